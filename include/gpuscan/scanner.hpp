@@ -1,0 +1,58 @@
+// A prepared scan: pipelines built once, then run on any buffers of the device.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "gpuscan/device.hpp"
+#include "gpuscan/types.hpp"
+
+namespace gpuscan {
+
+struct ScanSpec {
+  DType dtype = DType::u32;
+  Op op = Op::add;
+  Kind kind = Kind::inclusive;
+  Algorithm algorithm = Algorithm::csdldf;
+};
+
+// Knobs with device defaults; zero means "the backend's choice".
+struct Tuning {
+  std::uint32_t max_spins = 4;  // look-back reads of a tile before csdldf falls back
+  // Simulated blocking: tiles with ((tile + 1) & mask) == 0 never post their aggregate.
+  std::optional<std::uint32_t> blocking_mask;
+  std::uint32_t workgroup_size = 0;
+  std::uint32_t vectors_per_thread = 0;  // four elements each
+  std::uint32_t subgroup_size = 0;  // logical subgroup size, <= the hardware's; 0: hardware
+};
+
+struct RunResult {
+  double gpu_ms = 0;  // device time of the scan, from device timestamps
+};
+
+namespace detail {
+class ScannerImpl;
+}
+
+class Scanner {
+ public:
+  Scanner(Device& device, ScanSpec spec, Tuning tuning = {});
+  ~Scanner();
+  Scanner(Scanner&&) noexcept;
+  Scanner& operator=(Scanner&&) noexcept;
+
+  // Scans n elements of `in` into `out` (out-of-place). Kind::reduce writes one element.
+  // `init` (default: the operator's identity) must have the spec's dtype.
+  RunResult run(const Buffer& in, Buffer& out, std::size_t n, std::optional<Value> init = {});
+
+  const ScanSpec& spec() const { return spec_; }
+
+ private:
+  ScanSpec spec_;
+  std::shared_ptr<detail::DeviceImpl> device_;
+  std::unique_ptr<detail::ScannerImpl> impl_;
+};
+
+}  // namespace gpuscan

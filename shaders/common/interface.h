@@ -1,0 +1,84 @@
+// The contract between host and shaders, included by both C++ and GLSL, so that every
+// number below exists exactly once. Only preprocessor definitions that mean the same in
+// both languages belong here.
+#ifndef GPUSCAN_SHADER_INTERFACE_H
+#define GPUSCAN_SHADER_INTERFACE_H
+
+// Element types (the -DGS_DTYPE=... a shader variant is compiled with, and gpuscan::DType).
+#define GS_DTYPE_U32 0
+#define GS_DTYPE_I32 1
+#define GS_DTYPE_F32 2
+#define GS_DTYPE_U64 3
+#define GS_DTYPE_I64 4
+#define GS_DTYPE_F64 5
+
+// Monoid operators (gpuscan::Op), selected by a specialization constant.
+#define GS_OP_ADD 0
+#define GS_OP_MUL 1
+#define GS_OP_MIN 2
+#define GS_OP_MAX 3
+#define GS_OP_BIT_AND 4
+#define GS_OP_BIT_OR 5
+#define GS_OP_BIT_XOR 6
+
+// Scan kinds (gpuscan::Kind).
+#define GS_KIND_INCLUSIVE 0
+#define GS_KIND_EXCLUSIVE 1
+#define GS_KIND_REDUCE 2
+
+// Descriptor bindings of the one set every pipeline uses. Several bindings alias the same
+// buffer through different element views (vectors for the bulk, scalars for tails).
+#define GS_BINDING_INPUT_VECTORS 0
+#define GS_BINDING_INPUT_SCALARS 1
+#define GS_BINDING_OUTPUT_VECTORS 2
+#define GS_BINDING_OUTPUT_SCALARS 3
+#define GS_BINDING_SPINE_WORDS 4
+#define GS_BINDING_SPINE_VALUES 5
+#define GS_BINDING_CONTROL 6
+#define GS_BINDING_COUNT 7
+
+// Words of the control buffer.
+#define GS_CONTROL_TILE_COUNTER 0
+#define GS_CONTROL_VALIDATION_ERRORS 1
+#define GS_CONTROL_WORDS 4
+
+// Specialization constant ids.
+#define GS_SPEC_WORKGROUP_SIZE 0
+#define GS_SPEC_VECTORS_PER_THREAD 1
+#define GS_SPEC_SUBGROUP_SIZE 2
+#define GS_SPEC_OP 3
+#define GS_SPEC_KIND 4
+#define GS_SPEC_FALLBACK 5
+#define GS_SPEC_MAX_SPINS 6
+#define GS_SPEC_PHASE 7
+
+// Phases of the reduce-then-scan kernel (one shader, three pipelines).
+#define GS_RTS_REDUCE 0
+#define GS_RTS_SPINE 1
+#define GS_RTS_SCAN 2
+
+// Validation modes of the validation kernel.
+#define GS_VALIDATE_COPY 0
+#define GS_VALIDATE_SCAN 1
+
+// Push constants, the same layout on both sides: element count, tile count, the width of
+// the workgroup grid (a grid is two-dimensional when there are more workgroups than one
+// dimension allows), the simulated-blocking mask, and the init value as two 32-bit words
+// (low first).
+#ifdef VULKAN
+#define GS_U32 uint
+#else
+#define GS_U32 std::uint32_t
+#endif
+#define GS_PUSH_CONSTANT_FIELDS \
+  GS_U32 n;                     \
+  GS_U32 tile_count;            \
+  GS_U32 grid_width;            \
+  GS_U32 blocking_mask;         \
+  GS_U32 init_lo;               \
+  GS_U32 init_hi;
+
+// No blocking: no tile index + 1 has all of these bits clear.
+#define GS_NO_BLOCKING 0xFFFFFFFFu
+
+#endif

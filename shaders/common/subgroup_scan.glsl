@@ -1,0 +1,34 @@
+// Subgroup level: scans across the lanes of one logical subgroup with shuffles, so that
+// any operator works and any power-of-two logical size up to the hardware's does too.
+// Every function here must be reached by all lanes of the hardware subgroup.
+#ifndef GPUSCAN_SUBGROUP_SCAN_GLSL
+#define GPUSCAN_SUBGROUP_SCAN_GLSL
+
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_KHR_shader_subgroup_shuffle_relative : require
+
+// Position of this invocation when the workgroup is laid out subgroup after subgroup.
+uint flat_thread_id() { return gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID; }
+uint sg_lane() { return gl_SubgroupInvocationID & (SUBGROUP_SIZE - 1); }
+uint sg_id() { return flat_thread_id() / SUBGROUP_SIZE; }
+
+// Kogge-Stone inclusive scan over the logical subgroup.
+T sg_inclusive_scan(T x) {
+  for (uint d = 1; d < SUBGROUP_SIZE; d <<= 1) {
+    T y = subgroupShuffleUp(x, d);
+    if (sg_lane() >= d) x = combine(y, x);
+  }
+  return x;
+}
+
+// The value of the previous lane (identity in lane 0): an inclusive scan made exclusive.
+T sg_shift_up(T inclusive) {
+  T y = subgroupShuffleUp(inclusive, 1);
+  return sg_lane() == 0 ? identity() : y;
+}
+
+// The value of the logical subgroup's last lane, broadcast to all its lanes.
+T sg_last(T x) { return subgroupShuffle(x, gl_SubgroupInvocationID | (SUBGROUP_SIZE - 1)); }
+
+#endif

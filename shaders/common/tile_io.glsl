@@ -1,0 +1,38 @@
+// Thread level, memory side: the input and output buffers and the masked loads and stores
+// of four-element vectors. Full vectors move as one 16-byte (or 32-byte) access; the
+// vector that straddles n falls back to element accesses so nothing past n is touched.
+#ifndef GPUSCAN_TILE_IO_GLSL
+#define GPUSCAN_TILE_IO_GLSL
+
+layout(binding = GS_BINDING_INPUT_VECTORS, std430) readonly buffer InputVectors { TV in_vectors[]; };
+layout(binding = GS_BINDING_INPUT_SCALARS, std430) readonly buffer InputScalars { T in_scalars[]; };
+layout(binding = GS_BINDING_OUTPUT_VECTORS, std430) writeonly buffer OutputVectors { TV out_vectors[]; };
+layout(binding = GS_BINDING_OUTPUT_SCALARS, std430) writeonly buffer OutputScalars { T out_scalars[]; };
+
+TV load_vector(uint v) {
+  if (4 * v + 4 <= pc.n) return in_vectors[v];
+  TV x = TV(identity());
+  for (uint c = 0; c < 4; ++c) {
+    if (4 * v + c < pc.n) x[c] = in_scalars[4 * v + c];
+  }
+  return x;
+}
+
+void store_vector(uint v, TV x) {
+  if (4 * v + 4 <= pc.n) {
+    out_vectors[v] = x;
+    return;
+  }
+  for (uint c = 0; c < 4; ++c) {
+    if (4 * v + c < pc.n) out_scalars[4 * v + c] = x[c];
+  }
+}
+
+// Vector k of this thread in `tile`, in subgroup-blocked order: each logical subgroup owns
+// a contiguous block of SUBGROUP_SIZE * VECTORS_PER_THREAD vectors, and a row k of it is
+// read by consecutive lanes, so every row is one coalesced access.
+uint tile_vector_index(uint tile, uint k) {
+  return tile * TILE_VECTORS + (sg_id() * VECTORS_PER_THREAD + k) * SUBGROUP_SIZE + sg_lane();
+}
+
+#endif

@@ -1,0 +1,73 @@
+// Thread -> subgroup -> workgroup: the local scan of one tile, and its reduction.
+//
+// The owner of a tile and a fallback that reduces the same tile both call
+// tile_local_scan, so they combine the same elements in the same order and get the same
+// bits: the split tile-state words of two posts of one tile can then never mix two values.
+#ifndef GPUSCAN_TILE_SCAN_GLSL
+#define GPUSCAN_TILE_SCAN_GLSL
+
+// The owned tile's vectors, scanned up to the subgroup block, kept for the write phase.
+TV tile_vectors[VECTORS_PER_THREAD];
+
+// Thread level: sequential inclusive scan of one vector.
+TV thread_scan(TV v) {
+  v.y = combine(v.x, v.y);
+  v.z = combine(v.y, v.z);
+  v.w = combine(v.z, v.w);
+  return v;
+}
+
+// Subgroup level, one row of vectors: returns the exclusive prefix of this lane's vector
+// within the subgroup's block and advances the block's running total.
+T rake_row(inout T carry, T vector_total) {
+  const T inclusive = sg_inclusive_scan(vector_total);
+  const T prefix = combine(carry, sg_shift_up(inclusive));
+  carry = combine(carry, sg_last(inclusive));
+  return prefix;
+}
+
+// Loads `tile`, scans each subgroup's block, and scans the block totals across the
+// workgroup into partial slot `slot`. For SLOT_OWN the scanned vectors stay in
+// tile_vectors. Returns the tile's reduction (uniform across the workgroup).
+T tile_local_scan(uint tile, uint slot) {
+  TV loaded[VECTORS_PER_THREAD];
+  for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+    loaded[k] = load_vector(tile_vector_index(tile, k));
+  }
+  T carry = identity();
+  for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+    const TV v = thread_scan(loaded[k]);
+    const T prefix = rake_row(carry, v.w);
+    if (slot == SLOT_OWN) tile_vectors[k] = combine(prefix, v);
+  }
+  if (sg_lane() == SUBGROUP_SIZE - 1) wg_partials[slot * SUBGROUPS + sg_id()] = carry;
+  wg_scan_partials(slot);
+  return wg_partials[slot * SUBGROUPS + SUBGROUPS - 1];
+}
+
+// Writes the owned tile, whose predecessors reduce to `tile_prefix`: its inclusive or
+// exclusive scan, or for a reduction the last tile's running total as the one output.
+void store_tile(uint tile, T tile_prefix) {
+  const uint s = sg_id();
+  const T prefix = s == 0 ? tile_prefix : combine(tile_prefix, wg_partials[SLOT_OWN * SUBGROUPS + s - 1]);
+  if (KIND == GS_KIND_REDUCE) {
+    if (tile == pc.tile_count - 1 && gl_LocalInvocationIndex == 0) {
+      out_scalars[0] = combine(tile_prefix, wg_partials[SLOT_OWN * SUBGROUPS + SUBGROUPS - 1]);
+    }
+    return;
+  }
+  T before = identity();  // exclusive: the inclusive value of the element before a vector
+  for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+    const TV v = tile_vectors[k];
+    if (KIND == GS_KIND_EXCLUSIVE) {
+      const T previous_lane = subgroupShuffleUp(v.w, 1);
+      if (sg_lane() != 0) before = previous_lane;
+      store_vector(tile_vector_index(tile, k), combine(prefix, TV(before, v.x, v.y, v.z)));
+      before = sg_last(v.w);
+    } else {
+      store_vector(tile_vector_index(tile, k), combine(prefix, v));
+    }
+  }
+}
+
+#endif

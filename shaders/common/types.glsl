@@ -1,0 +1,70 @@
+// The element type T of this shader variant, chosen at build time by -DGS_DTYPE, with the
+// helpers that move a T in and out of 32-bit words (for the split tile state).
+#ifndef GPUSCAN_TYPES_GLSL
+#define GPUSCAN_TYPES_GLSL
+
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_shader_subgroup_extended_types_int64 : require
+
+#if GS_DTYPE == GS_DTYPE_U32
+#define T uint
+#define TV uvec4
+#define T_WORDS 1
+#define T_IS_FLOAT 0
+#define T_MAX 0xFFFFFFFFu
+#define T_LOWEST 0u
+uvec2 t_to_words(T x) { return uvec2(x, 0u); }
+T t_from_words(uvec2 w) { return w.x; }
+#elif GS_DTYPE == GS_DTYPE_I32
+#define T int
+#define TV ivec4
+#define T_WORDS 1
+#define T_IS_FLOAT 0
+#define T_MAX 0x7FFFFFFF
+#define T_LOWEST (-0x7FFFFFFF - 1)
+uvec2 t_to_words(T x) { return uvec2(uint(x), 0u); }
+T t_from_words(uvec2 w) { return int(w.x); }
+#elif GS_DTYPE == GS_DTYPE_F32
+#define T float
+#define TV vec4
+#define T_WORDS 1
+#define T_IS_FLOAT 1
+#define T_MAX uintBitsToFloat(0x7F800000u)
+#define T_LOWEST uintBitsToFloat(0xFF800000u)
+uvec2 t_to_words(T x) { return uvec2(floatBitsToUint(x), 0u); }
+T t_from_words(uvec2 w) { return uintBitsToFloat(w.x); }
+#elif GS_DTYPE == GS_DTYPE_U64
+#define T uint64_t
+#define TV u64vec4
+#define T_WORDS 2
+#define T_IS_FLOAT 0
+#define T_MAX 0xFFFFFFFFFFFFFFFFul
+#define T_LOWEST 0ul
+uvec2 t_to_words(T x) { return unpackUint2x32(x); }
+T t_from_words(uvec2 w) { return packUint2x32(w); }
+#elif GS_DTYPE == GS_DTYPE_I64
+#define T int64_t
+#define TV i64vec4
+#define T_WORDS 2
+#define T_IS_FLOAT 0
+#define T_MAX 0x7FFFFFFFFFFFFFFFl
+#define T_LOWEST (-0x7FFFFFFFFFFFFFFFl - 1l)
+uvec2 t_to_words(T x) { return unpackUint2x32(uint64_t(x)); }
+T t_from_words(uvec2 w) { return int64_t(packUint2x32(w)); }
+#elif GS_DTYPE == GS_DTYPE_F64
+#define T double
+#define TV dvec4
+#define T_WORDS 2
+#define T_IS_FLOAT 1
+#define T_MAX packDouble2x32(uvec2(0u, 0x7FF00000u))
+#define T_LOWEST packDouble2x32(uvec2(0u, 0xFFF00000u))
+uvec2 t_to_words(T x) { return unpackDouble2x32(x); }
+T t_from_words(uvec2 w) { return packDouble2x32(w); }
+#else
+#error "GS_DTYPE must name one of the GS_DTYPE_* codes"
+#endif
+
+// K: the number of 16-bit pieces (and spine words) a T is split into.
+#define SPLIT_WORDS (2 * T_WORDS)
+
+#endif

@@ -1,0 +1,17 @@
+#version 460
+// The speed-of-light reference: the scan kernels' load and store path with no scan.
+#include "common/prelude.glsl"
+#include "common/subgroup_scan.glsl"
+#include "common/tile_io.glsl"
+
+void main() {
+  const uint tile = linear_workgroup_id();
+  if (tile >= pc.tile_count) return;
+  TV loaded[VECTORS_PER_THREAD];
+  for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+    loaded[k] = load_vector(tile_vector_index(tile, k));
+  }
+  for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+    store_vector(tile_vector_index(tile, k), loaded[k]);
+  }
+}

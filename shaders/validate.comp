@@ -1,0 +1,28 @@
+#version 460
+// Checks a timed run on the device, so that every run is validated without reading the
+// output back: each output element must follow from its predecessor and the input
+// (out[i] == out[i-1] + in[i] for an inclusive sum), which by induction proves them all.
+// Mismatches are counted in the control buffer.
+#include "common/prelude.glsl"
+
+layout(constant_id = GS_SPEC_PHASE) const uint MODE = GS_VALIDATE_SCAN;
+
+layout(binding = GS_BINDING_INPUT_SCALARS, std430) readonly buffer InputScalars { T in_scalars[]; };
+layout(binding = GS_BINDING_OUTPUT_SCALARS, std430) readonly buffer OutputScalars { T out_scalars[]; };
+layout(binding = GS_BINDING_CONTROL, std430) buffer Control { uint control[]; };
+
+T expected(uint i) {
+  if (MODE == GS_VALIDATE_COPY) return in_scalars[i];
+  const T init = t_from_words(uvec2(pc.init_lo, pc.init_hi));
+  if (KIND == GS_KIND_EXCLUSIVE) return i == 0 ? init : combine(out_scalars[i - 1], in_scalars[i - 1]);
+  return combine(i == 0 ? init : out_scalars[i - 1], in_scalars[i]);
+}
+
+void main() {
+  const uint threads = pc.grid_width * WORKGROUP_SIZE;
+  uint errors = 0;
+  for (uint i = gl_GlobalInvocationID.x; i < pc.n; i += threads) {
+    if (t_to_words(out_scalars[i]) != t_to_words(expected(i))) ++errors;
+  }
+  if (errors != 0) atomicAdd(control[GS_CONTROL_VALIDATION_ERRORS], errors);
+}

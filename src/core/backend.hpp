@@ -1,0 +1,41 @@
+// The interface every backend implements behind the public Device, Buffer and Scanner.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "gpuscan/bench.hpp"
+#include "gpuscan/device.hpp"
+#include "gpuscan/scanner.hpp"
+
+namespace gpuscan::detail {
+
+class BufferImpl {
+ public:
+  virtual ~BufferImpl() = default;
+  virtual std::size_t size() const = 0;
+};
+
+class ScannerImpl {
+ public:
+  virtual ~ScannerImpl() = default;
+  // n >= 1; the buffers are large enough (checked by Scanner).
+  virtual RunResult run(const BufferImpl& in, BufferImpl& out, std::size_t n, Value init) = 0;
+};
+
+class DeviceImpl {
+ public:
+  virtual ~DeviceImpl() = default;
+  virtual const DeviceInfo& info() const = 0;
+  virtual std::shared_ptr<BufferImpl> allocate(std::size_t bytes) = 0;
+  virtual void upload(BufferImpl& destination, std::span<const std::byte> source) = 0;
+  virtual void download(const BufferImpl& source, std::span<std::byte> destination) = 0;
+  virtual std::unique_ptr<ScannerImpl> make_scanner(const ScanSpec& spec, const Tuning& tuning) = 0;
+  // `input` holds bench_case.n elements of bench_case.dtype.
+  virtual std::vector<BenchResult> benchmark(const BenchCase& bench_case,
+                                             std::span<const std::byte> input) = 0;
+};
+
+}  // namespace gpuscan::detail

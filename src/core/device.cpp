@@ -1,0 +1,31 @@
+// The public Device and Buffer: backend selection, then forwarding to the backend.
+#include "core/backend.hpp"
+#include "gpuscan/error.hpp"
+#include "vulkan/vulkan_device.hpp"
+
+namespace gpuscan {
+
+std::size_t Buffer::size() const { return impl_->size(); }
+
+std::vector<DeviceInfo> list_devices() { return vulkan::list_devices(); }
+
+Device Device::open(Backend backend, std::string_view name) {
+  if (backend == Backend::cuda) {
+    throw DeviceError("this build of gpuscan has no CUDA backend; use --backend vulkan");
+  }
+  return Device(vulkan::open_device(name));
+}
+
+const DeviceInfo& Device::info() const { return impl_->info(); }
+
+Buffer Device::allocate(std::size_t bytes) { return Buffer(impl_->allocate(bytes)); }
+
+void Device::upload(Buffer& destination, std::span<const std::byte> source) {
+  impl_->upload(*destination.impl(), source);
+}
+
+void Device::download(const Buffer& source, std::span<std::byte> destination) {
+  impl_->download(*source.impl(), destination);
+}
+
+}  // namespace gpuscan

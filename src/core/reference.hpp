@@ -1,0 +1,105 @@
+// The CPU reference: the monoid table on the host, a sequential scan in the operator's
+// (earlier, later) order, and seeded random inputs. Tests and benchmarks check against it.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <span>
+#include <type_traits>
+#include <vector>
+
+#include "gpuscan/error.hpp"
+#include "gpuscan/types.hpp"
+
+namespace gpuscan::reference {
+
+template <class T>
+T identity(Op op) {
+  switch (op) {
+    case Op::mul: return T(1);
+    case Op::min:
+      return std::is_floating_point_v<T> ? std::numeric_limits<T>::infinity()
+                                         : std::numeric_limits<T>::max();
+    case Op::max:
+      return std::is_floating_point_v<T> ? -std::numeric_limits<T>::infinity()
+                                         : std::numeric_limits<T>::lowest();
+    case Op::bit_and: return static_cast<T>(~std::uint64_t{0});
+    default: return T(0);
+  }
+}
+
+template <class T>
+T combine(Op op, T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    switch (op) {
+      case Op::mul: return a * b;
+      case Op::min: return std::fmin(a, b);  // a NaN operand is ignored
+      case Op::max: return std::fmax(a, b);
+      default: return a + b;
+    }
+  } else {
+    // Integer add and mul wrap: compute in the unsigned type of the same width.
+    using U = std::make_unsigned_t<T>;
+    const U x = static_cast<U>(a), y = static_cast<U>(b);
+    switch (op) {
+      case Op::mul: return static_cast<T>(static_cast<U>(x * y));
+      case Op::min: return a < b ? a : b;
+      case Op::max: return a < b ? b : a;
+      case Op::bit_and: return static_cast<T>(x & y);
+      case Op::bit_or: return static_cast<T>(x | y);
+      case Op::bit_xor: return static_cast<T>(x ^ y);
+      default: return static_cast<T>(static_cast<U>(x + y));
+    }
+  }
+}
+
+// Sequential scan; Kind::reduce returns one element.
+template <class T>
+std::vector<T> scan(Kind kind, Op op, std::span<const T> in, std::optional<T> init = {}) {
+  T acc = init.value_or(identity<T>(op));
+  if (kind == Kind::reduce) {
+    for (const T& x : in) acc = combine(op, acc, x);
+    return {acc};
+  }
+  std::vector<T> out(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (kind == Kind::exclusive) out[i] = acc;
+    acc = combine(op, acc, in[i]);
+    if (kind == Kind::inclusive) out[i] = acc;
+  }
+  return out;
+}
+
+// Calls f with a value-initialised T of the dtype (a type tag).
+template <class F>
+decltype(auto) visit(DType dtype, F&& f) {
+  switch (dtype) {
+    case DType::i32: return f(std::int32_t{});
+    case DType::f32: return f(float{});
+    case DType::u64: return f(std::uint64_t{});
+    case DType::i64: return f(std::int64_t{});
+    case DType::f64: return f(double{});
+    default: return f(std::uint32_t{});
+  }
+}
+
+inline Value identity_value(DType dtype, Op op) {
+  return visit(dtype, [op](auto tag) { return Value::of(identity<decltype(tag)>(op)); });
+}
+
+// Throws UsageError for an operator the type has no meaning for.
+inline void check_op(DType dtype, Op op) {
+  if (is_float(dtype) && (op == Op::bit_and || op == Op::bit_or || op == Op::bit_xor)) {
+    throw UsageError("operator " + std::string(to_string(op)) + " needs an integer type, not " +
+                     std::string(to_string(dtype)));
+  }
+}
+
+// n random elements for testing `op`, drawn so that running results keep changing: values
+// near 1 for mul, mostly-set bits for and, mostly-clear bits for or, [-1, 1) for floats.
+std::vector<std::byte> random_input(DType dtype, Op op, std::size_t n, std::uint64_t seed);
+
+}  // namespace gpuscan::reference

@@ -1,0 +1,110 @@
+// VulkanDevice::benchmark: every implementation of a case on one input, each timed run
+// bracketed by timestamps, with the output poisoned before and checked on the device after.
+#include <cstring>
+#include <string>
+
+#include "core/reference.hpp"
+#include "shaders/common/interface.h"
+#include "vulkan/scan_kernels.hpp"
+#include "vulkan/timestamps.hpp"
+#include "vulkan/vulkan_device.hpp"
+
+namespace gpuscan::vulkan {
+namespace {
+
+constexpr std::uint32_t poison = 0xDEADBEEFu;
+
+// Writing a buffer larger than the last-level cache between runs evicts the input, so
+// each run starts cold, as a scan inside a real pipeline would.
+std::size_t flush_bytes(const DeviceInfo& info) {
+  return info.type == "CPU" ? std::size_t{32} << 20 : std::size_t{512} << 20;
+}
+
+void transfer_to_compute(VkCommandBuffer cmd) {
+  memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
+                 VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT | VK_ACCESS_2_TRANSFER_READ_BIT |
+                     VK_ACCESS_2_TRANSFER_WRITE_BIT);
+}
+
+void compute_to_all(VkCommandBuffer cmd) {
+  memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
+                 VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT | VK_ACCESS_2_TRANSFER_READ_BIT |
+                     VK_ACCESS_2_TRANSFER_WRITE_BIT);
+}
+
+}  // namespace
+
+std::vector<BenchResult> VulkanDevice::benchmark(const BenchCase& c, std::span<const std::byte> input) {
+  const std::size_t element = size_of(c.dtype);
+  const std::size_t runs = static_cast<std::size_t>(c.runs);
+  VulkanBuffer in(context_, c.n * element);
+  vulkan::upload(context_, in, input);
+  VulkanBuffer out(context_, c.n * element);  // memcpy writes n even for a reduction
+  VulkanBuffer control(context_, ScanKernels::control_bytes);
+  VulkanBuffer checks(context_, runs * (sizeof(std::uint32_t) + element), VulkanBuffer::Memory::staging);
+  std::unique_ptr<VulkanBuffer> flush;
+  if (!c.hot) flush = std::make_unique<VulkanBuffer>(context_, flush_bytes(info()));
+  const Timestamps timestamps(context_, static_cast<std::uint32_t>(runs));
+  const Value init = reference::identity_value(c.dtype, c.op);
+  const std::vector<std::byte> expected_reduction = reference::visit(c.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    std::vector<std::byte> bytes(sizeof(T));
+    if (c.kind == Kind::reduce) {
+      const T r = reference::scan(Kind::reduce, c.op, std::span(reinterpret_cast<const T*>(input.data()), c.n))[0];
+      std::memcpy(bytes.data(), &r, sizeof(T));
+    }
+    return bytes;
+  });
+
+  std::vector<BenchResult> results;
+  for (const Implementation implementation : c.implementations) {
+    const ScanKernels kernels(context_, pipelines_, c.dtype, c.op, c.kind, implementation, c.tuning);
+    if (c.n > kernels.max_elements()) {
+      throw UsageError(std::to_string(c.n) + " elements are more than one run takes on " + info().name);
+    }
+    const VulkanBuffer spine(context_, kernels.spine_bytes(c.n));
+    const ScanBuffers buffers{in, out, spine, control};
+    const BindingSet set(context_, pipelines_->set_layout(), buffers);
+    const bool checked_on_device = c.kind != Kind::reduce || implementation == Implementation::memcpy;
+
+    // One untimed warm-up run builds the pipelines and wakes the device.
+    context_->submit([&](VkCommandBuffer cmd) { kernels.record(cmd, buffers, set.handle(), c.n, init); });
+    context_->submit([&](VkCommandBuffer cmd) {
+      timestamps.reset(cmd);
+      vkCmdFillBuffer(cmd, control.handle(), 0, VK_WHOLE_SIZE, 0);
+      for (std::uint32_t r = 0; r < runs; ++r) {
+        vkCmdFillBuffer(cmd, out.handle(), 0, VK_WHOLE_SIZE, poison);
+        if (flush) vkCmdFillBuffer(cmd, flush->handle(), 0, VK_WHOLE_SIZE, r);
+        transfer_to_compute(cmd);
+        timestamps.begin(cmd, r);
+        kernels.record(cmd, buffers, set.handle(), c.n, init);
+        timestamps.end(cmd, r);
+        compute_to_all(cmd);
+        kernels.record_validation(cmd, set.handle(), c.n, init);
+        compute_to_all(cmd);
+        // Keep this run's error count and first output, then clear the count.
+        const VkBufferCopy errors{GS_CONTROL_VALIDATION_ERRORS * 4, r * 4, 4};
+        vkCmdCopyBuffer(cmd, control.handle(), checks.handle(), 1, &errors);
+        const VkBufferCopy first{0, runs * 4 + r * element, element};
+        vkCmdCopyBuffer(cmd, out.handle(), checks.handle(), 1, &first);
+        vkCmdFillBuffer(cmd, control.handle(), GS_CONTROL_VALIDATION_ERRORS * 4, 4, 0);
+        transfer_to_compute(cmd);
+      }
+    });
+
+    BenchResult result{implementation, timestamps.milliseconds(), 0};
+    for (std::size_t r = 0; r < runs; ++r) {
+      std::uint32_t errors = 0;
+      std::memcpy(&errors, checks.mapped() + r * 4, 4);
+      const std::byte* first = checks.mapped() + runs * 4 + r * element;
+      const bool reduction_right = std::memcmp(first, expected_reduction.data(), element) == 0;
+      if (errors == 0 && (checked_on_device || reduction_right)) ++result.validated;
+    }
+    results.push_back(std::move(result));
+  }
+  return results;
+}
+
+}  // namespace gpuscan::vulkan

@@ -1,0 +1,45 @@
+// Buffers: device-local storage for the kernels, host-visible staging for transfers.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <cstddef>
+#include <memory>
+#include <span>
+
+#include "core/backend.hpp"
+#include "vulkan/context.hpp"
+
+namespace gpuscan::vulkan {
+
+class VulkanBuffer : public detail::BufferImpl {
+ public:
+  enum class Memory { device, staging };
+  // The allocation is rounded up to 32 bytes so that four-element vector loads of the
+  // last partial vector stay inside it.
+  VulkanBuffer(std::shared_ptr<const Context> context, std::size_t bytes, Memory memory = Memory::device);
+  ~VulkanBuffer() override;
+  VulkanBuffer(const VulkanBuffer&) = delete;
+  VulkanBuffer& operator=(const VulkanBuffer&) = delete;
+
+  std::size_t size() const override { return size_; }
+  std::size_t allocated() const { return allocated_; }
+  VkBuffer handle() const { return buffer_; }
+  std::byte* mapped() const { return mapped_; }  // staging buffers only
+
+ private:
+  std::shared_ptr<const Context> context_;
+  std::size_t size_ = 0;
+  std::size_t allocated_ = 0;
+  VkBuffer buffer_ = VK_NULL_HANDLE;
+  VkDeviceMemory memory_ = VK_NULL_HANDLE;
+  std::byte* mapped_ = nullptr;
+};
+
+// Copies between host memory and a device buffer through a bounded staging buffer.
+void upload(const std::shared_ptr<const Context>& context, const VulkanBuffer& destination,
+            std::span<const std::byte> source);
+void download(const std::shared_ptr<const Context>& context, const VulkanBuffer& source,
+              std::span<std::byte> destination);
+
+}  // namespace gpuscan::vulkan

@@ -1,0 +1,83 @@
+#include "vulkan/pipeline_cache.hpp"
+
+#include <vector>
+
+#include "shaders/common/interface.h"
+#include "vulkan/check.hpp"
+#include "vulkan/push_constants.hpp"
+#include "vulkan/spirv_registry.hpp"
+
+namespace gpuscan::vulkan {
+
+PipelineCache::PipelineCache(std::shared_ptr<const Context> context) : context_(std::move(context)) {
+  std::vector<VkDescriptorSetLayoutBinding> bindings(GS_BINDING_COUNT);
+  for (std::uint32_t i = 0; i < GS_BINDING_COUNT; ++i) {
+    bindings[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+  }
+  VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  set_info.bindingCount = GS_BINDING_COUNT;
+  set_info.pBindings = bindings.data();
+  check(vkCreateDescriptorSetLayout(context_->device(), &set_info, nullptr, &set_layout_),
+        "vkCreateDescriptorSetLayout");
+
+  const VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(PushConstants)};
+  VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  layout_info.setLayoutCount = 1;
+  layout_info.pSetLayouts = &set_layout_;
+  layout_info.pushConstantRangeCount = 1;
+  layout_info.pPushConstantRanges = &range;
+  check(vkCreatePipelineLayout(context_->device(), &layout_info, nullptr, &layout_),
+        "vkCreatePipelineLayout");
+}
+
+PipelineCache::~PipelineCache() {
+  for (auto& [key, pipeline] : pipelines_) vkDestroyPipeline(context_->device(), pipeline, nullptr);
+  vkDestroyPipelineLayout(context_->device(), layout_, nullptr);
+  vkDestroyDescriptorSetLayout(context_->device(), set_layout_, nullptr);
+}
+
+VkPipeline PipelineCache::get(const std::string& shader, const SpecConstants& constants) {
+  const std::lock_guard lock(mutex_);
+  const auto key = std::make_pair(shader, constants);
+  if (auto found = pipelines_.find(key); found != pipelines_.end()) return found->second;
+
+  const auto spirv = find_spirv(shader);
+  if (spirv.empty()) throw DeviceError("no embedded shader named " + shader);
+  VkShaderModuleCreateInfo module_info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  module_info.codeSize = spirv.size_bytes();
+  module_info.pCode = spirv.data();
+  VkShaderModule module = VK_NULL_HANDLE;
+  check(vkCreateShaderModule(context_->device(), &module_info, nullptr, &module), "vkCreateShaderModule");
+
+  std::array<VkSpecializationMapEntry, std::tuple_size_v<SpecConstants>> entries{};
+  for (std::uint32_t i = 0; i < entries.size(); ++i) {
+    entries[i] = {i, static_cast<std::uint32_t>(i * sizeof(std::uint32_t)), sizeof(std::uint32_t)};
+  }
+  VkSpecializationInfo specialization{static_cast<std::uint32_t>(entries.size()), entries.data(),
+                                      sizeof(constants), constants.data()};
+
+  // Pin the subgroup size the scan network is specialised for, with full subgroups.
+  VkPipelineShaderStageRequiredSubgroupSizeCreateInfo subgroup{
+      VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
+  subgroup.requiredSubgroupSize = context_->subgroup_size();
+  VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  info.stage.module = module;
+  info.stage.pName = "main";
+  info.stage.pSpecializationInfo = &specialization;
+  if (context_->can_require_subgroup_size()) {
+    info.stage.pNext = &subgroup;
+    info.stage.flags = VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;
+  }
+  info.layout = layout_;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  const VkResult result =
+      vkCreateComputePipelines(context_->device(), VK_NULL_HANDLE, 1, &info, nullptr, &pipeline);
+  vkDestroyShaderModule(context_->device(), module, nullptr);
+  check(result, "vkCreateComputePipelines");
+  pipelines_.emplace(key, pipeline);
+  return pipeline;
+}
+
+}  // namespace gpuscan::vulkan

@@ -1,0 +1,43 @@
+// Compute pipelines built from embedded SPIR-V and specialization constants, created on
+// first use and kept for the life of the device. Every pipeline shares one descriptor set
+// layout (the bindings of shaders/common/interface.h) and one push-constant range.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "vulkan/context.hpp"
+
+namespace gpuscan::vulkan {
+
+// Values of the specialization constants, indexed by GS_SPEC_*.
+using SpecConstants = std::array<std::uint32_t, 8>;
+
+class PipelineCache {
+ public:
+  explicit PipelineCache(std::shared_ptr<const Context> context);
+  ~PipelineCache();
+  PipelineCache(const PipelineCache&) = delete;
+  PipelineCache& operator=(const PipelineCache&) = delete;
+
+  // `shader` names an embedded variant ("chained_scan.u32").
+  VkPipeline get(const std::string& shader, const SpecConstants& constants);
+  VkPipelineLayout layout() const { return layout_; }
+  VkDescriptorSetLayout set_layout() const { return set_layout_; }
+
+ private:
+  std::shared_ptr<const Context> context_;
+  VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
+  VkPipelineLayout layout_ = VK_NULL_HANDLE;
+  std::mutex mutex_;
+  std::map<std::pair<std::string, SpecConstants>, VkPipeline> pipelines_;
+};
+
+}  // namespace gpuscan::vulkan

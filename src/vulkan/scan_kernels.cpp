@@ -1,0 +1,210 @@
+#include "vulkan/scan_kernels.hpp"
+
+#include <algorithm>
+#include <array>
+#include <string>
+
+#include "shaders/common/interface.h"
+#include "shaders/common/tile_state.h"
+#include "vulkan/check.hpp"
+
+namespace gpuscan::vulkan {
+namespace {
+
+bool is_power_of_two(std::uint32_t x) { return x != 0 && (x & (x - 1)) == 0; }
+
+std::uint32_t split_words(DType dtype) {
+  return static_cast<std::uint32_t>(size_of(dtype) * 8 / GS_PIECE_BITS);
+}
+
+std::uint32_t ceil_div(std::size_t a, std::size_t b) { return static_cast<std::uint32_t>((a + b - 1) / b); }
+
+TileShape choose_shape(const Context& context, DType dtype, const Tuning& tuning) {
+  TileShape shape;
+  shape.workgroup_size = tuning.workgroup_size ? tuning.workgroup_size : 256;
+  // Eight-byte types take half the vectors, so a tile keeps its size in bytes.
+  shape.vectors_per_thread = tuning.vectors_per_thread ? tuning.vectors_per_thread : (size_of(dtype) == 4 ? 4 : 2);
+  const std::uint32_t hardware = context.subgroup_size();
+  shape.subgroup_size = tuning.subgroup_size ? tuning.subgroup_size : hardware;
+  const std::string where = " on " + context.info().name;
+  if (!is_power_of_two(shape.subgroup_size) || shape.subgroup_size < 4 || shape.subgroup_size > hardware) {
+    throw UsageError("logical subgroup size " + std::to_string(shape.subgroup_size) +
+                     " must be a power of two in [4, " + std::to_string(hardware) + "]" + where);
+  }
+  if (!is_power_of_two(shape.workgroup_size) || shape.workgroup_size < hardware ||
+      shape.workgroup_size > context.limits().maxComputeWorkGroupSize[0] ||
+      shape.workgroup_size > context.limits().maxComputeWorkGroupInvocations) {
+    throw UsageError("workgroup size " + std::to_string(shape.workgroup_size) +
+                     " must be a power of two, at least the subgroup size and within the device limit" + where);
+  }
+  if (shape.vectors_per_thread == 0 || shape.vectors_per_thread > 64) {
+    throw UsageError("vectors per thread must be in [1, 64]");
+  }
+  return shape;
+}
+
+std::string kernel_name(std::string_view kernel, DType dtype) {
+  std::string name(kernel);
+  name.append(".").append(to_string(dtype));
+  return name;
+}
+
+std::string kernel_name(Implementation implementation, DType dtype) {
+  switch (implementation) {
+    case Implementation::rts: return kernel_name("rts", dtype);
+    case Implementation::memcpy: return kernel_name("memcpy", dtype);
+    default: return kernel_name("chained_scan", dtype);
+  }
+}
+
+}  // namespace
+
+BindingSet::BindingSet(std::shared_ptr<const Context> context, VkDescriptorSetLayout layout,
+                       const ScanBuffers& buffers)
+    : context_(std::move(context)) {
+  const VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, GS_BINDING_COUNT};
+  VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  pool_info.maxSets = 1;
+  pool_info.poolSizeCount = 1;
+  pool_info.pPoolSizes = &size;
+  check(vkCreateDescriptorPool(context_->device(), &pool_info, nullptr, &pool_), "vkCreateDescriptorPool");
+  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  alloc.descriptorPool = pool_;
+  alloc.descriptorSetCount = 1;
+  alloc.pSetLayouts = &layout;
+  check(vkAllocateDescriptorSets(context_->device(), &alloc, &set_), "vkAllocateDescriptorSets");
+
+  std::array<const VulkanBuffer*, GS_BINDING_COUNT> bound{};
+  bound[GS_BINDING_INPUT_VECTORS] = bound[GS_BINDING_INPUT_SCALARS] = &buffers.in;
+  bound[GS_BINDING_OUTPUT_VECTORS] = bound[GS_BINDING_OUTPUT_SCALARS] = &buffers.out;
+  bound[GS_BINDING_SPINE_WORDS] = bound[GS_BINDING_SPINE_VALUES] = &buffers.spine;
+  bound[GS_BINDING_CONTROL] = &buffers.control;
+  std::array<VkDescriptorBufferInfo, GS_BINDING_COUNT> infos{};
+  std::array<VkWriteDescriptorSet, GS_BINDING_COUNT> writes{};
+  for (std::uint32_t i = 0; i < GS_BINDING_COUNT; ++i) {
+    infos[i] = {bound[i]->handle(), 0, VK_WHOLE_SIZE};
+    writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    writes[i].dstSet = set_;
+    writes[i].dstBinding = i;
+    writes[i].descriptorCount = 1;
+    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[i].pBufferInfo = &infos[i];
+  }
+  vkUpdateDescriptorSets(context_->device(), GS_BINDING_COUNT, writes.data(), 0, nullptr);
+}
+
+BindingSet::~BindingSet() { vkDestroyDescriptorPool(context_->device(), pool_, nullptr); }
+
+ScanKernels::ScanKernels(std::shared_ptr<const Context> context, std::shared_ptr<PipelineCache> pipelines,
+                         DType dtype, Op op, Kind kind, Implementation implementation, const Tuning& tuning)
+    : context_(std::move(context)),
+      pipelines_(std::move(pipelines)),
+      dtype_(dtype),
+      implementation_(implementation),
+      shape_(choose_shape(*context_, dtype, tuning)),
+      blocking_mask_(tuning.blocking_mask.value_or(GS_NO_BLOCKING)) {
+  if (size_of(dtype) == 8 && !context_->has_int64()) {
+    throw DeviceError(context_->info().name + " has no 64-bit integer support in shaders; " +
+                      std::string(to_string(dtype)) + " cannot run on it");
+  }
+  if (dtype == DType::f64 && !context_->has_float64()) {
+    throw DeviceError(context_->info().name + " has no 64-bit float support in shaders");
+  }
+  shader_ = kernel_name(implementation, dtype);
+  spec_[GS_SPEC_WORKGROUP_SIZE] = shape_.workgroup_size;
+  spec_[GS_SPEC_VECTORS_PER_THREAD] = shape_.vectors_per_thread;
+  spec_[GS_SPEC_SUBGROUP_SIZE] = shape_.subgroup_size;
+  spec_[GS_SPEC_OP] = static_cast<std::uint32_t>(op);
+  spec_[GS_SPEC_KIND] = static_cast<std::uint32_t>(kind);
+  spec_[GS_SPEC_FALLBACK] = implementation == Implementation::csdldf;
+  spec_[GS_SPEC_MAX_SPINS] = std::max<std::uint32_t>(1, tuning.max_spins);
+  // The workgroup's shared memory must hold the partials of two tiles.
+  const std::size_t shared = 2 * (shape_.workgroup_size / shape_.subgroup_size) * size_of(dtype) + 64;
+  if (shared > context_->limits().maxComputeSharedMemorySize) {
+    throw UsageError("tile shape needs more shared memory than " + context_->info().name + " has");
+  }
+}
+
+std::size_t ScanKernels::max_elements() const {
+  const std::size_t by_binding = context_->info().max_binding_bytes / size_of(dtype_);
+  // Element indices are 32-bit in the shaders, and a grid has at most 65535^2 workgroups.
+  const std::size_t by_index = (std::size_t{1} << 32) - shape_.elements();
+  return std::min(by_binding, by_index);
+}
+
+std::size_t ScanKernels::spine_bytes(std::size_t n) const {
+  const std::size_t tiles = ceil_div(n, shape_.elements());
+  return tiles * std::max<std::size_t>(split_words(dtype_) * sizeof(std::uint32_t), size_of(dtype_));
+}
+
+PushConstants ScanKernels::push_constants(std::size_t n, Value init) const {
+  PushConstants push{};
+  push.n = static_cast<std::uint32_t>(n);
+  push.tile_count = ceil_div(n, shape_.elements());
+  push.blocking_mask = blocking_mask_;
+  push.init_lo = static_cast<std::uint32_t>(init.bits);
+  push.init_hi = static_cast<std::uint32_t>(init.bits >> 32);
+  return push;
+}
+
+void ScanKernels::dispatch(VkCommandBuffer cmd, VkDescriptorSet set, VkPipeline pipeline, const PushConstants& push,
+                           std::uint32_t groups) const {
+  // More workgroups than one grid dimension holds go into a second dimension; shaders
+  // linearise the index and skip the surplus.
+  const std::uint32_t max_x = context_->limits().maxComputeWorkGroupCount[0];
+  const std::uint32_t width = std::min(groups, max_x);
+  const std::uint32_t height = ceil_div(groups, width);
+  PushConstants with_grid = push;
+  with_grid.grid_width = width;
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines_->layout(), 0, 1, &set, 0, nullptr);
+  vkCmdPushConstants(cmd, pipelines_->layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(with_grid), &with_grid);
+  vkCmdDispatch(cmd, width, height, 1);
+}
+
+void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDescriptorSet set, std::size_t n,
+                         Value init) const {
+  const PushConstants push = push_constants(n, init);
+  const auto compute_to_compute = [cmd] {
+    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
+  };
+  switch (implementation_) {
+    case Implementation::csdldf:
+    case Implementation::csdl: {
+      // Every run starts from a zeroed spine (all NOT_READY) and tile counter.
+      vkCmdFillBuffer(cmd, buffers.spine.handle(), 0, (spine_bytes(n) + 3) & ~std::size_t{3}, 0);
+      vkCmdFillBuffer(cmd, buffers.control.handle(), GS_CONTROL_TILE_COUNTER * 4, 4, 0);
+      memory_barrier(cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                     VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
+      dispatch(cmd, set, pipelines_->get(shader_, spec_), push, push.tile_count);
+      break;
+    }
+    case Implementation::rts: {
+      SpecConstants phase = spec_;
+      phase[GS_SPEC_PHASE] = GS_RTS_REDUCE;
+      dispatch(cmd, set, pipelines_->get(shader_, phase), push, push.tile_count);
+      compute_to_compute();
+      phase[GS_SPEC_PHASE] = GS_RTS_SPINE;
+      dispatch(cmd, set, pipelines_->get(shader_, phase), push, 1);
+      compute_to_compute();
+      phase[GS_SPEC_PHASE] = GS_RTS_SCAN;
+      dispatch(cmd, set, pipelines_->get(shader_, phase), push, push.tile_count);
+      break;
+    }
+    case Implementation::memcpy:
+      dispatch(cmd, set, pipelines_->get(shader_, spec_), push, push.tile_count);
+      break;
+  }
+}
+
+void ScanKernels::record_validation(VkCommandBuffer cmd, VkDescriptorSet set, std::size_t n, Value init) const {
+  if (spec_[GS_SPEC_KIND] == GS_KIND_REDUCE && implementation_ != Implementation::memcpy) return;
+  SpecConstants spec = spec_;
+  spec[GS_SPEC_PHASE] = implementation_ == Implementation::memcpy ? GS_VALIDATE_COPY : GS_VALIDATE_SCAN;
+  const PushConstants push = push_constants(n, init);
+  const std::uint32_t groups = std::min<std::uint32_t>(ceil_div(n, shape_.workgroup_size), 4096);
+  dispatch(cmd, set, pipelines_->get(kernel_name("validate", dtype_), spec), push, groups);
+}
+
+}  // namespace gpuscan::vulkan

@@ -1,0 +1,84 @@
+// The kernels of one implementation (csdldf, csdl, rts, memcpy) for one dtype, operator
+// and kind: their pipelines, tile shape and workspace sizes, and the commands that run
+// them and check their output.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "gpuscan/bench.hpp"
+#include "vulkan/buffer.hpp"
+#include "vulkan/pipeline_cache.hpp"
+#include "vulkan/push_constants.hpp"
+
+namespace gpuscan::vulkan {
+
+struct TileShape {
+  std::uint32_t workgroup_size = 256;
+  std::uint32_t vectors_per_thread = 4;
+  std::uint32_t subgroup_size = 32;
+  std::uint32_t elements() const { return 4 * workgroup_size * vectors_per_thread; }
+};
+
+// The buffers one run binds: input, output, tile-state spine and control words.
+struct ScanBuffers {
+  const VulkanBuffer& in;
+  const VulkanBuffer& out;
+  const VulkanBuffer& spine;
+  const VulkanBuffer& control;
+};
+
+// One descriptor set over a ScanBuffers, in a pool of its own.
+class BindingSet {
+ public:
+  BindingSet(std::shared_ptr<const Context> context, VkDescriptorSetLayout layout, const ScanBuffers& buffers);
+  ~BindingSet();
+  BindingSet(const BindingSet&) = delete;
+  BindingSet& operator=(const BindingSet&) = delete;
+  VkDescriptorSet handle() const { return set_; }
+
+ private:
+  std::shared_ptr<const Context> context_;
+  VkDescriptorPool pool_ = VK_NULL_HANDLE;
+  VkDescriptorSet set_ = VK_NULL_HANDLE;
+};
+
+class ScanKernels {
+ public:
+  ScanKernels(std::shared_ptr<const Context> context, std::shared_ptr<PipelineCache> pipelines,
+              DType dtype, Op op, Kind kind, Implementation implementation, const Tuning& tuning);
+
+  // The most elements one run may take on this device.
+  std::size_t max_elements() const;
+  std::size_t spine_bytes(std::size_t n) const;
+  static constexpr std::size_t control_bytes = GS_CONTROL_WORDS * sizeof(std::uint32_t);
+
+  // Records one run on n >= 1 elements: resets the tile counter and spine where the
+  // implementation needs it, then its dispatches. Inputs must be visible to compute.
+  void record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDescriptorSet set, std::size_t n,
+              Value init) const;
+  // Records the device-side check of a finished run; mismatches are added to the control
+  // buffer's GS_CONTROL_VALIDATION_ERRORS word. Kind::reduce is checked on the host.
+  void record_validation(VkCommandBuffer cmd, VkDescriptorSet set, std::size_t n, Value init) const;
+
+  const TileShape& shape() const { return shape_; }
+
+ private:
+  void dispatch(VkCommandBuffer cmd, VkDescriptorSet set, VkPipeline pipeline, const PushConstants& push,
+                std::uint32_t groups) const;
+  PushConstants push_constants(std::size_t n, Value init) const;
+
+  std::shared_ptr<const Context> context_;
+  std::shared_ptr<PipelineCache> pipelines_;
+  DType dtype_;
+  Implementation implementation_;
+  TileShape shape_;
+  std::uint32_t blocking_mask_;
+  std::string shader_;
+  SpecConstants spec_{};
+};
+
+}  // namespace gpuscan::vulkan

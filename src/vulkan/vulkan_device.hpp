@@ -1,0 +1,34 @@
+// The Vulkan backend behind gpuscan::Device.
+#pragma once
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "core/backend.hpp"
+#include "vulkan/context.hpp"
+#include "vulkan/pipeline_cache.hpp"
+
+namespace gpuscan::vulkan {
+
+class VulkanDevice : public detail::DeviceImpl {
+ public:
+  VulkanDevice(std::shared_ptr<Instance> instance, const Instance::PhysicalDevice& physical);
+
+  const DeviceInfo& info() const override { return context_->info(); }
+  std::shared_ptr<detail::BufferImpl> allocate(std::size_t bytes) override;
+  void upload(detail::BufferImpl& destination, std::span<const std::byte> source) override;
+  void download(const detail::BufferImpl& source, std::span<std::byte> destination) override;
+  std::unique_ptr<detail::ScannerImpl> make_scanner(const ScanSpec& spec, const Tuning& tuning) override;
+  std::vector<BenchResult> benchmark(const BenchCase& bench_case, std::span<const std::byte> input) override;
+
+ private:
+  std::shared_ptr<Context> context_;
+  std::shared_ptr<PipelineCache> pipelines_;
+};
+
+std::vector<DeviceInfo> list_devices();
+// The best device, or the first whose name contains `name` (case-insensitive).
+std::shared_ptr<detail::DeviceImpl> open_device(std::string_view name);
+
+}  // namespace gpuscan::vulkan

@@ -1,0 +1,44 @@
+#include "vulkan/vulkan_scanner.hpp"
+
+#include <string>
+
+#include "gpuscan/error.hpp"
+
+namespace gpuscan::vulkan {
+
+Implementation implementation_of(Algorithm algorithm) {
+  switch (algorithm) {
+    case Algorithm::csdl: return Implementation::csdl;
+    case Algorithm::rts: return Implementation::rts;
+    default: return Implementation::csdldf;
+  }
+}
+
+VulkanScanner::VulkanScanner(std::shared_ptr<const Context> context, std::shared_ptr<PipelineCache> pipelines,
+                             const ScanSpec& spec, const Tuning& tuning)
+    : context_(context),
+      pipelines_(pipelines),
+      kernels_(context, pipelines, spec.dtype, spec.op, spec.kind, implementation_of(spec.algorithm), tuning),
+      control_(context, ScanKernels::control_bytes),
+      timestamps_(context, 1) {}
+
+RunResult VulkanScanner::run(const detail::BufferImpl& in, detail::BufferImpl& out, std::size_t n, Value init) {
+  if (n > kernels_.max_elements()) {
+    throw UsageError(std::to_string(n) + " elements are more than one run takes on " + context_->info().name +
+                     " (at most " + std::to_string(kernels_.max_elements()) + ")");
+  }
+  const std::size_t spine_bytes = kernels_.spine_bytes(n);
+  if (!spine_ || spine_->size() < spine_bytes) spine_ = std::make_unique<VulkanBuffer>(context_, spine_bytes);
+  const ScanBuffers buffers{dynamic_cast<const VulkanBuffer&>(in), dynamic_cast<const VulkanBuffer&>(out),
+                            *spine_, control_};
+  const BindingSet set(context_, pipelines_->set_layout(), buffers);
+  context_->submit([&](VkCommandBuffer cmd) {
+    timestamps_.reset(cmd);
+    timestamps_.begin(cmd, 0);
+    kernels_.record(cmd, buffers, set.handle(), n, init);
+    timestamps_.end(cmd, 0);
+  });
+  return RunResult{timestamps_.milliseconds().front()};
+}
+
+}  // namespace gpuscan::vulkan

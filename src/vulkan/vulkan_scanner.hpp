@@ -1,0 +1,30 @@
+// The Vulkan backend behind gpuscan::Scanner: one implementation's kernels plus the
+// workspace (spine, control words) and timestamps they run with.
+#pragma once
+
+#include <memory>
+
+#include "core/backend.hpp"
+#include "vulkan/scan_kernels.hpp"
+#include "vulkan/timestamps.hpp"
+
+namespace gpuscan::vulkan {
+
+Implementation implementation_of(Algorithm algorithm);
+
+class VulkanScanner : public detail::ScannerImpl {
+ public:
+  VulkanScanner(std::shared_ptr<const Context> context, std::shared_ptr<PipelineCache> pipelines,
+                const ScanSpec& spec, const Tuning& tuning);
+  RunResult run(const detail::BufferImpl& in, detail::BufferImpl& out, std::size_t n, Value init) override;
+
+ private:
+  std::shared_ptr<const Context> context_;
+  std::shared_ptr<PipelineCache> pipelines_;
+  ScanKernels kernels_;
+  VulkanBuffer control_;
+  std::unique_ptr<VulkanBuffer> spine_;  // grown to the largest n run so far
+  Timestamps timestamps_;
+};
+
+}  // namespace gpuscan::vulkan

@@ -1,0 +1,140 @@
+// End-to-end scans on the Vulkan device against the CPU reference: every algorithm, odd
+// sizes, blocking, logical subgroup sizes, operators, kinds, repeated runs.
+#include <cstring>
+#include <vector>
+
+#include "core/reference.hpp"
+#include "test_support.hpp"
+
+namespace gpuscan::testing {
+namespace {
+
+constexpr std::uint32_t poison = 0xDEADBEEFu;
+
+struct Case {
+  ScanSpec spec;
+  Tuning tuning;
+};
+
+// Runs one scan of n random elements on poisoned output and compares every element with
+// the CPU reference (exactly: these are integer types).
+void expect_scan_matches(const Case& c, std::size_t n, std::optional<std::uint32_t> init = {}) {
+  Device& device = test_device();
+  const std::uint64_t seed = next_seed();
+  SCOPED_TRACE("n=" + std::to_string(n) + " seed=" + std::to_string(seed) + " algorithm=" +
+               std::string(to_string(c.spec.algorithm)) + " op=" + std::string(to_string(c.spec.op)) +
+               " kind=" + std::string(to_string(c.spec.kind)));
+  const auto bytes = reference::random_input(DType::u32, c.spec.op, n, seed);
+  std::vector<std::uint32_t> input(n);
+  if (n) std::memcpy(input.data(), bytes.data(), bytes.size());
+  const auto expected = reference::scan<std::uint32_t>(c.spec.kind, c.spec.op, input, init);
+
+  Scanner scanner(device, c.spec, c.tuning);
+  Buffer in = device.allocate(n * 4);
+  Buffer out = device.allocate(expected.size() * 4);
+  device.upload(in, bytes);
+  std::vector<std::uint32_t> result(expected.size(), poison);
+  device.upload(out, std::as_bytes(std::span(result)));
+  std::optional<Value> init_value;
+  if (init) init_value = Value::of(*init);
+  scanner.run(in, out, n, init_value);
+  device.download(out, std::as_writable_bytes(std::span(result)));
+
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    if (result[i] != expected[i] && wrong++ < 5) {
+      ADD_FAILURE() << "element " << i << ": got " << result[i] << ", expected " << expected[i];
+    }
+  }
+  EXPECT_EQ(wrong, 0u) << "wrong elements of " << expected.size();
+}
+
+std::vector<std::size_t> interesting_sizes() {
+  const std::size_t tile = 4096;  // default tile of 32-bit types
+  std::vector<std::size_t> sizes{0, 1, 2, 3, 4, 5, 7919, 104729, 1000003};
+  for (std::size_t t : {tile, 2 * tile}) {
+    for (std::size_t n = t - 1; n <= t + 1; ++n) sizes.push_back(n);
+  }
+  for (std::size_t k = 4; k <= 22; k += 3) {
+    for (std::size_t n : {(std::size_t{1} << k) - 1, std::size_t{1} << k, (std::size_t{1} << k) + 1}) {
+      sizes.push_back(n);
+    }
+  }
+  return sizes;
+}
+
+class AlgorithmTest : public VulkanTest, public ::testing::WithParamInterface<Algorithm> {};
+
+TEST_P(AlgorithmTest, InclusiveSumMatchesReferenceAtEverySize) {
+  for (std::size_t n : interesting_sizes()) {
+    expect_scan_matches({{DType::u32, Op::add, Kind::inclusive, GetParam()}, {}}, n);
+  }
+}
+
+TEST_P(AlgorithmTest, RepeatedRunsOnTheSameBuffersStayCorrect) {
+  Device& device = test_device();
+  Scanner scanner(device, {DType::u32, Op::add, Kind::inclusive, GetParam()});
+  const std::size_t n = 3 * 4096 + 17;
+  Buffer in = device.allocate(n * 4);
+  Buffer out = device.allocate(n * 4);
+  for (int run = 0; run < 4; ++run) {
+    const std::uint64_t seed = next_seed();
+    SCOPED_TRACE("run " + std::to_string(run) + " seed=" + std::to_string(seed));
+    const auto bytes = reference::random_input(DType::u32, Op::add, n, seed);
+    std::vector<std::uint32_t> input(n), result(n, poison);
+    std::memcpy(input.data(), bytes.data(), bytes.size());
+    device.upload(in, bytes);
+    device.upload(out, std::as_bytes(std::span(result)));
+    scanner.run(in, out, n);
+    device.download(out, std::as_writable_bytes(std::span(result)));
+    EXPECT_EQ(result, reference::scan<std::uint32_t>(Kind::inclusive, Op::add, input));
+  }
+}
+
+TEST_P(AlgorithmTest, EveryOperatorAndKindWithInit) {
+  for (Op op : {Op::add, Op::mul, Op::min, Op::max, Op::bit_and, Op::bit_or, Op::bit_xor}) {
+    for (Kind kind : {Kind::inclusive, Kind::exclusive, Kind::reduce}) {
+      for (std::size_t n : {std::size_t{1}, std::size_t{4095}, std::size_t{3 * 4096 + 5}}) {
+        expect_scan_matches({{DType::u32, op, kind, GetParam()}, {}}, n, 12345u);
+      }
+    }
+  }
+}
+
+TEST_P(AlgorithmTest, LogicalSubgroupsOfFourAndEight) {
+  for (std::uint32_t subgroup : {4u, 8u}) {
+    if (subgroup > test_device().info().subgroup_size) continue;
+    Tuning tuning;
+    tuning.subgroup_size = subgroup;
+    for (std::size_t n : {std::size_t{5}, std::size_t{4097}, std::size_t{100003}}) {
+      expect_scan_matches({{DType::u32, Op::add, Kind::inclusive, GetParam()}, tuning}, n);
+      expect_scan_matches({{DType::u32, Op::max, Kind::exclusive, GetParam()}, tuning}, n);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Vulkan, AlgorithmTest, ::testing::Values(Algorithm::csdldf, Algorithm::csdl, Algorithm::rts),
+                         [](const auto& param_info) { return std::string(to_string(param_info.param)); });
+
+class FallbackTest : public VulkanTest {};
+
+// Tiles that never post their aggregate force every successor into the fallback; the
+// result must stay exact at every blocking rate, with one or many look-back reads.
+TEST_F(FallbackTest, ExactUnderSimulatedBlockingAtEveryRate) {
+  for (std::uint32_t k = 0; k <= 9; ++k) {
+    for (std::uint32_t spins : {1u, 4u}) {
+      Tuning tuning;
+      tuning.blocking_mask = (1u << k) - 1;
+      tuning.max_spins = spins;
+      SCOPED_TRACE("blocking mask " + std::to_string(*tuning.blocking_mask) + " spins " + std::to_string(spins));
+      expect_scan_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, 40 * 4096 + 3);
+    }
+  }
+  Tuning tuning;
+  tuning.blocking_mask = 0;
+  tuning.subgroup_size = 4;
+  expect_scan_matches({{DType::u32, Op::bit_xor, Kind::exclusive, Algorithm::csdldf}, tuning}, 9 * 4096 + 1, 7u);
+}
+
+}  // namespace
+}  // namespace gpuscan::testing

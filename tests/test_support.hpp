@@ -1,0 +1,55 @@
+// Shared by the test suites: the device under test, seeds that are printed, and a check
+// that the Vulkan validation layers stayed silent.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <random>
+#include <string>
+
+#include "gpuscan/gpuscan.hpp"
+#include "vulkan/instance.hpp"
+
+namespace gpuscan::testing {
+
+// The device of the test run: GPUSCAN_TEST_DEVICE picks one by name, else the best.
+inline Device& test_device() {
+  static Device device = [] {
+    const char* name = std::getenv("GPUSCAN_TEST_DEVICE");
+    Device d = Device::open(Backend::vulkan, name ? name : "");
+    std::printf("test device: %s (%s, subgroup %u)\n", d.info().name.c_str(), d.info().type.c_str(),
+                d.info().subgroup_size);
+    return d;
+  }();
+  return device;
+}
+
+// A fresh seed per call, reproducible with GPUSCAN_TEST_SEED; every failure shows it.
+inline std::uint64_t next_seed() {
+  static std::mt19937_64 source = [] {
+    const char* fixed = std::getenv("GPUSCAN_TEST_SEED");
+    const std::uint64_t base = fixed ? std::strtoull(fixed, nullptr, 0) : std::random_device{}();
+    std::printf("GPUSCAN_TEST_SEED=%llu\n", static_cast<unsigned long long>(base));
+    return std::mt19937_64(base);
+  }();
+  return source();
+}
+
+// Fails the test if the validation layers reported anything during it.
+class VulkanTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    test_device();
+    messages_before_ = vulkan::validation_message_count();
+  }
+  void TearDown() override {
+    EXPECT_EQ(vulkan::validation_message_count(), messages_before_) << "Vulkan validation messages";
+  }
+
+ private:
+  std::uint64_t messages_before_ = 0;
+};
+
+}  // namespace gpuscan::testing
