@@ -1,1 +1,119 @@
-int main(){}
+// gpuscan: the command-line tool. Subcommands: devices, bench.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <sstream>
+
+#include "bench_command.hpp"
+#include "gpuscan/gpuscan.hpp"
+
+namespace {
+
+using namespace gpuscan;
+
+// Parses an option's value with one of the library's parse_* functions; an unknown
+// value is a usage error that lists the accepted ones.
+template <class E, class Parse>
+E parse_choice(const std::string& option, const std::string& text, Parse parse, const char* accepted) {
+  const auto value = parse(text);
+  if (!value) throw UsageError(option + ": unknown value '" + text + "' (accepted: " + accepted + ")");
+  return *value;
+}
+
+std::vector<Implementation> parse_implementations(const std::string& list) {
+  std::vector<Implementation> implementations;
+  std::stringstream stream(list);
+  for (std::string item; std::getline(stream, item, ',');) {
+    const auto implementation = parse_implementation(item);
+    if (!implementation) {
+      throw UsageError("--algorithms: unknown '" + item + "' (known: csdldf, csdl, rts, memcpy)");
+    }
+    implementations.push_back(*implementation);
+  }
+  if (implementations.empty()) throw UsageError("--algorithms needs at least one name");
+  return implementations;
+}
+
+int print_devices() {
+  const auto devices = list_devices();
+  if (devices.empty()) {
+    std::fprintf(stderr, "gpuscan: error: no usable device\n");
+    return 1;
+  }
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    const DeviceInfo& d = devices[i];
+    std::printf("%zu: %s [%s] %s, subgroup %u, driver %s\n", i, d.name.c_str(), std::string(to_string(d.backend)).c_str(),
+                d.type.c_str(), d.subgroup_size, d.driver.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"gpuscan: prefix scan and reduction on GPUs (Decoupled Fallback)"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "gpuscan 0.1.0");
+
+  CLI::App* devices = app.add_subcommand("devices", "List the usable devices, best first");
+
+  cli::BenchOptions bench;
+  std::string algorithms = "csdldf,csdl,rts,memcpy";
+  CLI::App* bench_cmd = app.add_subcommand("bench", "Time every algorithm against memcpy over a size sweep");
+  std::string backend = "any", dtype = "u32", op = "add", kind = "inclusive";
+  bench_cmd->add_option("--backend", backend, "any, vulkan or cuda")->capture_default_str();
+  bench_cmd->add_option("--device", bench.device, "Pick the device whose name contains this text");
+  bench_cmd->add_option("--dtype", dtype, "u32, i32, f32, u64, i64 or f64")->capture_default_str();
+  bench_cmd->add_option("--op", op, "add, mul, min, max, and, or or xor")->capture_default_str();
+  bench_cmd->add_option("--kind", kind, "inclusive, exclusive or reduce")->capture_default_str();
+  bench_cmd->add_option("--algorithms", algorithms, "Comma-separated: csdldf,csdl,rts,memcpy")
+      ->capture_default_str();
+  bench_cmd->add_option("--sizes", bench.sizes,
+                        "LO:HI for 2^LO..2^HI, or N1,N2,... (default 10:28 on a GPU, 10:22 on a CPU driver)");
+  bench_cmd->add_option("--runs", bench.runs, "Timed runs per size (default 30 on a GPU, 5 on a CPU driver)")
+      ->check(CLI::PositiveNumber);
+  bench_cmd->add_flag("--hot", bench.hot, "Do not flush the cache between runs");
+  bench_cmd->add_option("--seed", bench.seed, "Seed of the random input")->capture_default_str();
+  bench_cmd->add_option("--max-spins", bench.tuning.max_spins, "Look-back reads of a tile before csdldf falls back")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  bench_cmd->add_option("--workgroup-size", bench.tuning.workgroup_size, "Threads per workgroup (default 256)");
+  bench_cmd->add_option("--vectors-per-thread", bench.tuning.vectors_per_thread,
+                        "Four-element vectors per thread (default 4 for 32-bit types, 2 for 64-bit)");
+  bench_cmd->add_option("--subgroup-size", bench.tuning.subgroup_size,
+                        "Logical subgroup size, a power of two up to the hardware's (default: the hardware's)");
+  bench_cmd->add_option("--csv", bench.csv, "Also write the results as CSV to this file");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "gpuscan: error: %s (see gpuscan --help)\n", e.what());
+    return 2;
+  }
+
+  try {
+    if (devices->parsed()) return print_devices();
+    if (bench_cmd->parsed()) {
+      bench.backend = parse_choice<Backend>("--backend", backend, parse_backend, "any, vulkan, cuda");
+      bench.dtype = parse_choice<DType>("--dtype", dtype, parse_dtype, "u32, i32, f32, u64, i64, f64");
+      bench.op = parse_choice<Op>("--op", op, parse_op, "add, mul, min, max, and, or, xor");
+      bench.kind = parse_choice<Kind>("--kind", kind, parse_kind, "inclusive, exclusive, reduce");
+      bench.implementations = parse_implementations(algorithms);
+      return cli::run_bench(bench);
+    }
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "gpuscan: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpuscan: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

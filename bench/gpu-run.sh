@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Everything one GPU session needs, in one call, on a machine that has the NVIDIA driver
+# but no Vulkan loader, no glslc and no package registry. Build on the development machine
+# first (cmake --build build), then run this from the repository root on the GPU machine
+# with build/bin and .gl carried along:
+#
+#   .gl:  the Vulkan loader and GL vendor-neutral libraries (../shared/tools/
+#         vulkan-loader-debs.sh .gl) plus vulkan-validationlayers
+#         (cd .gl && apt-get download vulkan-validationlayers)
+#
+# It unpacks the loader, lists the devices, runs the whole test suite against the NVIDIA
+# Vulkan driver with validation on, then the benchmarks, writing everything under $OUT.
+# GPU_RUN_SIZES overrides the benchmark sweep; GPU_RUN_TUNING=1 adds a tuning sweep.
+set -uo pipefail
+out=${OUT:-/tmp/gpuscan-gpu-run}
+mkdir -p "$out"
+bin=build/bin
+status=0
+
+for f in .gl/*.deb; do dpkg -x "$f" /; done
+ldconfig
+icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+[ -f "$icd" ] && export VK_DRIVER_FILES=$icd
+
+{
+  date -u +%Y-%m-%dT%H:%M:%SZ
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv
+  "$bin/gpuscan" devices
+} 2>&1 | tee "$out/machine.txt"
+
+echo "== tests (Vulkan on the GPU, validation layers on) =="
+GPUSCAN_VALIDATION=1 "$bin/gpuscan_tests" --gtest_brief=1 2>&1 | tee "$out/tests.log" || status=1
+
+echo "== bench: u32 add inclusive =="
+"$bin/gpuscan" bench --backend vulkan --sizes "${GPU_RUN_SIZES:-16:28}" \
+  --csv "$out/vulkan-u32-add-inclusive.csv" 2>&1 | tee "$out/bench.log" || status=1
+
+if [ "${GPU_RUN_TUNING:-0}" = 1 ]; then
+  echo "== tuning sweep at 2^24..2^28 =="
+  for vpt in 2 4 8; do
+    for spins in 1 4 16 64; do
+      echo "-- vectors per thread $vpt, max spins $spins"
+      "$bin/gpuscan" bench --backend vulkan --sizes 24:28 --runs 20 --algorithms csdldf,memcpy \
+        --vectors-per-thread "$vpt" --max-spins "$spins" 2>/dev/null | grep -E "csdldf" || status=1
+    done
+  done 2>&1 | tee "$out/tuning.log"
+fi
+exit $status

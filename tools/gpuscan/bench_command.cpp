@@ -1,0 +1,123 @@
+#include "bench_command.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <map>
+
+#include "report.hpp"
+
+extern const char* const gpuscan_build_commit;
+
+namespace gpuscan::cli {
+namespace {
+
+std::string utc_now() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+std::size_t parse_count(const std::string& text) {
+  std::size_t used = 0;
+  const unsigned long long value = std::stoull(text, &used);
+  if (used != text.size()) throw std::invalid_argument(text);
+  return value;
+}
+
+}  // namespace
+
+std::vector<std::size_t> parse_sizes(const std::string& text) {
+  std::vector<std::size_t> sizes;
+  try {
+    if (const auto colon = text.find(':'); colon != std::string::npos) {
+      const std::size_t lo = parse_count(text.substr(0, colon));
+      const std::size_t hi = parse_count(text.substr(colon + 1));
+      if (lo > hi || hi > 40) throw std::invalid_argument(text);
+      for (std::size_t k = lo; k <= hi; ++k) sizes.push_back(std::size_t{1} << k);
+    } else {
+      std::size_t start = 0;
+      while (start <= text.size()) {
+        const std::size_t end = std::min(text.find(',', start), text.size());
+        sizes.push_back(parse_count(text.substr(start, end - start)));
+        start = end + 1;
+      }
+    }
+  } catch (const std::exception&) {
+    throw UsageError("--sizes '" + text + "' is neither LO:HI (powers of two, LO <= HI <= 40) nor N1,N2,...");
+  }
+  for (std::size_t n : sizes) {
+    if (n == 0) throw UsageError("--sizes: a benchmark size must be at least 1");
+  }
+  return sizes;
+}
+
+int run_bench(const BenchOptions& options) {
+  Device device = Device::open(options.backend, options.device);
+  const DeviceInfo& info = device.info();
+  const bool cpu = info.type == "CPU";
+  // CPU drivers get a sweep that finishes in a minute or two; GPUs the full one.
+  const auto sizes = parse_sizes(options.sizes.empty() ? (cpu ? "10:22" : "10:28") : options.sizes);
+  const int runs = options.runs > 0 ? options.runs : (cpu ? 5 : 30);
+  std::fprintf(stderr, "bench: %s (%s), %s %s %s, %d runs per size%s\n", info.name.c_str(), info.type.c_str(),
+               std::string(to_string(options.dtype)).c_str(), std::string(to_string(options.op)).c_str(),
+               std::string(to_string(options.kind)).c_str(), runs, options.hot ? ", hot cache" : "");
+
+  const std::string date = utc_now();
+  std::vector<BenchRow> rows;
+  int failed_runs = 0;
+  for (std::size_t n : sizes) {
+    std::fprintf(stderr, "bench: n = %zu ...\n", n);
+    BenchCase bench_case;
+    bench_case.dtype = options.dtype;
+    bench_case.op = options.op;
+    bench_case.kind = options.kind;
+    bench_case.n = n;
+    bench_case.runs = runs;
+    bench_case.hot = options.hot;
+    bench_case.seed = options.seed + n;
+    bench_case.implementations = options.implementations;
+    bench_case.tuning = options.tuning;
+    const auto results = benchmark(device, bench_case);
+
+    double memcpy_ms = 0;
+    for (const auto& r : results) {
+      if (r.implementation == Implementation::memcpy) memcpy_ms = median(r.ms);
+    }
+    for (const auto& r : results) {
+      BenchRow row{date,
+                   gpuscan_build_commit,
+                   info.name,
+                   std::string(to_string(info.backend)),
+                   std::string(to_string(r.implementation)),
+                   std::string(to_string(options.dtype)),
+                   std::string(to_string(options.op)),
+                   std::string(to_string(options.kind))};
+      row.n = n;
+      row.runs = runs;
+      row.median_ms = median(r.ms);
+      row.gelems_per_s = static_cast<double>(n) / (row.median_ms * 1e-3) * 1e-9;
+      row.vs_memcpy = memcpy_ms > 0 ? memcpy_ms / row.median_ms : 0;
+      row.validated = r.validated;
+      failed_runs += runs - r.validated;
+      rows.push_back(row);
+    }
+  }
+  std::fputs(format_table(rows).c_str(), stdout);
+  if (!options.csv.empty()) {
+    write_csv(options.csv, rows);
+    std::fprintf(stderr, "bench: wrote %s\n", options.csv.c_str());
+  }
+  if (failed_runs > 0) {
+    std::fprintf(stderr, "gpuscan: error: %d runs produced wrong output\n", failed_runs);
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace gpuscan::cli

@@ -1,0 +1,33 @@
+// `gpuscan bench`: timed, validated runs over a size sweep, as a table and a CSV.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gpuscan/gpuscan.hpp"
+
+namespace gpuscan::cli {
+
+struct BenchOptions {
+  Backend backend = Backend::any;
+  std::string device;
+  DType dtype = DType::u32;
+  Op op = Op::add;
+  Kind kind = Kind::inclusive;
+  std::vector<Implementation> implementations{Implementation::csdldf, Implementation::csdl, Implementation::rts,
+                                              Implementation::memcpy};
+  std::string sizes;  // "lo:hi" powers of two, or a list "n1,n2,..."; empty: device default
+  int runs = 0;       // 0: device default
+  bool hot = false;
+  std::uint64_t seed = 1;
+  Tuning tuning;
+  std::string csv;
+};
+
+// Returns the process exit status: 0 when every run validated.
+int run_bench(const BenchOptions& options);
+
+// "10:28" -> 2^10 .. 2^28; "1000,4096" -> those sizes.
+std::vector<std::size_t> parse_sizes(const std::string& text);
+
+}  // namespace gpuscan::cli

@@ -1,0 +1,58 @@
+#include "report.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+namespace gpuscan::cli {
+namespace {
+
+const char* const csv_header =
+    "date,commit,device,backend,algorithm,dtype,op,kind,n,runs,median_ms,gelems_per_s,vs_memcpy,validated,"
+    "blocking_mask,spins,lookback_steps,fallbacks,insertions";
+
+// Device names may contain commas.
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+}  // namespace
+
+void write_csv(const std::string& path, const std::vector<BenchRow>& rows) {
+  const std::string temporary = path + ".partial";
+  {
+    std::ofstream out(temporary);
+    if (!out) throw std::runtime_error("cannot write " + path);
+    out << csv_header << "\n";
+    for (const BenchRow& r : rows) {
+      out << fmt::format("{},{},{},{},{},{},{},{},{},{},{:.6f},{:.4f},{},{},,,,,\n", r.date, r.commit,
+                         csv_field(r.device), r.backend, r.algorithm, r.dtype, r.op, r.kind, r.n, r.runs,
+                         r.median_ms, r.gelems_per_s, r.vs_memcpy > 0 ? fmt::format("{:.4f}", r.vs_memcpy) : "",
+                         r.validated);
+    }
+    if (!out.flush()) {
+      std::remove(temporary.c_str());
+      throw std::runtime_error("cannot write " + path);
+    }
+  }
+  std::filesystem::rename(temporary, path);
+}
+
+std::string format_table(const std::vector<BenchRow>& rows) {
+  std::string table = fmt::format("{:>12} {:<8} {:>11} {:>10} {:>10} {:>10}\n", "n", "algo", "median ms",
+                                  "Gelem/s", "vs memcpy", "validated");
+  for (const BenchRow& r : rows) {
+    table += fmt::format("{:>12} {:<8} {:>11.4f} {:>10.2f} {:>10} {:>7}/{:<2}\n", r.n, r.algorithm, r.median_ms,
+                         r.gelems_per_s, r.vs_memcpy > 0 ? fmt::format("{:.3f}", r.vs_memcpy) : "-",
+                         r.validated, r.runs);
+  }
+  return table;
+}
+
+}  // namespace gpuscan::cli

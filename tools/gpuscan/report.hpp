@@ -1,0 +1,25 @@
+// Benchmark rows and how they are written: the CSV schema of DESIGN.md section 7 and a
+// table for people.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpuscan::cli {
+
+struct BenchRow {
+  std::string date, commit, device, backend, algorithm, dtype, op, kind;
+  std::uint64_t n = 0;
+  int runs = 0;
+  double median_ms = 0;
+  double gelems_per_s = 0;
+  double vs_memcpy = 0;  // 0: no memcpy row at this n
+  int validated = 0;
+};
+
+// Writes the rows to `path` through a temporary file, so a failure leaves no partial file.
+void write_csv(const std::string& path, const std::vector<BenchRow>& rows);
+std::string format_table(const std::vector<BenchRow>& rows);
+
+}  // namespace gpuscan::cli
