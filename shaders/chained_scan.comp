@@ -15,6 +15,13 @@ layout(constant_id = GS_SPEC_MAX_SPINS) const uint MAX_SPINS = 4;
 
 layout(binding = GS_BINDING_CONTROL, std430) buffer Control { uint control[]; };
 
+// Reads without progress after which a look-back without fallback gives up and says so in
+// the control buffer: far longer than any wait on a GPU with forward progress, and short
+// enough to stay under the loop-iteration limit of CPU drivers (llvmpipe ends any shader
+// loop after about 65535 iterations in all, silently, so an unbounded spin there turns a
+// long wait into a wrong prefix).
+const uint WAIT_LIMIT = 1u << 14;
+
 const uint LOOKBACK_DONE = 0xFFFFFFFFu;
 shared uint wg_tile;
 shared uint wg_lookback;  // LOOKBACK_DONE, or the tile the workgroup must reduce
@@ -23,35 +30,47 @@ shared T wg_prefix;
 T init_value() { return t_from_words(uvec2(pc.init_lo, pc.init_hi)); }
 bool is_blocked(uint tile) { return ((tile + 1) & pc.blocking_mask) == 0; }
 
-// Word lanes: walks back from `tile` accumulating into `prefix` until an INCLUSIVE tile
-// ends the walk (true) or a tile stays unreadable for MAX_SPINS reads (false).
-bool look_back(inout uint tile, inout T prefix) {
+// Look-back lanes: walks back from `cursor` a window at a time, accumulating into
+// `prefix`, until an INCLUSIVE tile ends the walk (true), or the newest tile not yet
+// taken stays unreadable for MAX_SPINS reads (false: the caller falls back on `cursor`).
+// Without FALLBACK it waits up to WAIT_LIMIT reads, then gives up and reports it.
+bool look_back(inout uint cursor, inout T prefix) {
   uint spins = 0;
   for (;;) {
-    const uint word = read_tile_word(tile);
-    const uint state = agreed_state(word);
-    if (state != GS_STATE_NOT_READY) {
-      prefix = combine(join_pieces(word), prefix);
-      if (state == GS_STATE_INCLUSIVE) return true;
-      tile -= 1;  // tile 0 is never READY, so this stays in range
+    const uint word = read_window(cursor);
+    const uint state = tile_state(word);
+    const T value = tile_value(word);
+    const uint not_ready = first_slot_in(state, GS_STATE_NOT_READY);
+    const uint inclusive = first_slot_in(state, GS_STATE_INCLUSIVE);
+    if (inclusive < not_ready) {
+      prefix = combine(reduce_window(value, inclusive + 1), prefix);
+      return true;
+    }
+    if (not_ready > 0) {
+      // Slots before tile 0 read NOT_READY, and tile 0 is never READY: cursor stays >= 0.
+      prefix = combine(reduce_window(value, not_ready), prefix);
+      cursor -= not_ready;
       spins = 0;
-    } else if (FALLBACK && ++spins >= MAX_SPINS) {
-      return false;
+    } else if (++spins >= (FALLBACK ? MAX_SPINS : WAIT_LIMIT)) {
+      if (!FALLBACK && sg_lane() == 0) atomicAdd(control[GS_CONTROL_LOOKBACK_ABANDONED], 1);
+      return !FALLBACK;
     }
   }
 }
 
-// Word lanes: offers the fallback's `reduction` of `tile` and continues from what was
-// there. Returns true when the prefix is complete.
-bool insert_fallback(inout uint tile, inout T prefix, T reduction) {
-  const uint before = post_tile(tile, tile == 0 ? GS_STATE_INCLUSIVE : GS_STATE_READY, reduction);
-  if (agreed_state(before) == GS_STATE_INCLUSIVE) {
-    prefix = combine(join_pieces(before), prefix);
+// Look-back lanes: offers the fallback's `reduction` of `cursor` and continues from what
+// was there. Returns true when the prefix is complete.
+bool insert_fallback(inout uint cursor, inout T prefix, T reduction) {
+  const uint before = post_tile(cursor, cursor == 0 ? GS_STATE_INCLUSIVE : GS_STATE_READY, reduction);
+  const uint state = subgroupBroadcast(tile_state(before), 0);
+  const T value = subgroupBroadcast(tile_value(before), 0);
+  if (state == GS_STATE_INCLUSIVE) {
+    prefix = combine(value, prefix);
     return true;
   }
   prefix = combine(reduction, prefix);
-  if (tile == 0) return true;
-  tile -= 1;
+  if (cursor == 0) return true;
+  cursor -= 1;
   return false;
 }
 
@@ -65,12 +84,12 @@ void main() {
   // The init value belongs to tile 0, for its owner and for any fallback on it alike.
   if (tile == 0) aggregate = combine(init_value(), aggregate);
 
-  // Word-lane state, kept across fallback rounds: the tile being looked at and the
-  // prefix gathered so far.
+  // Look-back state, kept across fallback rounds: the tile being looked at and the prefix
+  // gathered so far.
   uint cursor = tile - 1;
   T prefix = identity();
   bool done = tile == 0;
-  if (is_word_lane()) {
+  if (is_lookback_lane()) {
     if (tile == 0) {
       post_tile(tile, GS_STATE_INCLUSIVE, aggregate);
     } else if (!is_blocked(tile)) {
@@ -78,22 +97,22 @@ void main() {
     }
   }
   for (;;) {
-    if (is_word_lane() && gl_SubgroupInvocationID == 0 && done) wg_lookback = LOOKBACK_DONE;
-    if (is_word_lane() && !done) {
+    if (is_lookback_lane() && sg_lane() == 0 && done) wg_lookback = LOOKBACK_DONE;
+    if (is_lookback_lane() && !done) {
       done = look_back(cursor, prefix);
-      if (gl_SubgroupInvocationID == 0) wg_lookback = done ? LOOKBACK_DONE : cursor;
+      if (sg_lane() == 0) wg_lookback = done ? LOOKBACK_DONE : cursor;
     }
     barrier();
     const uint target = wg_lookback;
     if (target == LOOKBACK_DONE) break;
     T reduction = tile_local_scan(target, SLOT_FALLBACK);
     if (target == 0) reduction = combine(init_value(), reduction);
-    if (is_word_lane()) done = insert_fallback(cursor, prefix, reduction);
+    if (is_lookback_lane()) done = insert_fallback(cursor, prefix, reduction);
   }
 
-  if (is_word_lane()) {
+  if (is_lookback_lane()) {
     if (tile != 0) post_tile(tile, GS_STATE_INCLUSIVE, combine(prefix, aggregate));
-    if (gl_SubgroupInvocationID == 0) wg_prefix = tile == 0 ? init_value() : prefix;
+    if (sg_lane() == 0) wg_prefix = tile == 0 ? init_value() : prefix;
   }
   barrier();
   store_tile(tile, wg_prefix);

@@ -1,4 +1,5 @@
 #version 460
+#pragma use_vulkan_memory_model
 // Reduce-then-scan, the classic three-dispatch scan (3n traffic): reduce every tile, scan
 // the tile reductions in one workgroup, then scan every tile again from its prefix. One
 // shader; PHASE picks the dispatch.

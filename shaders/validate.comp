@@ -1,4 +1,5 @@
 #version 460
+#pragma use_vulkan_memory_model
 // Checks a timed run on the device, so that every run is validated without reading the
 // output back: each output element must follow from its predecessor and the input
 // (out[i] == out[i-1] + in[i] for an inclusive sum), which by induction proves them all.

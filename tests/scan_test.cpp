@@ -34,10 +34,13 @@ void expect_scan_matches(const Case& c, std::size_t n, std::optional<std::uint32
   Buffer out = device.allocate(expected.size() * 4);
   device.upload(in, bytes);
   std::vector<std::uint32_t> result(expected.size(), poison);
-  device.upload(out, std::as_bytes(std::span(result)));
   std::optional<Value> init_value;
   if (init) init_value = Value::of(*init);
-  scanner.run(in, out, n, init_value);
+  run_with_progress_retries(scanner, [&] {
+    std::fill(result.begin(), result.end(), poison);
+    device.upload(out, std::as_bytes(std::span(result)));
+    scanner.run(in, out, n, init_value);
+  });
   device.download(out, std::as_writable_bytes(std::span(result)));
 
   std::size_t wrong = 0;
@@ -84,8 +87,10 @@ TEST_P(AlgorithmTest, RepeatedRunsOnTheSameBuffersStayCorrect) {
     std::vector<std::uint32_t> input(n), result(n, poison);
     std::memcpy(input.data(), bytes.data(), bytes.size());
     device.upload(in, bytes);
-    device.upload(out, std::as_bytes(std::span(result)));
-    scanner.run(in, out, n);
+    run_with_progress_retries(scanner, [&] {
+      device.upload(out, std::as_bytes(std::span(result)));
+      scanner.run(in, out, n);
+    });
     device.download(out, std::as_writable_bytes(std::span(result)));
     EXPECT_EQ(result, reference::scan<std::uint32_t>(Kind::inclusive, Op::add, input));
   }

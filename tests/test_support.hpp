@@ -37,6 +37,23 @@ inline std::uint64_t next_seed() {
   return source();
 }
 
+// Runs `attempt` (poison the output, run the scan). A csdl look-back that gave up waiting
+// for a stalled predecessor (ForwardProgressError: a CPU driver does not promise forward
+// progress) is reported and the attempt repeated, up to five times; any other failure
+// stands.
+template <class Attempt>
+void run_with_progress_retries(const Scanner& scanner, Attempt attempt) {
+  for (int tries = 1;; ++tries) {
+    try {
+      attempt();
+      return;
+    } catch (const ForwardProgressError& e) {
+      if (scanner.spec().algorithm != Algorithm::csdl || tries == 5) throw;
+      std::printf("note: %s; repeating the run\n", e.what());
+    }
+  }
+}
+
 // Fails the test if the validation layers reported anything during it.
 class VulkanTest : public ::testing::Test {
  protected:

@@ -33,6 +33,9 @@ struct BenchResult {
   Implementation implementation = Implementation::memcpy;
   std::vector<double> ms;  // device time of each timed run
   int validated = 0;       // runs whose output the device checked and found right
+  // csdl runs whose look-back gave up waiting for a predecessor (no forward progress on
+  // this device); their output is wrong and they are not among the validated.
+  int abandoned = 0;
 };
 
 // Runs every implementation of the case on the same random input. Outputs are poisoned

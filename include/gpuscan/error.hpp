@@ -22,4 +22,12 @@ class DeviceError : public Error {
   using Error::Error;
 };
 
+// A decoupled look-back (csdl) waited so long for a predecessor tile that it gave up: the
+// device did not let that tile's workgroup make progress. The output is wrong; csdldf,
+// which never waits unboundedly, is safe on such devices.
+class ForwardProgressError : public DeviceError {
+ public:
+  using DeviceError::DeviceError;
+};
+
 }  // namespace gpuscan

@@ -37,9 +37,10 @@
 #define GS_BINDING_CONTROL 6
 #define GS_BINDING_COUNT 7
 
-// Words of the control buffer.
+// Words of the control buffer. A run resets the first two; a benchmark the third.
 #define GS_CONTROL_TILE_COUNTER 0
-#define GS_CONTROL_VALIDATION_ERRORS 1
+#define GS_CONTROL_LOOKBACK_ABANDONED 1
+#define GS_CONTROL_VALIDATION_ERRORS 2
 #define GS_CONTROL_WORDS 4
 
 // Specialization constant ids.

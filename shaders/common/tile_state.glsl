@@ -1,52 +1,88 @@
-// Device level: the spine of split tile-state words (encoding in tile_state.h) and the
-// three things a workgroup does with it: post, read, and insert a fallback's value.
+// Device level: the spine of split tile-state words (encoding in tile_state.h) and what a
+// workgroup does with it: post its own tile, read a window of predecessors, insert a
+// fallback's value.
 //
-// A tile's K = SPLIT_WORDS words are handled by lanes 0..K-1 of the workgroup's first
-// subgroup, one word per lane; the functions below are called by exactly those lanes.
-// All accesses are relaxed atomics: a message counts only when all K words agree.
+// All of it is done by the look-back lanes, the workgroup's first logical subgroup. In a
+// window read, lane l holds word (l % K) of tile (cursor - l / K), so one read covers
+// SUBGROUP_SIZE / K tiles; a tile's K lanes are neighbours and agree on what they saw
+// through shuffles. All accesses are relaxed atomics: a tile's message counts only when
+// all K of its words carry the same state.
 #ifndef GPUSCAN_TILE_STATE_GLSL
 #define GPUSCAN_TILE_STATE_GLSL
 
 #extension GL_KHR_memory_scope_semantics : require
-#extension GL_KHR_shader_subgroup_vote : require
-#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_ballot : require
 
 layout(binding = GS_BINDING_SPINE_WORDS, std430) buffer SpineWords { uint spine_words[]; };
 
-bool is_word_lane() { return flat_thread_id() < SPLIT_WORDS; }
+// Tiles one window read covers.
+const uint WINDOW = SUBGROUP_SIZE / SPLIT_WORDS;
+
+bool is_lookback_lane() { return flat_thread_id() < SUBGROUP_SIZE; }
+uint word_index() { return sg_lane() % SPLIT_WORDS; }
+uint window_slot() { return sg_lane() / SPLIT_WORDS; }  // 0: the newest tile of the window
 
 // The 16-bit piece of `value` that this lane's word carries.
 uint piece_of(T value) {
-  const uint j = gl_SubgroupInvocationID;
+  const uint j = word_index();
   return (t_to_words(value)[j >> 1] >> (GS_PIECE_BITS * (j & 1))) & GS_PIECE_MASK;
 }
 
-// Joins the pieces held by the word lanes back into a value.
-T join_pieces(uint word) {
-  const uint j = gl_SubgroupInvocationID;
-  const uint shifted = (word & GS_PIECE_MASK) << (GS_PIECE_BITS * (j & 1));
-  return t_from_words(uvec2(subgroupOr(j < 2 ? shifted : 0u), subgroupOr(j >= 2 ? shifted : 0u)));
-}
-
-uint spine_index(uint tile) { return tile * SPLIT_WORDS + gl_SubgroupInvocationID; }
-
-// Moves the tile's words to `state` carrying `value`; a word already in a later state
-// keeps it. Returns this lane's word as it was before.
+// Moves `tile`'s words to `state` carrying `value`; a word already in a later state keeps
+// it. Returns, in the lanes of window slot 0, the words as they were before.
 uint post_tile(uint tile, uint state, T value) {
-  return atomicMax(spine_words[spine_index(tile)], state | piece_of(value), gl_ScopeQueueFamily,
+  if (window_slot() != 0) return GS_STATE_NOT_READY;
+  return atomicMax(spine_words[tile * SPLIT_WORDS + word_index()], state | piece_of(value), gl_ScopeQueueFamily,
                    gl_StorageSemanticsNone, gl_SemanticsRelaxed);
 }
 
-uint read_tile_word(uint tile) {
-  return atomicLoad(spine_words[spine_index(tile)], gl_ScopeQueueFamily, gl_StorageSemanticsNone,
-                    gl_SemanticsRelaxed);
+// Reads the window of tiles cursor, cursor - 1, ...; slots before tile 0 read NOT_READY.
+uint read_window(uint cursor) {
+  if (window_slot() > cursor) return GS_STATE_NOT_READY;
+  return atomicLoad(spine_words[(cursor - window_slot()) * SPLIT_WORDS + word_index()], gl_ScopeQueueFamily,
+                    gl_StorageSemanticsNone, gl_SemanticsRelaxed);
 }
 
-// The state of a tile as read by the word lanes: that of all words if they agree, else
-// NOT_READY (a message still in flight).
-uint agreed_state(uint word) {
+// The state of this lane's tile: that of all its K words if they agree, else NOT_READY (a
+// message still in flight).
+uint tile_state(uint word) {
   const uint state = word & GS_STATE_MASK;
-  return subgroupAllEqual(state) ? state : GS_STATE_NOT_READY;
+  bool agree = true;
+  for (uint j = 1; j < SPLIT_WORDS; ++j) {
+    const uint other = subgroupShuffleXor(state, j);
+    agree = agree && other == state;
+  }
+  return agree ? state : GS_STATE_NOT_READY;
+}
+
+// The value of this lane's tile, joined from the pieces of its K lanes.
+T tile_value(uint word) {
+  const uint first = sg_lane() - word_index() + (gl_SubgroupInvocationID - sg_lane());
+  uvec2 words = uvec2(0u);
+  for (uint j = 0; j < SPLIT_WORDS; ++j) {
+    const uint piece = subgroupShuffle(word & GS_PIECE_MASK, first + j);
+    words[j >> 1] |= piece << (GS_PIECE_BITS * (j & 1));
+  }
+  return t_from_words(words);
+}
+
+// Combines the values of window slots [0, count) in tile order (oldest first), the result
+// in every look-back lane. An ordered butterfly: at each step a lane joins its partner's
+// partial, the higher lane's (older tiles) on the left.
+T reduce_window(T value, uint count) {
+  T x = word_index() == 0 && window_slot() < count ? value : identity();
+  for (uint d = 1; d < SUBGROUP_SIZE; d <<= 1) {
+    const T partner = subgroupShuffleXor(x, d);
+    x = (sg_lane() & d) == 0 ? combine(partner, x) : combine(x, partner);
+  }
+  return x;
+}
+
+// The first window slot whose tile is in `state` (tested in slot 0 lanes of each tile),
+// or WINDOW if there is none.
+uint first_slot_in(uint state, uint wanted) {
+  const uvec4 ballot = subgroupBallot(word_index() == 0 && state == wanted);
+  return subgroupBallotBitCount(ballot) == 0 ? WINDOW : subgroupBallotFindLSB(ballot) / SPLIT_WORDS;
 }
 
 #endif

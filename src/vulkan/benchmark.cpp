@@ -43,7 +43,9 @@ std::vector<BenchResult> VulkanDevice::benchmark(const BenchCase& c, std::span<c
   vulkan::upload(context_, in, input);
   VulkanBuffer out(context_, c.n * element);  // memcpy writes n even for a reduction
   VulkanBuffer control(context_, ScanKernels::control_bytes);
-  VulkanBuffer checks(context_, runs * (sizeof(std::uint32_t) + element), VulkanBuffer::Memory::staging);
+  // Per run: the abandoned-look-back and validation-error counts, then the first output.
+  constexpr std::size_t counts = 2 * sizeof(std::uint32_t);
+  VulkanBuffer checks(context_, runs * (counts + element), VulkanBuffer::Memory::staging);
   std::unique_ptr<VulkanBuffer> flush;
   if (!c.hot) flush = std::make_unique<VulkanBuffer>(context_, flush_bytes(info()));
   const Timestamps timestamps(context_, static_cast<std::uint32_t>(runs));
@@ -84,23 +86,28 @@ std::vector<BenchResult> VulkanDevice::benchmark(const BenchCase& c, std::span<c
         compute_to_all(cmd);
         kernels.record_validation(cmd, set.handle(), c.n, init);
         compute_to_all(cmd);
-        // Keep this run's error count and first output, then clear the count.
-        const VkBufferCopy errors{GS_CONTROL_VALIDATION_ERRORS * 4, r * 4, 4};
+        // Keep this run's counts and first output, then clear the error count.
+        static_assert(GS_CONTROL_VALIDATION_ERRORS == GS_CONTROL_LOOKBACK_ABANDONED + 1);
+        const VkBufferCopy errors{GS_CONTROL_LOOKBACK_ABANDONED * 4, r * counts, counts};
         vkCmdCopyBuffer(cmd, control.handle(), checks.handle(), 1, &errors);
-        const VkBufferCopy first{0, runs * 4 + r * element, element};
+        const VkBufferCopy first{0, runs * counts + r * element, element};
         vkCmdCopyBuffer(cmd, out.handle(), checks.handle(), 1, &first);
         vkCmdFillBuffer(cmd, control.handle(), GS_CONTROL_VALIDATION_ERRORS * 4, 4, 0);
         transfer_to_compute(cmd);
       }
     });
 
-    BenchResult result{implementation, timestamps.milliseconds(), 0};
+    BenchResult result{implementation, timestamps.milliseconds(), 0, 0};
     for (std::size_t r = 0; r < runs; ++r) {
-      std::uint32_t errors = 0;
-      std::memcpy(&errors, checks.mapped() + r * 4, 4);
-      const std::byte* first = checks.mapped() + runs * 4 + r * element;
+      std::uint32_t abandoned_and_errors[2];
+      std::memcpy(abandoned_and_errors, checks.mapped() + r * counts, counts);
+      const std::byte* first = checks.mapped() + runs * counts + r * element;
       const bool reduction_right = std::memcmp(first, expected_reduction.data(), element) == 0;
-      if (errors == 0 && (checked_on_device || reduction_right)) ++result.validated;
+      if (abandoned_and_errors[0] != 0) {
+        ++result.abandoned;
+      } else if (abandoned_and_errors[1] == 0 && (checked_on_device || reduction_right)) {
+        ++result.validated;
+      }
     }
     results.push_back(std::move(result));
   }

@@ -89,11 +89,13 @@ void upload(const std::shared_ptr<const Context>& context, const VulkanBuffer& d
 }
 
 void download(const std::shared_ptr<const Context>& context, const VulkanBuffer& source,
-              std::span<std::byte> destination) {
-  if (destination.size() > source.allocated()) throw UsageError("download larger than the buffer");
+              std::span<std::byte> destination, std::size_t source_offset) {
+  if (source_offset + destination.size() > source.allocated()) {
+    throw UsageError("download larger than the buffer");
+  }
   in_pieces(context, destination.size(), [&](const VulkanBuffer& staging, std::size_t offset, std::size_t bytes) {
     context->submit([&](VkCommandBuffer cmd) {
-      const VkBufferCopy region{offset, 0, bytes};
+      const VkBufferCopy region{source_offset + offset, 0, bytes};
       vkCmdCopyBuffer(cmd, source.handle(), staging.handle(), 1, &region);
     });
     std::memcpy(destination.data() + offset, staging.mapped(), bytes);

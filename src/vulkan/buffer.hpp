@@ -40,6 +40,6 @@ class VulkanBuffer : public detail::BufferImpl {
 void upload(const std::shared_ptr<const Context>& context, const VulkanBuffer& destination,
             std::span<const std::byte> source);
 void download(const std::shared_ptr<const Context>& context, const VulkanBuffer& source,
-              std::span<std::byte> destination);
+              std::span<std::byte> destination, std::size_t source_offset = 0);
 
 }  // namespace gpuscan::vulkan

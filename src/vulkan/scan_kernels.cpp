@@ -172,9 +172,11 @@ void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDesc
   switch (implementation_) {
     case Implementation::csdldf:
     case Implementation::csdl: {
-      // Every run starts from a zeroed spine (all NOT_READY) and tile counter.
+      // Every run starts from a zeroed spine (all NOT_READY), tile counter and
+      // abandoned-look-back count.
+      static_assert(GS_CONTROL_TILE_COUNTER == 0 && GS_CONTROL_LOOKBACK_ABANDONED == 1);
       vkCmdFillBuffer(cmd, buffers.spine.handle(), 0, (spine_bytes(n) + 3) & ~std::size_t{3}, 0);
-      vkCmdFillBuffer(cmd, buffers.control.handle(), GS_CONTROL_TILE_COUNTER * 4, 4, 0);
+      vkCmdFillBuffer(cmd, buffers.control.handle(), 0, 8, 0);
       memory_barrier(cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                      VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
       dispatch(cmd, set, pipelines_->get(shader_, spec_), push, push.tile_count);

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "gpuscan/error.hpp"
+#include "shaders/common/interface.h"
 
 namespace gpuscan::vulkan {
 
@@ -18,6 +19,7 @@ VulkanScanner::VulkanScanner(std::shared_ptr<const Context> context, std::shared
                              const ScanSpec& spec, const Tuning& tuning)
     : context_(context),
       pipelines_(pipelines),
+      spec_(spec),
       kernels_(context, pipelines, spec.dtype, spec.op, spec.kind, implementation_of(spec.algorithm), tuning),
       control_(context, ScanKernels::control_bytes),
       timestamps_(context, 1) {}
@@ -38,7 +40,19 @@ RunResult VulkanScanner::run(const detail::BufferImpl& in, detail::BufferImpl& o
     kernels_.record(cmd, buffers, set.handle(), n, init);
     timestamps_.end(cmd, 0);
   });
+  if (spec_.algorithm == Algorithm::csdl) check_progress();
   return RunResult{timestamps_.milliseconds().front()};
+}
+
+void VulkanScanner::check_progress() const {
+  std::uint32_t abandoned = 0;
+  download(context_, control_, std::as_writable_bytes(std::span(&abandoned, 1)),
+           GS_CONTROL_LOOKBACK_ABANDONED * sizeof(std::uint32_t));
+  if (abandoned != 0) {
+    throw ForwardProgressError("csdl on " + context_->info().name + ": " + std::to_string(abandoned) +
+                               " look-backs gave up waiting for a predecessor that made no progress "
+                               "(the device does not guarantee forward progress); use csdldf");
+  }
 }
 
 }  // namespace gpuscan::vulkan

@@ -1,0 +1,87 @@
+// The device-side check that every benchmark run relies on must catch wrong output: a
+// correct scan passes, one corrupted element fails it, an unwritten output fails it.
+#include <cstring>
+#include <vector>
+
+#include "core/reference.hpp"
+#include "shaders/common/interface.h"
+#include "test_support.hpp"
+#include "vulkan/scan_kernels.hpp"
+
+namespace gpuscan::testing {
+namespace {
+
+class ValidationTest : public VulkanTest {
+ protected:
+  // Scans (or not) n random elements, applies `corrupt` to the output, and returns the
+  // number of mismatches the validation kernel counts.
+  template <class Corrupt>
+  std::uint32_t mismatches(std::size_t n, bool scan, Corrupt corrupt) {
+    auto instance = vulkan::Instance::get();
+    const auto devices = instance->devices();
+    const char* name = std::getenv("GPUSCAN_TEST_DEVICE");
+    auto physical = devices.front();
+    for (const auto& d : devices) {
+      if (name && d.info.name.find(name) != std::string::npos) physical = d;
+    }
+    auto context = std::make_shared<vulkan::Context>(instance, physical);
+    auto pipelines = std::make_shared<vulkan::PipelineCache>(context);
+    const vulkan::ScanKernels kernels(context, pipelines, DType::u32, Op::add, Kind::inclusive,
+                                      Implementation::csdldf, Tuning{});
+    const std::uint64_t seed = next_seed();
+    SCOPED_TRACE("seed=" + std::to_string(seed));
+    const auto input = reference::random_input(DType::u32, Op::add, n, seed);
+    vulkan::VulkanBuffer in(context, n * 4), out(context, n * 4), spine(context, kernels.spine_bytes(n)),
+        control(context, vulkan::ScanKernels::control_bytes);
+    vulkan::upload(context, in, input);
+    const vulkan::ScanBuffers buffers{in, out, spine, control};
+    const vulkan::BindingSet set(context, pipelines->set_layout(), buffers);
+    const Value init = Value::of(std::uint32_t{0});
+    context->submit([&](VkCommandBuffer cmd) {
+      vkCmdFillBuffer(cmd, out.handle(), 0, VK_WHOLE_SIZE, 0xDEADBEEFu);
+      vkCmdFillBuffer(cmd, control.handle(), 0, VK_WHOLE_SIZE, 0);
+    });
+    if (scan) context->submit([&](VkCommandBuffer cmd) { kernels.record(cmd, buffers, set.handle(), n, init); });
+    std::vector<std::uint32_t> result(n);
+    vulkan::download(context, out, std::as_writable_bytes(std::span(result)));
+    corrupt(result);
+    vulkan::upload(context, out, std::as_bytes(std::span(result)));
+    context->submit([&](VkCommandBuffer cmd) { kernels.record_validation(cmd, set.handle(), n, init); });
+    std::uint32_t errors = 0;
+    vulkan::download(context, control, std::as_writable_bytes(std::span(&errors, 1)),
+                     GS_CONTROL_VALIDATION_ERRORS * 4);
+    return errors;
+  }
+};
+
+TEST_F(ValidationTest, CorrectScanPasses) {
+  EXPECT_EQ(mismatches(100003, true, [](auto&) {}), 0u);
+}
+
+TEST_F(ValidationTest, OneCorruptedElementIsCaughtTwice) {
+  // out[i] is wrong against out[i-1], and out[i+1] against out[i].
+  EXPECT_EQ(mismatches(100003, true, [](auto& out) { out[5000] += 1; }), 2u);
+  EXPECT_EQ(mismatches(100003, true, [](auto& out) { out.back() ^= 1u << 31; }), 1u);
+}
+
+TEST_F(ValidationTest, UnwrittenOutputIsCaught) {
+  EXPECT_EQ(mismatches(4099, false, [](auto&) {}), 4099u);
+}
+
+class BenchmarkTest : public VulkanTest {};
+
+TEST_F(BenchmarkTest, EveryImplementationValidatesEveryRun) {
+  BenchCase c;
+  c.n = 3 * 4096 + 7;
+  c.runs = 3;
+  c.seed = next_seed();
+  c.implementations = {Implementation::csdldf, Implementation::rts, Implementation::memcpy};
+  for (const auto& r : benchmark(test_device(), c)) {
+    EXPECT_EQ(r.validated, 3) << to_string(r.implementation) << " seed=" << c.seed;
+    EXPECT_EQ(r.ms.size(), 3u);
+    for (double ms : r.ms) EXPECT_GT(ms, 0.0);
+  }
+}
+
+}  // namespace
+}  // namespace gpuscan::testing
