@@ -22,6 +22,14 @@ layout(binding = GS_BINDING_CONTROL, std430) buffer Control { uint control[]; };
 // long wait into a wrong prefix).
 const uint WAIT_LIMIT = 1u << 14;
 
+// The statistics variant (a pipeline of its own, so the fast path pays nothing) counts,
+// in the look-back lanes, what the look-back did; the workgroup adds them up at the end.
+layout(constant_id = GS_SPEC_STATISTICS) const bool STATISTICS = false;
+uint spin_count = 0;       // reads that found the newest tile not ready
+uint step_count = 0;       // window reads
+uint fallback_count = 0;   // fallbacks initiated
+uint insertion_count = 0;  // fallback insertions into a tile that was NOT_READY
+
 const uint LOOKBACK_DONE = 0xFFFFFFFFu;
 shared uint wg_tile;
 shared uint wg_lookback;  // LOOKBACK_DONE, or the tile the workgroup must reduce
@@ -38,6 +46,7 @@ bool look_back(inout uint cursor, inout T prefix) {
   uint spins = 0;
   for (;;) {
     const uint word = read_window(cursor);
+    if (STATISTICS) ++step_count;
     const uint state = tile_state(word);
     const T value = tile_value(word);
     const uint not_ready = first_slot_in(state, GS_STATE_NOT_READY);
@@ -51,9 +60,12 @@ bool look_back(inout uint cursor, inout T prefix) {
       prefix = combine(reduce_window(value, not_ready), prefix);
       cursor -= not_ready;
       spins = 0;
-    } else if (++spins >= (FALLBACK ? MAX_SPINS : WAIT_LIMIT)) {
-      if (!FALLBACK && sg_lane() == 0) atomicAdd(control[GS_CONTROL_LOOKBACK_ABANDONED], 1);
-      return !FALLBACK;
+    } else {
+      if (STATISTICS) ++spin_count;
+      if (++spins >= (FALLBACK ? MAX_SPINS : WAIT_LIMIT)) {
+        if (!FALLBACK && sg_lane() == 0) atomicAdd(control[GS_CONTROL_LOOKBACK_ABANDONED], 1);
+        return !FALLBACK;
+      }
     }
   }
 }
@@ -62,6 +74,11 @@ bool look_back(inout uint cursor, inout T prefix) {
 // was there. Returns true when the prefix is complete.
 bool insert_fallback(inout uint cursor, inout T prefix, T reduction) {
   const uint before = post_tile(cursor, cursor == 0 ? GS_STATE_INCLUSIVE : GS_STATE_READY, reduction);
+  if (STATISTICS) {
+    ++fallback_count;
+    const bool was_posted = (before & GS_STATE_MASK) != GS_STATE_NOT_READY;
+    if (subgroupBallotBitCount(subgroupBallot(was_posted)) == 0) ++insertion_count;
+  }
   const uint state = subgroupBroadcast(tile_state(before), 0);
   const T value = subgroupBroadcast(tile_value(before), 0);
   if (state == GS_STATE_INCLUSIVE) {
@@ -72,6 +89,13 @@ bool insert_fallback(inout uint cursor, inout T prefix, T reduction) {
   if (cursor == 0) return true;
   cursor -= 1;
   return false;
+}
+
+void add_statistics() {
+  if (spin_count != 0) atomicAdd(control[GS_CONTROL_SPINS], spin_count);
+  if (step_count != 0) atomicAdd(control[GS_CONTROL_LOOKBACK_STEPS], step_count);
+  if (fallback_count != 0) atomicAdd(control[GS_CONTROL_FALLBACKS], fallback_count);
+  if (insertion_count != 0) atomicAdd(control[GS_CONTROL_INSERTIONS], insertion_count);
 }
 
 void main() {
@@ -112,6 +136,7 @@ void main() {
 
   if (is_lookback_lane()) {
     if (tile != 0) post_tile(tile, GS_STATE_INCLUSIVE, combine(prefix, aggregate));
+    if (STATISTICS && sg_lane() == 0) add_statistics();
     if (sg_lane() == 0) wg_prefix = tile == 0 ? init_value() : prefix;
   }
   barrier();

@@ -36,6 +36,7 @@ struct BenchResult {
   // csdl runs whose look-back gave up waiting for a predecessor (no forward progress on
   // this device); their output is wrong and they are not among the validated.
   int abandoned = 0;
+  std::vector<Statistics> statistics;  // per run, with Tuning::statistics for csdl/csdldf
 };
 
 // Runs every implementation of the case on the same random input. Outputs are poisoned

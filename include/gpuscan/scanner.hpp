@@ -26,10 +26,22 @@ struct Tuning {
   std::uint32_t workgroup_size = 0;
   std::uint32_t vectors_per_thread = 0;  // four elements each
   std::uint32_t subgroup_size = 0;  // logical subgroup size, <= the hardware's; 0: hardware
+  // Run the statistics variant of csdl/csdldf (separate pipelines: the normal ones pay
+  // nothing for it).
+  bool statistics = false;
+};
+
+// What the look-backs of one run did, summed over all workgroups.
+struct Statistics {
+  std::uint64_t spins = 0;           // reads that found the awaited tile not ready
+  std::uint64_t lookback_steps = 0;  // look-back reads (each covers a window of tiles)
+  std::uint64_t fallbacks = 0;       // fallbacks initiated
+  std::uint64_t insertions = 0;      // fallback insertions into a tile nobody had posted
 };
 
 struct RunResult {
   double gpu_ms = 0;  // device time of the scan, from device timestamps
+  std::optional<Statistics> statistics;  // with Tuning::statistics, for csdl and csdldf
 };
 
 namespace detail {

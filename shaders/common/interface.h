@@ -37,11 +37,17 @@
 #define GS_BINDING_CONTROL 6
 #define GS_BINDING_COUNT 7
 
-// Words of the control buffer. A run resets the first two; a benchmark the third.
+// Words of the control buffer. A run resets [0, GS_CONTROL_RUN_WORDS); a benchmark the
+// validation count. The four statistics are counted by the statistics variant only.
 #define GS_CONTROL_TILE_COUNTER 0
 #define GS_CONTROL_LOOKBACK_ABANDONED 1
-#define GS_CONTROL_VALIDATION_ERRORS 2
-#define GS_CONTROL_WORDS 4
+#define GS_CONTROL_SPINS 2
+#define GS_CONTROL_LOOKBACK_STEPS 3
+#define GS_CONTROL_FALLBACKS 4
+#define GS_CONTROL_INSERTIONS 5
+#define GS_CONTROL_RUN_WORDS 6
+#define GS_CONTROL_VALIDATION_ERRORS 6
+#define GS_CONTROL_WORDS 8
 
 // Specialization constant ids.
 #define GS_SPEC_WORKGROUP_SIZE 0
@@ -52,6 +58,8 @@
 #define GS_SPEC_FALLBACK 5
 #define GS_SPEC_MAX_SPINS 6
 #define GS_SPEC_PHASE 7
+#define GS_SPEC_STATISTICS 8
+#define GS_SPEC_COUNT 9
 
 // Phases of the reduce-then-scan kernel (one shader, three pipelines).
 #define GS_RTS_REDUCE 0

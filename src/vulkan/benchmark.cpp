@@ -43,8 +43,8 @@ std::vector<BenchResult> VulkanDevice::benchmark(const BenchCase& c, std::span<c
   vulkan::upload(context_, in, input);
   VulkanBuffer out(context_, c.n * element);  // memcpy writes n even for a reduction
   VulkanBuffer control(context_, ScanKernels::control_bytes);
-  // Per run: the abandoned-look-back and validation-error counts, then the first output.
-  constexpr std::size_t counts = 2 * sizeof(std::uint32_t);
+  // Per run: its counts, then its first output.
+  constexpr std::size_t counts = sizeof(RunCounts);
   VulkanBuffer checks(context_, runs * (counts + element), VulkanBuffer::Memory::staging);
   std::unique_ptr<VulkanBuffer> flush;
   if (!c.hot) flush = std::make_unique<VulkanBuffer>(context_, flush_bytes(info()));
@@ -87,8 +87,7 @@ std::vector<BenchResult> VulkanDevice::benchmark(const BenchCase& c, std::span<c
         kernels.record_validation(cmd, set.handle(), c.n, init);
         compute_to_all(cmd);
         // Keep this run's counts and first output, then clear the error count.
-        static_assert(GS_CONTROL_VALIDATION_ERRORS == GS_CONTROL_LOOKBACK_ABANDONED + 1);
-        const VkBufferCopy errors{GS_CONTROL_LOOKBACK_ABANDONED * 4, r * counts, counts};
+        const VkBufferCopy errors{RunCounts::offset, r * counts, counts};
         vkCmdCopyBuffer(cmd, control.handle(), checks.handle(), 1, &errors);
         const VkBufferCopy first{0, runs * counts + r * element, element};
         vkCmdCopyBuffer(cmd, out.handle(), checks.handle(), 1, &first);
@@ -97,17 +96,18 @@ std::vector<BenchResult> VulkanDevice::benchmark(const BenchCase& c, std::span<c
       }
     });
 
-    BenchResult result{implementation, timestamps.milliseconds(), 0, 0};
+    BenchResult result{implementation, timestamps.milliseconds(), 0, 0, {}};
     for (std::size_t r = 0; r < runs; ++r) {
-      std::uint32_t abandoned_and_errors[2];
-      std::memcpy(abandoned_and_errors, checks.mapped() + r * counts, counts);
+      RunCounts run_counts;
+      std::memcpy(&run_counts, checks.mapped() + r * counts, counts);
       const std::byte* first = checks.mapped() + runs * counts + r * element;
       const bool reduction_right = std::memcmp(first, expected_reduction.data(), element) == 0;
-      if (abandoned_and_errors[0] != 0) {
+      if (run_counts.abandoned != 0) {
         ++result.abandoned;
-      } else if (abandoned_and_errors[1] == 0 && (checked_on_device || reduction_right)) {
+      } else if (run_counts.validation_errors == 0 && (checked_on_device || reduction_right)) {
         ++result.validated;
       }
+      if (kernels.counts_statistics()) result.statistics.push_back(run_counts.statistics());
     }
     results.push_back(std::move(result));
   }

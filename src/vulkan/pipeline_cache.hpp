@@ -13,12 +13,13 @@
 #include <string>
 #include <utility>
 
+#include "shaders/common/interface.h"
 #include "vulkan/context.hpp"
 
 namespace gpuscan::vulkan {
 
 // Values of the specialization constants, indexed by GS_SPEC_*.
-using SpecConstants = std::array<std::uint32_t, 8>;
+using SpecConstants = std::array<std::uint32_t, GS_SPEC_COUNT>;
 
 class PipelineCache {
  public:

@@ -118,6 +118,7 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context, std::shared_ptr
   spec_[GS_SPEC_KIND] = static_cast<std::uint32_t>(kind);
   spec_[GS_SPEC_FALLBACK] = implementation == Implementation::csdldf;
   spec_[GS_SPEC_MAX_SPINS] = std::max<std::uint32_t>(1, tuning.max_spins);
+  spec_[GS_SPEC_STATISTICS] = tuning.statistics;
   // The workgroup's shared memory must hold the partials of two tiles.
   const std::size_t shared = 2 * (shape_.workgroup_size / shape_.subgroup_size) * size_of(dtype) + 64;
   if (shared > context_->limits().maxComputeSharedMemorySize) {
@@ -172,11 +173,9 @@ void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDesc
   switch (implementation_) {
     case Implementation::csdldf:
     case Implementation::csdl: {
-      // Every run starts from a zeroed spine (all NOT_READY), tile counter and
-      // abandoned-look-back count.
-      static_assert(GS_CONTROL_TILE_COUNTER == 0 && GS_CONTROL_LOOKBACK_ABANDONED == 1);
+      // Every run starts from a zeroed spine (all NOT_READY), tile counter and counts.
       vkCmdFillBuffer(cmd, buffers.spine.handle(), 0, (spine_bytes(n) + 3) & ~std::size_t{3}, 0);
-      vkCmdFillBuffer(cmd, buffers.control.handle(), 0, 8, 0);
+      vkCmdFillBuffer(cmd, buffers.control.handle(), 0, GS_CONTROL_RUN_WORDS * 4, 0);
       memory_barrier(cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                      VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
       dispatch(cmd, set, pipelines_->get(shader_, spec_), push, push.tile_count);

@@ -31,6 +31,18 @@ struct ScanBuffers {
   const VulkanBuffer& control;
 };
 
+// The counts a run leaves in the control buffer, words GS_CONTROL_LOOKBACK_ABANDONED to
+// GS_CONTROL_VALIDATION_ERRORS, in that order.
+struct RunCounts {
+  std::uint32_t abandoned, spins, lookback_steps, fallbacks, insertions, validation_errors;
+  static constexpr std::size_t offset = GS_CONTROL_LOOKBACK_ABANDONED * sizeof(std::uint32_t);
+  Statistics statistics() const { return {spins, lookback_steps, fallbacks, insertions}; }
+};
+static_assert(GS_CONTROL_SPINS == GS_CONTROL_LOOKBACK_ABANDONED + 1 &&
+              GS_CONTROL_INSERTIONS == GS_CONTROL_LOOKBACK_ABANDONED + 4 &&
+              GS_CONTROL_VALIDATION_ERRORS == GS_CONTROL_LOOKBACK_ABANDONED + 5 &&
+              sizeof(RunCounts) == 6 * sizeof(std::uint32_t));
+
 // One descriptor set over a ScanBuffers, in a pool of its own.
 class BindingSet {
  public:
@@ -65,6 +77,8 @@ class ScanKernels {
   void record_validation(VkCommandBuffer cmd, VkDescriptorSet set, std::size_t n, Value init) const;
 
   const TileShape& shape() const { return shape_; }
+  // Whether runs count look-back statistics (the statistics variant of a chained scan).
+  bool counts_statistics() const { return spec_[GS_SPEC_STATISTICS] && shader_.starts_with("chained_scan"); }
 
  private:
   void dispatch(VkCommandBuffer cmd, VkDescriptorSet set, VkPipeline pipeline, const PushConstants& push,

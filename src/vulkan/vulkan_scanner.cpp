@@ -40,19 +40,19 @@ RunResult VulkanScanner::run(const detail::BufferImpl& in, detail::BufferImpl& o
     kernels_.record(cmd, buffers, set.handle(), n, init);
     timestamps_.end(cmd, 0);
   });
-  if (spec_.algorithm == Algorithm::csdl) check_progress();
-  return RunResult{timestamps_.milliseconds().front()};
-}
-
-void VulkanScanner::check_progress() const {
-  std::uint32_t abandoned = 0;
-  download(context_, control_, std::as_writable_bytes(std::span(&abandoned, 1)),
-           GS_CONTROL_LOOKBACK_ABANDONED * sizeof(std::uint32_t));
-  if (abandoned != 0) {
-    throw ForwardProgressError("csdl on " + context_->info().name + ": " + std::to_string(abandoned) +
-                               " look-backs gave up waiting for a predecessor that made no progress "
-                               "(the device does not guarantee forward progress); use csdldf");
+  RunResult result{timestamps_.milliseconds().front(), std::nullopt};
+  // Only csdl can give up a look-back; only the statistics variant counts.
+  if (spec_.algorithm == Algorithm::csdl || kernels_.counts_statistics()) {
+    RunCounts counts{};
+    download(context_, control_, std::as_writable_bytes(std::span(&counts, 1)), RunCounts::offset);
+    if (counts.abandoned != 0) {
+      throw ForwardProgressError("csdl on " + context_->info().name + ": " + std::to_string(counts.abandoned) +
+                                 " look-backs gave up waiting for a predecessor that made no progress "
+                                 "(the device does not guarantee forward progress); use csdldf");
+    }
+    if (kernels_.counts_statistics()) result.statistics = counts.statistics();
   }
+  return result;
 }
 
 }  // namespace gpuscan::vulkan

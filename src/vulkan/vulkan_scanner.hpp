@@ -19,9 +19,6 @@ class VulkanScanner : public detail::ScannerImpl {
   RunResult run(const detail::BufferImpl& in, detail::BufferImpl& out, std::size_t n, Value init) override;
 
  private:
-  // Throws ForwardProgressError if a look-back of the last run gave up.
-  void check_progress() const;
-
   std::shared_ptr<const Context> context_;
   std::shared_ptr<PipelineCache> pipelines_;
   ScanSpec spec_;

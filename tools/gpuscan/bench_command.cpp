@@ -104,6 +104,17 @@ int run_bench(const BenchOptions& options) {
       row.gelems_per_s = static_cast<double>(n) / (row.median_ms * 1e-3) * 1e-9;
       row.vs_memcpy = memcpy_ms > 0 ? memcpy_ms / row.median_ms : 0;
       row.validated = r.validated;
+      if (!r.statistics.empty()) {
+        std::array<double, 4> mean{};
+        for (const Statistics& s : r.statistics) {
+          mean[0] += static_cast<double>(s.spins);
+          mean[1] += static_cast<double>(s.lookback_steps);
+          mean[2] += static_cast<double>(s.fallbacks);
+          mean[3] += static_cast<double>(s.insertions);
+        }
+        for (double& m : mean) m /= static_cast<double>(r.statistics.size());
+        row.statistics = mean;
+      }
       failed_runs += runs - r.validated - r.abandoned;
       if (r.abandoned > 0) {
         std::fprintf(stderr, "bench: n = %zu: %d %s runs gave up waiting for a stalled predecessor "

@@ -74,6 +74,9 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--runs", bench.runs, "Timed runs per size (default 30 on a GPU, 5 on a CPU driver)")
       ->check(CLI::PositiveNumber);
   bench_cmd->add_flag("--hot", bench.hot, "Do not flush the cache between runs");
+  bench_cmd->add_flag("--stats", bench.tuning.statistics,
+                      "Run the statistics variant of csdl/csdldf and report spins, look-back steps, fallbacks "
+                      "and insertions (mean per run)");
   bench_cmd->add_option("--seed", bench.seed, "Seed of the random input")->capture_default_str();
   bench_cmd->add_option("--max-spins", bench.tuning.max_spins, "Look-back reads of a tile before csdldf falls back")
       ->capture_default_str()

@@ -2,7 +2,9 @@
 // table for people.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,8 @@ struct BenchRow {
   double gelems_per_s = 0;
   double vs_memcpy = 0;  // 0: no memcpy row at this n
   int validated = 0;
+  // Mean per run of spins, look-back steps, fallbacks and insertions (with --stats).
+  std::optional<std::array<double, 4>> statistics;
 };
 
 // Writes the rows to `path` through a temporary file, so a failure leaves no partial file.
