@@ -35,13 +35,19 @@ echo "== bench: u32 add inclusive =="
 "$bin/gpuscan" bench --backend vulkan --sizes "${GPU_RUN_SIZES:-16:28}" \
   --csv "$out/vulkan-u32-add-inclusive.csv" 2>&1 | tee "$out/bench.log" || status=1
 
+echo "== look-back statistics (csdldf, csdl) =="
+"$bin/gpuscan" bench --backend vulkan --sizes 20:28 --runs 10 --algorithms csdldf,csdl,memcpy --stats \
+  --csv "$out/vulkan-u32-add-inclusive-stats.csv" 2>&1 | tee "$out/stats.log" || status=1
+
 if [ "${GPU_RUN_TUNING:-0}" = 1 ]; then
-  echo "== tuning sweep at 2^24..2^28 =="
-  for vpt in 2 4 8; do
-    for spins in 1 4 16 64; do
-      echo "-- vectors per thread $vpt, max spins $spins"
-      "$bin/gpuscan" bench --backend vulkan --sizes 24:28 --runs 20 --algorithms csdldf,memcpy \
-        --vectors-per-thread "$vpt" --max-spins "$spins" 2>/dev/null | grep -E "csdldf" || status=1
+  echo "== tuning sweep at 2^26..2^28 (csdldf vs memcpy) =="
+  for wg in 128 256 512; do
+    for vpt in 4 8 16; do
+      for spins in 4 32; do
+        echo "-- workgroup $wg, vectors per thread $vpt, max spins $spins"
+        "$bin/gpuscan" bench --backend vulkan --sizes 26:28 --runs 20 --algorithms csdldf,memcpy \
+          --workgroup-size "$wg" --vectors-per-thread "$vpt" --max-spins "$spins" 2>/dev/null | grep -E "csdldf" || status=1
+      done
     done
   done 2>&1 | tee "$out/tuning.log"
 fi
