@@ -41,12 +41,13 @@ echo "== look-back statistics (csdldf, csdl) =="
 
 if [ "${GPU_RUN_TUNING:-0}" = 1 ]; then
   echo "== tuning sweep at 2^26..2^28 (csdldf vs memcpy) =="
-  for wg in 128 256 512; do
-    for vpt in 4 8 16; do
-      for spins in 4 32; do
-        echo "-- workgroup $wg, vectors per thread $vpt, max spins $spins"
+  for wg in 256 512; do
+    for vpt in 4 8; do
+      for depth in 1 2 4 8; do
+        echo "-- workgroup $wg, vectors per thread $vpt, look-back depth $depth"
         "$bin/gpuscan" bench --backend vulkan --sizes 26:28 --runs 20 --algorithms csdldf,memcpy \
-          --workgroup-size "$wg" --vectors-per-thread "$vpt" --max-spins "$spins" 2>/dev/null | grep -E "csdldf" || status=1
+          --workgroup-size "$wg" --vectors-per-thread "$vpt" --lookback-depth "$depth" 2>/dev/null |
+          grep -E "csdldf" || status=1
       done
     done
   done 2>&1 | tee "$out/tuning.log"

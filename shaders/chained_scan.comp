@@ -11,22 +11,20 @@
 #include "common/tile_state.glsl"
 
 layout(constant_id = GS_SPEC_FALLBACK) const bool FALLBACK = true;
+// Look-back steps without progress after which csdldf falls back, or csdl gives up and
+// says so in the control buffer (the host picks a wait far longer than any on a GPU with
+// forward progress, and short enough to stay under the loop-iteration limit of CPU
+// drivers: llvmpipe ends any shader loop after about 65535 iterations in all, silently,
+// so an unbounded spin there would turn a long wait into a wrong prefix).
 layout(constant_id = GS_SPEC_MAX_SPINS) const uint MAX_SPINS = 4;
 
 layout(binding = GS_BINDING_CONTROL, std430) buffer Control { uint control[]; };
 
-// Reads without progress after which a look-back without fallback gives up and says so in
-// the control buffer: far longer than any wait on a GPU with forward progress, and short
-// enough to stay under the loop-iteration limit of CPU drivers (llvmpipe ends any shader
-// loop after about 65535 iterations in all, silently, so an unbounded spin there turns a
-// long wait into a wrong prefix).
-const uint WAIT_LIMIT = 1u << 14;
-
 // The statistics variant (a pipeline of its own, so the fast path pays nothing) counts,
 // in the look-back lanes, what the look-back did; the workgroup adds them up at the end.
 layout(constant_id = GS_SPEC_STATISTICS) const bool STATISTICS = false;
-uint spin_count = 0;       // reads that found the newest tile not ready
-uint step_count = 0;       // window reads
+uint spin_count = 0;       // steps that found the newest tile not ready
+uint step_count = 0;       // look-back steps (LOOKBACK_DEPTH window reads each)
 uint fallback_count = 0;   // fallbacks initiated
 uint insertion_count = 0;  // fallback insertions into a tile that was NOT_READY
 
@@ -38,34 +36,43 @@ shared T wg_prefix;
 T init_value() { return t_from_words(uvec2(pc.init_lo, pc.init_hi)); }
 bool is_blocked(uint tile) { return ((tile + 1) & pc.blocking_mask) == 0; }
 
-// Look-back lanes: walks back from `cursor` a window at a time, accumulating into
-// `prefix`, until an INCLUSIVE tile ends the walk (true), or the newest tile not yet
-// taken stays unreadable for MAX_SPINS reads (false: the caller falls back on `cursor`).
-// Without FALLBACK it waits up to WAIT_LIMIT reads, then gives up and reports it.
+// Look-back lanes: walks back from `cursor`, LOOKBACK_DEPTH windows per step,
+// accumulating into `prefix`, until an INCLUSIVE tile ends the walk (true), or the newest
+// tile not yet taken stays unreadable for MAX_SPINS steps (false: the caller falls back
+// on `cursor`). Without FALLBACK, MAX_SPINS steps without progress make it give up and
+// report it.
 bool look_back(inout uint cursor, inout T prefix) {
   uint spins = 0;
   for (;;) {
-    const uint word = read_window(cursor);
+    uint words[LOOKBACK_DEPTH];
+    for (uint depth = 0; depth < LOOKBACK_DEPTH; ++depth) words[depth] = read_window(cursor, depth);
     if (STATISTICS) ++step_count;
-    const uint state = tile_state(word);
-    const T value = tile_value(word);
-    const uint not_ready = first_slot_in(state, GS_STATE_NOT_READY);
-    const uint inclusive = first_slot_in(state, GS_STATE_INCLUSIVE);
-    if (inclusive < not_ready) {
-      prefix = combine(reduce_window(value, inclusive + 1), prefix);
-      return true;
-    }
-    if (not_ready > 0) {
+    // Take the windows in order while they are all READY; stop at an INCLUSIVE tile (done)
+    // or at a tile not ready yet (read again from there).
+    bool moved = false;
+    for (uint depth = 0; depth < LOOKBACK_DEPTH; ++depth) {
+      const uint state = tile_state(words[depth]);
+      const T value = tile_value(words[depth]);
+      const uint not_ready = first_slot_in(state, GS_STATE_NOT_READY);
+      const uint inclusive = first_slot_in(state, GS_STATE_INCLUSIVE);
+      if (inclusive < not_ready) {
+        prefix = combine(reduce_window(value, inclusive + 1), prefix);
+        return true;
+      }
       // Slots before tile 0 read NOT_READY, and tile 0 is never READY: cursor stays >= 0.
       prefix = combine(reduce_window(value, not_ready), prefix);
       cursor -= not_ready;
+      moved = moved || not_ready > 0;
+      if (not_ready < WINDOW) break;
+    }
+    if (moved) {
       spins = 0;
-    } else {
-      if (STATISTICS) ++spin_count;
-      if (++spins >= (FALLBACK ? MAX_SPINS : WAIT_LIMIT)) {
-        if (!FALLBACK && sg_lane() == 0) atomicAdd(control[GS_CONTROL_LOOKBACK_ABANDONED], 1);
-        return !FALLBACK;
-      }
+      continue;
+    }
+    if (STATISTICS) ++spin_count;
+    if (++spins >= MAX_SPINS) {
+      if (!FALLBACK && sg_lane() == 0) atomicAdd(control[GS_CONTROL_LOOKBACK_ABANDONED], 1);
+      return !FALLBACK;
     }
   }
 }

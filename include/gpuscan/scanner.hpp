@@ -26,6 +26,8 @@ struct Tuning {
   std::uint32_t workgroup_size = 0;
   std::uint32_t vectors_per_thread = 0;  // four elements each
   std::uint32_t subgroup_size = 0;  // logical subgroup size, <= the hardware's; 0: hardware
+  // Windows of (subgroup size / words per tile) tiles a look-back step reads at once.
+  std::uint32_t lookback_depth = 0;
   // Run the statistics variant of csdl/csdldf (separate pipelines: the normal ones pay
   // nothing for it).
   bool statistics = false;

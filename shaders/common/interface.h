@@ -59,7 +59,8 @@
 #define GS_SPEC_MAX_SPINS 6
 #define GS_SPEC_PHASE 7
 #define GS_SPEC_STATISTICS 8
-#define GS_SPEC_COUNT 9
+#define GS_SPEC_LOOKBACK_DEPTH 9
+#define GS_SPEC_COUNT 10
 
 // Phases of the reduce-then-scan kernel (one shader, three pipelines).
 #define GS_RTS_REDUCE 0

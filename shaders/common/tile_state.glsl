@@ -15,8 +15,11 @@
 
 layout(binding = GS_BINDING_SPINE_WORDS, std430) buffer SpineWords { uint spine_words[]; };
 
-// Tiles one window read covers.
+// Tiles one window read covers, and windows read at once: a look-back step issues
+// LOOKBACK_DEPTH independent reads, so it costs one memory round trip for
+// LOOKBACK_DEPTH * WINDOW tiles.
 const uint WINDOW = SUBGROUP_SIZE / SPLIT_WORDS;
+layout(constant_id = GS_SPEC_LOOKBACK_DEPTH) const uint LOOKBACK_DEPTH = 4;
 
 bool is_lookback_lane() { return flat_thread_id() < SUBGROUP_SIZE; }
 uint word_index() { return sg_lane() % SPLIT_WORDS; }
@@ -36,10 +39,12 @@ uint post_tile(uint tile, uint state, T value) {
                    gl_StorageSemanticsNone, gl_SemanticsRelaxed);
 }
 
-// Reads the window of tiles cursor, cursor - 1, ...; slots before tile 0 read NOT_READY.
-uint read_window(uint cursor) {
-  if (window_slot() > cursor) return GS_STATE_NOT_READY;
-  return atomicLoad(spine_words[(cursor - window_slot()) * SPLIT_WORDS + word_index()], gl_ScopeQueueFamily,
+// Reads window `depth` of the tiles before `cursor`: slot s holds tile
+// cursor - depth * WINDOW - s. Slots before tile 0 read NOT_READY.
+uint read_window(uint cursor, uint depth) {
+  const uint back = depth * WINDOW + window_slot();
+  if (back > cursor) return GS_STATE_NOT_READY;
+  return atomicLoad(spine_words[(cursor - back) * SPLIT_WORDS + word_index()], gl_ScopeQueueFamily,
                     gl_StorageSemanticsNone, gl_SemanticsRelaxed);
 }
 

@@ -57,6 +57,11 @@ std::string kernel_name(Implementation implementation, DType dtype) {
   }
 }
 
+// Look-back steps without progress before csdl gives up: on a GPU with forward progress a
+// wait never comes near it; a CPU driver must stay under llvmpipe's limit of about 65535
+// loop iterations per invocation (a step runs a few dozen).
+std::uint32_t csdl_wait_limit(const DeviceInfo& info) { return info.type == "CPU" ? 256 : 1u << 22; }
+
 }  // namespace
 
 BindingSet::BindingSet(std::shared_ptr<const Context> context, VkDescriptorSetLayout layout,
@@ -117,8 +122,11 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context, std::shared_ptr
   spec_[GS_SPEC_OP] = static_cast<std::uint32_t>(op);
   spec_[GS_SPEC_KIND] = static_cast<std::uint32_t>(kind);
   spec_[GS_SPEC_FALLBACK] = implementation == Implementation::csdldf;
-  spec_[GS_SPEC_MAX_SPINS] = std::max<std::uint32_t>(1, tuning.max_spins);
+  spec_[GS_SPEC_MAX_SPINS] = implementation == Implementation::csdl ? csdl_wait_limit(context_->info())
+                                                                    : std::max<std::uint32_t>(1, tuning.max_spins);
   spec_[GS_SPEC_STATISTICS] = tuning.statistics;
+  spec_[GS_SPEC_LOOKBACK_DEPTH] = tuning.lookback_depth ? tuning.lookback_depth : 4;
+  if (spec_[GS_SPEC_LOOKBACK_DEPTH] > 16) throw UsageError("look-back depth must be in [1, 16]");
   // The workgroup's shared memory must hold the partials of two tiles.
   const std::size_t shared = 2 * (shape_.workgroup_size / shape_.subgroup_size) * size_of(dtype) + 64;
   if (shared > context_->limits().maxComputeSharedMemorySize) {

@@ -86,6 +86,8 @@ int main(int argc, char** argv) {
                         "Four-element vectors per thread (default 4 for 32-bit types, 2 for 64-bit)");
   bench_cmd->add_option("--subgroup-size", bench.tuning.subgroup_size,
                         "Logical subgroup size, a power of two up to the hardware's (default: the hardware's)");
+  bench_cmd->add_option("--lookback-depth", bench.tuning.lookback_depth,
+                        "Windows of tiles a look-back step reads at once (default 4)");
   bench_cmd->add_option("--csv", bench.csv, "Also write the results as CSV to this file");
 
   try {
