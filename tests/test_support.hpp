@@ -39,8 +39,9 @@ inline std::uint64_t next_seed() {
 
 // Runs `attempt` (poison the output, run the scan). A csdl look-back that gave up waiting
 // for a stalled predecessor (ForwardProgressError: a CPU driver does not promise forward
-// progress) is reported and the attempt repeated, up to five times; any other failure
-// stands.
+// progress, and on two busy cores a run in ten or so sees a worker thread preempted for
+// milliseconds) is reported and the attempt repeated, up to twenty times; any other
+// failure stands.
 template <class Attempt>
 void run_with_progress_retries(const Scanner& scanner, Attempt attempt) {
   for (int tries = 1;; ++tries) {
@@ -48,7 +49,7 @@ void run_with_progress_retries(const Scanner& scanner, Attempt attempt) {
       attempt();
       return;
     } catch (const ForwardProgressError& e) {
-      if (scanner.spec().algorithm != Algorithm::csdl || tries == 5) throw;
+      if (scanner.spec().algorithm != Algorithm::csdl || tries == 20) throw;
       std::printf("note: %s; repeating the run\n", e.what());
     }
   }

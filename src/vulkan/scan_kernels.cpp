@@ -57,10 +57,11 @@ std::string kernel_name(Implementation implementation, DType dtype) {
   }
 }
 
-// Look-back steps without progress before csdl gives up: on a GPU with forward progress a
-// wait never comes near it; a CPU driver must stay under llvmpipe's limit of about 65535
-// loop iterations per invocation (a step runs a few dozen).
-std::uint32_t csdl_wait_limit(const DeviceInfo& info) { return info.type == "CPU" ? 256 : 1u << 22; }
+// Look-back steps without progress before csdl gives up. On a GPU with forward progress
+// a wait never comes near 2^22. A CPU driver must stay under llvmpipe's limit of about
+// 65535 loop iterations per invocation: a step takes about four, and 16384 steps were
+// seen to hit the limit (wrong output, nothing reported) where 8192 never did.
+std::uint32_t csdl_wait_limit(const DeviceInfo& info) { return info.type == "CPU" ? 8192 : 1u << 22; }
 
 }  // namespace
 
