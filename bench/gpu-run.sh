@@ -41,13 +41,14 @@ echo "== look-back statistics (csdldf, csdl) =="
 
 if [ "${GPU_RUN_TUNING:-0}" = 1 ]; then
   echo "== tuning sweep at 2^26..2^28 (csdldf vs memcpy) =="
-  for wg in 256 512; do
-    for vpt in 4 8; do
-      for depth in 1 2 4 8; do
+  GPUSCAN_PIPELINE_STATISTICS=1 "$bin/gpuscan" bench --backend vulkan --sizes 20:20 --runs 2 2>&1 | grep "^pipeline"
+  for wg in 256 512 1024; do
+    for vpt in 2 4; do
+      for depth in 1 2; do
         echo "-- workgroup $wg, vectors per thread $vpt, look-back depth $depth"
-        "$bin/gpuscan" bench --backend vulkan --sizes 26:28 --runs 20 --algorithms csdldf,memcpy \
-          --workgroup-size "$wg" --vectors-per-thread "$vpt" --lookback-depth "$depth" 2>/dev/null |
-          grep -E "csdldf" || status=1
+        GPUSCAN_PIPELINE_STATISTICS=1 "$bin/gpuscan" bench --backend vulkan --sizes 26:28 --runs 20 \
+          --algorithms csdldf,memcpy --workgroup-size "$wg" --vectors-per-thread "$vpt" \
+          --lookback-depth "$depth" 2>&1 | grep -E "csdldf|pipeline chained" | cut -c1-400 || status=1
       done
     done
   done 2>&1 | tee "$out/tuning.log"

@@ -47,6 +47,15 @@ Context::Context(std::shared_ptr<Instance> instance, const Instance::PhysicalDev
   require_subgroup_size_ = has13.subgroupSizeControl && has13.computeFullSubgroups &&
                            (props13.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT);
   int64_ = has.features.shaderInt64 && has12.shaderSubgroupExtendedTypes;
+  std::uint32_t extension_count = 0;
+  vkEnumerateDeviceExtensionProperties(physical_, nullptr, &extension_count, nullptr);
+  std::vector<VkExtensionProperties> extensions(extension_count);
+  vkEnumerateDeviceExtensionProperties(physical_, nullptr, &extension_count, extensions.data());
+  for (const auto& e : extensions) {
+    if (std::string_view(e.extensionName) == VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) {
+      pipeline_statistics_ = true;
+    }
+  }
   float64_ = has.features.shaderFloat64;
 
   VkPhysicalDeviceVulkan13Features use13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
@@ -58,6 +67,10 @@ Context::Context(std::shared_ptr<Instance> instance, const Instance::PhysicalDev
   use12.pNext = &use13;
   use12.vulkanMemoryModel = VK_TRUE;
   use12.shaderSubgroupExtendedTypes = has12.shaderSubgroupExtendedTypes;
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR use_statistics{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  use_statistics.pipelineExecutableInfo = VK_TRUE;
+  if (pipeline_statistics_) use13.pNext = &use_statistics;
   VkPhysicalDeviceFeatures2 use{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   use.pNext = &use12;
   use.features.shaderInt64 = has.features.shaderInt64;
@@ -71,6 +84,11 @@ Context::Context(std::shared_ptr<Instance> instance, const Instance::PhysicalDev
   queue_info.pQueuePriorities = &priority;
   VkDeviceCreateInfo device_info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   device_info.pNext = &use;
+  const char* statistics_extension = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
+  if (pipeline_statistics_) {
+    device_info.enabledExtensionCount = 1;
+    device_info.ppEnabledExtensionNames = &statistics_extension;
+  }
   device_info.queueCreateInfoCount = 1;
   device_info.pQueueCreateInfos = &queue_info;
   check(vkCreateDevice(physical_, &device_info, nullptr, &device_), "vkCreateDevice");

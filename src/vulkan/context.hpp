@@ -30,6 +30,8 @@ class Context {
   bool can_require_subgroup_size() const { return require_subgroup_size_; }
   bool has_int64() const { return int64_; }
   bool has_float64() const { return float64_; }
+  // Whether the driver reports compiler statistics of pipelines (registers, ...).
+  bool has_pipeline_statistics() const { return pipeline_statistics_; }
 
   // Index of a memory type with all of `flags` among `type_bits`, or -1.
   int memory_type(std::uint32_t type_bits, VkMemoryPropertyFlags flags) const;
@@ -49,6 +51,7 @@ class Context {
   bool require_subgroup_size_ = false;
   bool int64_ = false;
   bool float64_ = false;
+  bool pipeline_statistics_ = false;
 };
 
 // A memory barrier between two stages (all buffers), using synchronization2.

@@ -1,5 +1,8 @@
 #include "vulkan/pipeline_cache.hpp"
 
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
 #include <vector>
 
 #include "shaders/common/interface.h"
@@ -71,13 +74,46 @@ VkPipeline PipelineCache::get(const std::string& shader, const SpecConstants& co
     info.stage.flags = VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;
   }
   info.layout = layout_;
+  const bool report = context_->has_pipeline_statistics() && std::getenv("GPUSCAN_PIPELINE_STATISTICS") != nullptr;
+  if (report) info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   VkPipeline pipeline = VK_NULL_HANDLE;
   const VkResult result =
       vkCreateComputePipelines(context_->device(), VK_NULL_HANDLE, 1, &info, nullptr, &pipeline);
   vkDestroyShaderModule(context_->device(), module, nullptr);
   check(result, "vkCreateComputePipelines");
   pipelines_.emplace(key, pipeline);
+  if (report) print_statistics(shader, constants, pipeline);
   return pipeline;
+}
+
+// Developer diagnostics (GPUSCAN_PIPELINE_STATISTICS=1): the driver's compiler report of a
+// new pipeline, registers and shared memory among it, on stderr.
+void PipelineCache::print_statistics(const std::string& shader, const SpecConstants& constants,
+                                     VkPipeline pipeline) const {
+  auto get_statistics = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
+      vkGetDeviceProcAddr(context_->device(), "vkGetPipelineExecutableStatisticsKHR"));
+  if (get_statistics == nullptr) return;
+  VkPipelineExecutableInfoKHR executable{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+  executable.pipeline = pipeline;
+  std::uint32_t count = 0;
+  if (get_statistics(context_->device(), &executable, &count, nullptr) != VK_SUCCESS) return;
+  std::vector<VkPipelineExecutableStatisticKHR> statistics(count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
+  if (get_statistics(context_->device(), &executable, &count, statistics.data()) != VK_SUCCESS) return;
+  std::ostringstream line;
+  line << "pipeline " << shader << " spec";
+  for (std::uint32_t c : constants) line << " " << c;
+  line << ":";
+  for (const auto& s : statistics) {
+    line << " " << s.name << "=";
+    switch (s.format) {
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: line << (s.value.b32 ? "true" : "false"); break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: line << s.value.i64; break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: line << s.value.u64; break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR: line << s.value.f64; break;
+      default: break;
+    }
+  }
+  std::fprintf(stderr, "%s\n", line.str().c_str());
 }
 
 }  // namespace gpuscan::vulkan
