@@ -42,14 +42,13 @@ echo "== look-back statistics (csdldf, csdl) =="
 if [ "${GPU_RUN_TUNING:-0}" = 1 ]; then
   echo "== tuning sweep at 2^26..2^28 (csdldf vs memcpy) =="
   GPUSCAN_PIPELINE_STATISTICS=1 "$bin/gpuscan" bench --backend vulkan --sizes 20:20 --runs 2 2>&1 | grep "^pipeline"
-  for wg in 256 512 1024; do
-    for vpt in 2 4; do
-      for depth in 1 2; do
-        echo "-- workgroup $wg, vectors per thread $vpt, look-back depth $depth"
-        GPUSCAN_PIPELINE_STATISTICS=1 "$bin/gpuscan" bench --backend vulkan --sizes 26:28 --runs 20 \
-          --algorithms csdldf,memcpy --workgroup-size "$wg" --vectors-per-thread "$vpt" \
-          --lookback-depth "$depth" 2>&1 | grep -E "csdldf|pipeline chained" | cut -c1-400 || status=1
-      done
+  for shape in "256 4" "512 4" "1024 2" "256 8" "512 8" "1024 4"; do
+    set -- $shape
+    for park in "" "--park-in-shared"; do
+      echo "-- workgroup $1, vectors per thread $2 $park"
+      GPUSCAN_PIPELINE_STATISTICS=1 "$bin/gpuscan" bench --backend vulkan --sizes 26:28 --runs 20 \
+        --algorithms csdldf,memcpy --workgroup-size "$1" --vectors-per-thread "$2" --lookback-depth 1 \
+        $park 2>&1 | grep -E "csdldf|pipeline chained" | cut -c1-200 || status=1
     done
   done 2>&1 | tee "$out/tuning.log"
 fi

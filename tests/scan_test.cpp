@@ -118,6 +118,30 @@ TEST_P(AlgorithmTest, LogicalSubgroupsOfFourAndEight) {
   }
 }
 
+// Every tile-shape and look-back knob a benchmark can turn still gives exact results.
+TEST_P(AlgorithmTest, EveryTuningKnobKeepsResultsExact) {
+  std::vector<Tuning> tunings(6);
+  tunings[0].park_in_shared = true;
+  tunings[1].lookback_depth = 1;
+  tunings[2].lookback_depth = 3;
+  tunings[3].workgroup_size = 64;
+  tunings[3].vectors_per_thread = 1;
+  tunings[4].workgroup_size = 512;
+  tunings[4].vectors_per_thread = 8;
+  tunings[4].park_in_shared = true;
+  tunings[5].max_spins = 1;
+  tunings[5].lookback_depth = 2;
+  for (const Tuning& tuning : tunings) {
+    SCOPED_TRACE("workgroup " + std::to_string(tuning.workgroup_size) + " vectors " +
+                 std::to_string(tuning.vectors_per_thread) + " depth " + std::to_string(tuning.lookback_depth) +
+                 " park " + std::to_string(tuning.park_in_shared));
+    for (std::size_t n : {std::size_t{3}, std::size_t{70001}, std::size_t{1} << 20}) {
+      expect_scan_matches({{DType::u32, Op::add, Kind::inclusive, GetParam()}, tuning}, n);
+    }
+    expect_scan_matches({{DType::u32, Op::max, Kind::exclusive, GetParam()}, tuning}, 9999, 77u);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Vulkan, AlgorithmTest, ::testing::Values(Algorithm::csdldf, Algorithm::csdl, Algorithm::rts),
                          [](const auto& param_info) { return std::string(to_string(param_info.param)); });
 

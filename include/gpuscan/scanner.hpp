@@ -28,6 +28,8 @@ struct Tuning {
   std::uint32_t subgroup_size = 0;  // logical subgroup size, <= the hardware's; 0: hardware
   // Windows of (subgroup size / words per tile) tiles a look-back step reads at once.
   std::uint32_t lookback_depth = 0;
+  // Park the scanned tile in shared memory during the look-back instead of registers.
+  bool park_in_shared = false;
   // Run the statistics variant of csdl/csdldf (separate pipelines: the normal ones pay
   // nothing for it).
   bool statistics = false;
