@@ -1,5 +1,6 @@
 #include "vulkan/context.hpp"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,11 @@ Context::Context(std::shared_ptr<Instance> instance, const Instance::PhysicalDev
   require_subgroup_size_ = has13.subgroupSizeControl && has13.computeFullSubgroups &&
                            (props13.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT);
   int64_ = has.features.shaderInt64 && has12.shaderSubgroupExtendedTypes;
+  max_workgroup_size_ = std::min(limits_.maxComputeWorkGroupSize[0], limits_.maxComputeWorkGroupInvocations);
+  if (require_subgroup_size_) {
+    // A required subgroup size also bounds the workgroup to that many subgroups.
+    max_workgroup_size_ = std::min(max_workgroup_size_, info_.subgroup_size * props13.maxComputeWorkgroupSubgroups);
+  }
   std::uint32_t extension_count = 0;
   vkEnumerateDeviceExtensionProperties(physical_, nullptr, &extension_count, nullptr);
   std::vector<VkExtensionProperties> extensions(extension_count);

@@ -28,6 +28,8 @@ class Context {
   // subgroups) so that every pipeline is guaranteed to get it.
   std::uint32_t subgroup_size() const { return info_.subgroup_size; }
   bool can_require_subgroup_size() const { return require_subgroup_size_; }
+  // The largest workgroup, in threads, that pipelines on this device may use.
+  std::uint32_t max_workgroup_size() const { return max_workgroup_size_; }
   bool has_int64() const { return int64_; }
   bool has_float64() const { return float64_; }
   // Whether the driver reports compiler statistics of pipelines (registers, ...).
@@ -52,6 +54,7 @@ class Context {
   bool int64_ = false;
   bool float64_ = false;
   bool pipeline_statistics_ = false;
+  std::uint32_t max_workgroup_size_ = 0;
 };
 
 // A memory barrier between two stages (all buffers), using synchronization2.

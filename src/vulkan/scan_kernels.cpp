@@ -32,10 +32,9 @@ TileShape choose_shape(const Context& context, DType dtype, const Tuning& tuning
                      " must be a power of two in [4, " + std::to_string(hardware) + "]" + where);
   }
   if (!is_power_of_two(shape.workgroup_size) || shape.workgroup_size < hardware ||
-      shape.workgroup_size > context.limits().maxComputeWorkGroupSize[0] ||
-      shape.workgroup_size > context.limits().maxComputeWorkGroupInvocations) {
-    throw UsageError("workgroup size " + std::to_string(shape.workgroup_size) +
-                     " must be a power of two, at least the subgroup size and within the device limit" + where);
+      shape.workgroup_size > context.max_workgroup_size()) {
+    throw UsageError("workgroup size " + std::to_string(shape.workgroup_size) + " must be a power of two in [" +
+                     std::to_string(hardware) + ", " + std::to_string(context.max_workgroup_size()) + "]" + where);
   }
   if (shape.vectors_per_thread == 0 || shape.vectors_per_thread > 64) {
     throw UsageError("vectors per thread must be in [1, 64]");
