@@ -11,6 +11,8 @@
 #include "common/tile_state.glsl"
 
 layout(constant_id = GS_SPEC_FALLBACK) const bool FALLBACK = true;
+// Tiles in dispatch order (workgroup id) instead of from the tile counter: csdldf only.
+layout(constant_id = GS_SPEC_DISPATCH_ORDER) const bool DISPATCH_ORDER = false;
 // Look-back steps without progress after which csdldf falls back, or csdl gives up and
 // says so in the control buffer (the host picks a wait far longer than any on a GPU with
 // forward progress, and short enough to stay under the loop-iteration limit of CPU
@@ -106,9 +108,12 @@ void add_statistics() {
 }
 
 void main() {
-  if (gl_LocalInvocationIndex == 0) wg_tile = atomicAdd(control[GS_CONTROL_TILE_COUNTER], 1);
-  barrier();
-  const uint tile = wg_tile;
+  uint tile = linear_workgroup_id();
+  if (!DISPATCH_ORDER) {
+    if (gl_LocalInvocationIndex == 0) wg_tile = atomicAdd(control[GS_CONTROL_TILE_COUNTER], 1);
+    barrier();
+    tile = wg_tile;
+  }
   if (tile >= pc.tile_count) return;
 
   T aggregate = tile_local_scan(tile, SLOT_OWN);

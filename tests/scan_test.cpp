@@ -121,7 +121,6 @@ TEST_P(AlgorithmTest, LogicalSubgroupsOfFourAndEight) {
 // Every tile-shape and look-back knob a benchmark can turn still gives exact results.
 TEST_P(AlgorithmTest, EveryTuningKnobKeepsResultsExact) {
   std::vector<Tuning> tunings(6);
-  tunings[0].park_in_shared = true;
   tunings[1].lookback_depth = 1;
   tunings[2].lookback_depth = 3;
   tunings[3].workgroup_size = 64;
@@ -134,8 +133,7 @@ TEST_P(AlgorithmTest, EveryTuningKnobKeepsResultsExact) {
   tunings[5].lookback_depth = 2;
   for (const Tuning& tuning : tunings) {
     SCOPED_TRACE("workgroup " + std::to_string(tuning.workgroup_size) + " vectors " +
-                 std::to_string(tuning.vectors_per_thread) + " depth " + std::to_string(tuning.lookback_depth) +
-                 " park " + std::to_string(tuning.park_in_shared));
+                 std::to_string(tuning.vectors_per_thread) + " depth " + std::to_string(tuning.lookback_depth));
     for (std::size_t n : {std::size_t{3}, std::size_t{70001}, std::size_t{1} << 20}) {
       expect_scan_matches({{DType::u32, Op::add, Kind::inclusive, GetParam()}, tuning}, n);
     }
@@ -150,6 +148,19 @@ class FallbackTest : public VulkanTest {};
 
 // Tiles that never post their aggregate force every successor into the fallback; the
 // result must stay exact at every blocking rate, with one or many look-back reads.
+// Tiles in dispatch order, without the tile counter: correct whatever order the device
+// starts workgroups in, because a look-back falls back on a tile nobody has started.
+TEST_F(FallbackTest, DispatchOrderTilesStayExact) {
+  Tuning tuning;
+  tuning.dispatch_order = true;
+  for (std::size_t n : {std::size_t{1}, std::size_t{4097}, std::size_t{1} << 20, (std::size_t{1} << 22) + 3}) {
+    expect_scan_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, n);
+  }
+  tuning.blocking_mask = 1;
+  expect_scan_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, 100003);
+  EXPECT_THROW(Scanner(test_device(), {DType::u32, Op::add, Kind::inclusive, Algorithm::csdl}, tuning), UsageError);
+}
+
 TEST_F(FallbackTest, ExactUnderSimulatedBlockingAtEveryRate) {
   for (std::uint32_t k = 0; k <= 9; ++k) {
     for (std::uint32_t spins : {1u, 4u}) {

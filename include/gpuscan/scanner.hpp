@@ -28,8 +28,10 @@ struct Tuning {
   std::uint32_t subgroup_size = 0;  // logical subgroup size, <= the hardware's; 0: hardware
   // Windows of (subgroup size / words per tile) tiles a look-back step reads at once.
   std::uint32_t lookback_depth = 0;
-  // Park the scanned tile in shared memory during the look-back instead of registers.
-  bool park_in_shared = false;
+  // csdldf only: take tiles in dispatch order (the workgroup id) instead of claiming them
+  // from an atomic counter. Still safe, since a look-back falls back on a tile whose
+  // workgroup has not started, but it trusts the device to start workgroups in order.
+  bool dispatch_order = false;
   // Run the statistics variant of csdl/csdldf (separate pipelines: the normal ones pay
   // nothing for it).
   bool statistics = false;

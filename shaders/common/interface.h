@@ -60,7 +60,7 @@
 #define GS_SPEC_PHASE 7
 #define GS_SPEC_STATISTICS 8
 #define GS_SPEC_LOOKBACK_DEPTH 9
-#define GS_SPEC_PARK_IN_SHARED 10
+#define GS_SPEC_DISPATCH_ORDER 10
 #define GS_SPEC_COUNT 11
 
 // Phases of the reduce-then-scan kernel (one shader, three pipelines).

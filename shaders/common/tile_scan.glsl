@@ -6,25 +6,8 @@
 #ifndef GPUSCAN_TILE_SCAN_GLSL
 #define GPUSCAN_TILE_SCAN_GLSL
 
-// The owned tile's vectors, scanned up to the subgroup block, kept for the write phase:
-// in registers, or parked in shared memory so that a workgroup waiting on its look-back
-// holds fewer registers (and more workgroups fit on a multiprocessor).
-layout(constant_id = GS_SPEC_PARK_IN_SHARED) const bool PARK_IN_SHARED = false;
-const uint PARKED_VECTORS = PARK_IN_SHARED ? TILE_VECTORS : 1;
+// The owned tile's vectors, scanned up to the subgroup block, kept for the write phase.
 TV tile_vectors[VECTORS_PER_THREAD];
-shared TV wg_parked[PARKED_VECTORS];
-
-void keep_vector(uint k, TV v) {
-  if (PARK_IN_SHARED) {
-    wg_parked[k * WORKGROUP_SIZE + gl_LocalInvocationIndex] = v;
-  } else {
-    tile_vectors[k] = v;
-  }
-}
-
-TV kept_vector(uint k) {
-  return PARK_IN_SHARED ? wg_parked[k * WORKGROUP_SIZE + gl_LocalInvocationIndex] : tile_vectors[k];
-}
 
 // Thread level: sequential inclusive scan of one vector.
 TV thread_scan(TV v) {
@@ -55,7 +38,7 @@ T tile_local_scan(uint tile, uint slot) {
   for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
     const TV v = thread_scan(loaded[k]);
     const T prefix = rake_row(carry, v.w);
-    if (slot == SLOT_OWN) keep_vector(k, combine(prefix, v));
+    if (slot == SLOT_OWN) tile_vectors[k] = combine(prefix, v);
   }
   if (sg_lane() == SUBGROUP_SIZE - 1) wg_partials[slot * SUBGROUPS + sg_id()] = carry;
   wg_scan_partials(slot);
@@ -75,7 +58,7 @@ void store_tile(uint tile, T tile_prefix) {
   }
   T before = identity();  // exclusive: the inclusive value of the element before a vector
   for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
-    const TV v = kept_vector(k);
+    const TV v = tile_vectors[k];
     if (KIND == GS_KIND_EXCLUSIVE) {
       const T previous_lane = subgroupShuffleUp(v.w, 1);
       if (sg_lane() != 0) before = previous_lane;

@@ -126,11 +126,13 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context, std::shared_ptr
                                                                     : std::max<std::uint32_t>(1, tuning.max_spins);
   spec_[GS_SPEC_STATISTICS] = tuning.statistics;
   spec_[GS_SPEC_LOOKBACK_DEPTH] = tuning.lookback_depth ? tuning.lookback_depth : 4;
-  spec_[GS_SPEC_PARK_IN_SHARED] = tuning.park_in_shared;
+  if (tuning.dispatch_order && implementation != Implementation::csdldf) {
+    throw UsageError("dispatch-order tiles need the fallback of csdldf (decoupled look-back could wait forever)");
+  }
+  spec_[GS_SPEC_DISPATCH_ORDER] = tuning.dispatch_order;
   if (spec_[GS_SPEC_LOOKBACK_DEPTH] > 16) throw UsageError("look-back depth must be in [1, 16]");
-  // The workgroup's shared memory must hold the partials of two tiles (and a parked tile).
-  const std::size_t shared = 2 * (shape_.workgroup_size / shape_.subgroup_size) * size_of(dtype) + 64 +
-                             (tuning.park_in_shared ? shape_.elements() * size_of(dtype) : 0);
+  // The workgroup's shared memory must hold the partials of two tiles.
+  const std::size_t shared = 2 * (shape_.workgroup_size / shape_.subgroup_size) * size_of(dtype) + 64;
   if (shared > context_->limits().maxComputeSharedMemorySize) {
     throw UsageError("tile shape needs more shared memory than " + context_->info().name + " has");
   }

@@ -88,8 +88,8 @@ int main(int argc, char** argv) {
                         "Logical subgroup size, a power of two up to the hardware's (default: the hardware's)");
   bench_cmd->add_option("--lookback-depth", bench.tuning.lookback_depth,
                         "Windows of tiles a look-back step reads at once (default 4)");
-  bench_cmd->add_flag("--park-in-shared", bench.tuning.park_in_shared,
-                      "Keep the scanned tile in shared memory, not registers, during the look-back");
+  bench_cmd->add_flag("--dispatch-order", bench.tuning.dispatch_order,
+                      "csdldf only: take tiles in workgroup-id order instead of from an atomic counter");
   bench_cmd->add_option("--csv", bench.csv, "Also write the results as CSV to this file");
 
   try {
