@@ -28,7 +28,7 @@ struct Tuning {
   std::uint32_t subgroup_size = 0;  // logical subgroup size, <= the hardware's; 0: hardware
   // Windows of (subgroup size / words per tile) tiles a look-back step reads at once.
   std::uint32_t lookback_depth = 0;
-  // csdldf only: take tiles in dispatch order (the workgroup id) instead of claiming them
+  // csdldf (refused for csdl; other algorithms have no tile chain): take tiles in dispatch order (the workgroup id) instead of claiming them
   // from an atomic counter. Still safe, since a look-back falls back on a tile whose
   // workgroup has not started, but it trusts the device to start workgroups in order.
   bool dispatch_order = false;
