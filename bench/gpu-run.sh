@@ -42,15 +42,13 @@ echo "== look-back statistics (csdldf, csdl) =="
 if [ "${GPU_RUN_TUNING:-0}" = 1 ]; then
   echo "== tuning sweep at 2^26..2^28 (csdldf vs memcpy) =="
   GPUSCAN_PIPELINE_STATISTICS=1 "$bin/gpuscan" bench --backend vulkan --sizes 20:20 --runs 2 2>&1 | grep "^pipeline"
-  for shape in "256 4" "512 4" "1024 4"; do
+  for shape in "256 4" "512 4" "1024 4" "512 8" "1024 2"; do
     set -- $shape
     for order in "" "--dispatch-order"; do
-      for stats in "" "--stats"; do
-        echo "-- workgroup $1, vectors per thread $2 $order $stats"
-        GPUSCAN_PIPELINE_STATISTICS=1 "$bin/gpuscan" bench --backend vulkan --sizes 26:28 --runs 20 \
-          --algorithms csdldf,memcpy --workgroup-size "$1" --vectors-per-thread "$2" --lookback-depth 1 \
-          $order $stats 2>&1 | grep -E "csdldf|pipeline chained" | cut -c1-110 || status=1
-      done
+      echo "-- workgroup $1, vectors per thread $2 $order"
+      GPUSCAN_PIPELINE_STATISTICS=1 "$bin/gpuscan" bench --backend vulkan --sizes 26:28 --runs 20 \
+        --algorithms csdldf,memcpy --workgroup-size "$1" --vectors-per-thread "$2" --lookback-depth 1 \
+        $order 2>&1 | grep -E "csdldf|pipeline chained" | cut -c1-110 || status=1
     done
   done 2>&1 | tee "$out/tuning.log"
 fi

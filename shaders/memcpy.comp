@@ -9,10 +9,9 @@ void main() {
   const uint tile = linear_workgroup_id();
   if (tile >= pc.tile_count) return;
   TV loaded[VECTORS_PER_THREAD];
+  load_thread_vectors(tile, loaded);
+  const bool full = is_full_tile(tile);
   for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
-    loaded[k] = load_vector(tile_vector_index(tile, k));
-  }
-  for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
-    store_vector(tile_vector_index(tile, k), loaded[k]);
+    store_tile_vector(full, tile_vector_index(tile, k), loaded[k]);
   }
 }

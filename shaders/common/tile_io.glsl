@@ -28,11 +28,32 @@ void store_vector(uint v, TV x) {
   }
 }
 
+// Whether `tile` lies wholly below n: then its vectors move without per-vector checks,
+// in straight-line code that keeps all of a thread's loads in flight at once.
+bool is_full_tile(uint tile) { return tile < pc.n / TILE_ELEMENTS; }
+
+void store_tile_vector(bool full, uint v, TV x) {
+  if (full) {
+    out_vectors[v] = x;
+  } else {
+    store_vector(v, x);
+  }
+}
+
 // Vector k of this thread in `tile`, in subgroup-blocked order: each logical subgroup owns
 // a contiguous block of SUBGROUP_SIZE * VECTORS_PER_THREAD vectors, and a row k of it is
 // read by consecutive lanes, so every row is one coalesced access.
 uint tile_vector_index(uint tile, uint k) {
   return tile * TILE_VECTORS + (sg_id() * VECTORS_PER_THREAD + k) * SUBGROUP_SIZE + sg_lane();
+}
+
+// This thread's vectors of `tile`, all loads issued before any is used.
+void load_thread_vectors(uint tile, out TV loaded[VECTORS_PER_THREAD]) {
+  if (is_full_tile(tile)) {
+    for (uint k = 0; k < VECTORS_PER_THREAD; ++k) loaded[k] = in_vectors[tile_vector_index(tile, k)];
+  } else {
+    for (uint k = 0; k < VECTORS_PER_THREAD; ++k) loaded[k] = load_vector(tile_vector_index(tile, k));
+  }
 }
 
 #endif

@@ -31,9 +31,7 @@ T rake_row(inout T carry, T vector_total) {
 // store_tile. Returns the tile's reduction (uniform across the workgroup).
 T tile_local_scan(uint tile, uint slot) {
   TV loaded[VECTORS_PER_THREAD];
-  for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
-    loaded[k] = load_vector(tile_vector_index(tile, k));
-  }
+  load_thread_vectors(tile, loaded);
   T carry = identity();
   for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
     const TV v = thread_scan(loaded[k]);
@@ -57,15 +55,16 @@ void store_tile(uint tile, T tile_prefix) {
     return;
   }
   T before = identity();  // exclusive: the inclusive value of the element before a vector
+  const bool full = is_full_tile(tile);
   for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
     const TV v = tile_vectors[k];
     if (KIND == GS_KIND_EXCLUSIVE) {
       const T previous_lane = subgroupShuffleUp(v.w, 1);
       if (sg_lane() != 0) before = previous_lane;
-      store_vector(tile_vector_index(tile, k), combine(prefix, TV(before, v.x, v.y, v.z)));
+      store_tile_vector(full, tile_vector_index(tile, k), combine(prefix, TV(before, v.x, v.y, v.z)));
       before = sg_last(v.w);
     } else {
-      store_vector(tile_vector_index(tile, k), combine(prefix, v));
+      store_tile_vector(full, tile_vector_index(tile, k), combine(prefix, v));
     }
   }
 }
