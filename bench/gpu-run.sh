@@ -11,6 +11,7 @@
 # It unpacks the loader, lists the devices, runs the whole test suite against the NVIDIA
 # Vulkan driver with validation on, then the benchmarks, writing everything under $OUT.
 # GPU_RUN_SIZES overrides the benchmark sweep; GPU_RUN_TUNING=1 adds a tuning sweep.
+# GPUSCAN_PIPELINE_STATISTICS=1 (in the sweep) prints the driver's register counts.
 set -uo pipefail
 out=${OUT:-/tmp/gpuscan-gpu-run}
 mkdir -p "$out"
@@ -34,6 +35,11 @@ GPUSCAN_VALIDATION=1 "$bin/gpuscan_tests" --gtest_brief=1 2>&1 | tee "$out/tests
 echo "== bench: u32 add inclusive =="
 "$bin/gpuscan" bench --backend vulkan --sizes "${GPU_RUN_SIZES:-16:28}" \
   --csv "$out/vulkan-u32-add-inclusive.csv" 2>&1 | tee "$out/bench.log" || status=1
+
+echo "== bench: u32 add inclusive, tuned tile shape (1024 x 2 vectors, tiles in dispatch order) =="
+"$bin/gpuscan" bench --backend vulkan --sizes "${GPU_RUN_SIZES:-16:28}" --workgroup-size 1024 \
+  --vectors-per-thread 2 --dispatch-order \
+  --csv "$out/vulkan-u32-add-inclusive-tuned.csv" 2>&1 | tee "$out/bench-tuned.log" || status=1
 
 echo "== look-back statistics (csdldf, csdl) =="
 "$bin/gpuscan" bench --backend vulkan --sizes 20:28 --runs 10 --algorithms csdldf,csdl,memcpy --stats \

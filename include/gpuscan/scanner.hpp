@@ -26,7 +26,8 @@ struct Tuning {
   std::uint32_t workgroup_size = 0;
   std::uint32_t vectors_per_thread = 0;  // four elements each
   std::uint32_t subgroup_size = 0;  // logical subgroup size, <= the hardware's; 0: hardware
-  // Windows of (subgroup size / words per tile) tiles a look-back step reads at once.
+  // Windows of (subgroup size / words per tile) tiles a look-back step reads at once
+  // (default 1: deeper steps measured slower on an H200).
   std::uint32_t lookback_depth = 0;
   // csdldf (refused for csdl; other algorithms have no tile chain): take tiles in dispatch order (the workgroup id) instead of claiming them
   // from an atomic counter. Still safe, since a look-back falls back on a tile whose

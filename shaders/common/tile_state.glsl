@@ -19,7 +19,7 @@ layout(binding = GS_BINDING_SPINE_WORDS, std430) buffer SpineWords { uint spine_
 // LOOKBACK_DEPTH independent reads, so it costs one memory round trip for
 // LOOKBACK_DEPTH * WINDOW tiles.
 const uint WINDOW = SUBGROUP_SIZE / SPLIT_WORDS;
-layout(constant_id = GS_SPEC_LOOKBACK_DEPTH) const uint LOOKBACK_DEPTH = 4;
+layout(constant_id = GS_SPEC_LOOKBACK_DEPTH) const uint LOOKBACK_DEPTH = 1;
 
 bool is_lookback_lane() { return flat_thread_id() < SUBGROUP_SIZE; }
 uint word_index() { return sg_lane() % SPLIT_WORDS; }

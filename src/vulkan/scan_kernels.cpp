@@ -125,7 +125,7 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context, std::shared_ptr
   spec_[GS_SPEC_MAX_SPINS] = implementation == Implementation::csdl ? csdl_wait_limit(context_->info())
                                                                     : std::max<std::uint32_t>(1, tuning.max_spins);
   spec_[GS_SPEC_STATISTICS] = tuning.statistics;
-  spec_[GS_SPEC_LOOKBACK_DEPTH] = tuning.lookback_depth ? tuning.lookback_depth : 4;
+  spec_[GS_SPEC_LOOKBACK_DEPTH] = tuning.lookback_depth ? tuning.lookback_depth : 1;
   if (tuning.dispatch_order && implementation == Implementation::csdl) {
     throw UsageError("dispatch-order tiles need the fallback of csdldf (decoupled look-back could wait forever)");
   }

@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--subgroup-size", bench.tuning.subgroup_size,
                         "Logical subgroup size, a power of two up to the hardware's (default: the hardware's)");
   bench_cmd->add_option("--lookback-depth", bench.tuning.lookback_depth,
-                        "Windows of tiles a look-back step reads at once (default 4)");
+                        "Windows of tiles a look-back step reads at once (default 1)");
   bench_cmd->add_flag("--dispatch-order", bench.tuning.dispatch_order,
                       "csdldf only: take tiles in workgroup-id order instead of from an atomic counter");
   bench_cmd->add_option("--csv", bench.csv, "Also write the results as CSV to this file");
