@@ -38,7 +38,7 @@ echo "== bench: u32 add inclusive =="
 
 echo "== bench: u32 add inclusive, tuned tile shape (1024 x 2 vectors, tiles in dispatch order) =="
 "$bin/gpuscan" bench --backend vulkan --sizes "${GPU_RUN_SIZES:-16:28}" --workgroup-size 1024 \
-  --vectors-per-thread 2 --dispatch-order \
+  --vectors-per-thread 2 --dispatch-order --algorithms csdldf,rts,memcpy \
   --csv "$out/vulkan-u32-add-inclusive-tuned.csv" 2>&1 | tee "$out/bench-tuned.log" || status=1
 
 echo "== look-back statistics (csdldf, csdl) =="
