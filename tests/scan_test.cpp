@@ -4,53 +4,12 @@
 #include <vector>
 
 #include "core/reference.hpp"
-#include "test_support.hpp"
+#include "scan_check.hpp"
 
 namespace gpuscan::testing {
 namespace {
 
 constexpr std::uint32_t poison = 0xDEADBEEFu;
-
-struct Case {
-  ScanSpec spec;
-  Tuning tuning;
-};
-
-// Runs one scan of n random elements on poisoned output and compares every element with
-// the CPU reference (exactly: these are integer types).
-void expect_scan_matches(const Case& c, std::size_t n, std::optional<std::uint32_t> init = {}) {
-  Device& device = test_device();
-  const std::uint64_t seed = next_seed();
-  SCOPED_TRACE("n=" + std::to_string(n) + " seed=" + std::to_string(seed) + " algorithm=" +
-               std::string(to_string(c.spec.algorithm)) + " op=" + std::string(to_string(c.spec.op)) +
-               " kind=" + std::string(to_string(c.spec.kind)));
-  const auto bytes = reference::random_input(DType::u32, c.spec.op, n, seed);
-  std::vector<std::uint32_t> input(n);
-  if (n) std::memcpy(input.data(), bytes.data(), bytes.size());
-  const auto expected = reference::scan<std::uint32_t>(c.spec.kind, c.spec.op, input, init);
-
-  Scanner scanner(device, c.spec, c.tuning);
-  Buffer in = device.allocate(n * 4);
-  Buffer out = device.allocate(expected.size() * 4);
-  device.upload(in, bytes);
-  std::vector<std::uint32_t> result(expected.size(), poison);
-  std::optional<Value> init_value;
-  if (init) init_value = Value::of(*init);
-  run_with_progress_retries(scanner, [&] {
-    std::fill(result.begin(), result.end(), poison);
-    device.upload(out, std::as_bytes(std::span(result)));
-    scanner.run(in, out, n, init_value);
-  });
-  device.download(out, std::as_writable_bytes(std::span(result)));
-
-  std::size_t wrong = 0;
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    if (result[i] != expected[i] && wrong++ < 5) {
-      ADD_FAILURE() << "element " << i << ": got " << result[i] << ", expected " << expected[i];
-    }
-  }
-  EXPECT_EQ(wrong, 0u) << "wrong elements of " << expected.size();
-}
 
 std::vector<std::size_t> interesting_sizes() {
   const std::size_t tile = 4096;  // default tile of 32-bit types

@@ -1,0 +1,113 @@
+// Runs one scan on the test device and checks every output element against the CPU
+// reference: exactly for integers and for float min/max, within DESIGN's tolerance for
+// float sums (|out - ref| <= 1e-5 * sum of |x| so far) and products (relative).
+#pragma once
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/reference.hpp"
+#include "test_support.hpp"
+
+namespace gpuscan::testing {
+
+struct Case {
+  ScanSpec spec;
+  Tuning tuning;
+};
+
+inline std::string describe(const Case& c, std::size_t n, std::uint64_t seed) {
+  std::string text = "n=" + std::to_string(n) + " seed=" + std::to_string(seed);
+  for (std::string_view part : {to_string(c.spec.dtype), to_string(c.spec.op), to_string(c.spec.kind),
+                                to_string(c.spec.algorithm)}) {
+    text.append(" ").append(part);
+  }
+  return text;
+}
+
+// Whether a device result `got` for element i may stand for the reference `want`.
+template <class T>
+bool acceptable(Op op, T got, double want, double sum_abs, std::size_t i) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(want)) return std::isnan(got);
+    const double g = static_cast<double>(got);
+    if (op == Op::add) return std::fabs(g - want) <= 1e-5 * sum_abs + 1e-30;
+    if (op == Op::mul) {
+      // Worst case: each of the i + 1 products may round once along the way.
+      const double eps = std::numeric_limits<T>::epsilon();
+      return std::fabs(g - want) <= 4.0 * eps * static_cast<double>(i + 2) * std::fabs(want) + 1e-30;
+    }
+    return g == want;  // min and max round nothing
+  } else {
+    (void)op, (void)sum_abs, (void)i;
+    return static_cast<double>(got) == want;  // unused: integers are compared exactly below
+  }
+}
+
+// Scans n random elements (seeded, seed in every failure) on poisoned output.
+template <class T>
+void expect_scan_matches_typed(const Case& c, std::size_t n, std::optional<Value> init) {
+  Device& device = test_device();
+  const std::uint64_t seed = next_seed();
+  SCOPED_TRACE(describe(c, n, seed));
+  const auto bytes = reference::random_input(c.spec.dtype, c.spec.op, n, seed);
+  std::vector<T> input(n);
+  if (n) std::memcpy(input.data(), bytes.data(), bytes.size());
+  std::optional<T> init_t;
+  if (init) init_t = init->as<T>();
+
+  Scanner scanner(device, c.spec, c.tuning);
+  const std::size_t out_n = c.spec.kind == Kind::reduce ? 1 : n;
+  Buffer in = device.allocate(n * sizeof(T));
+  Buffer out = device.allocate(out_n * sizeof(T));
+  device.upload(in, bytes);
+  std::vector<T> result(out_n);
+  run_with_progress_retries(scanner, [&] {
+    std::memset(result.data(), 0xA5, result.size() * sizeof(T));  // poison
+    device.upload(out, std::as_bytes(std::span(result)));
+    scanner.run(in, out, n, init);
+  });
+  device.download(out, std::as_writable_bytes(std::span(result)));
+
+  std::size_t wrong = 0;
+  const auto report = [&](std::size_t i, const auto& got, const auto& want) {
+    if (wrong++ < 5) ADD_FAILURE() << "element " << i << ": got " << got << ", expected " << want;
+  };
+  if constexpr (std::is_floating_point_v<T>) {
+    // Reference in double, and the running sum of |x| the tolerance scales with.
+    std::vector<double> wide(input.begin(), input.end());
+    std::optional<double> wide_init;
+    if (init_t) wide_init = static_cast<double>(*init_t);
+    const bool exact_op = c.spec.op == Op::min || c.spec.op == Op::max;
+    const auto expected = exact_op ? std::vector<double>() : reference::scan<double>(c.spec.kind, c.spec.op, wide, wide_init);
+    const auto exact = exact_op ? reference::scan<T>(c.spec.kind, c.spec.op, input, init_t) : std::vector<T>();
+    double sum_abs = init_t ? std::fabs(static_cast<double>(*init_t)) : 0.0;
+    for (std::size_t i = 0; i < out_n; ++i) {
+      const std::size_t last = c.spec.kind == Kind::reduce ? n : i + 1;
+      for (std::size_t j = (c.spec.kind == Kind::reduce ? 0 : i); j < last; ++j) sum_abs += std::fabs(wide[j]);
+      const double want = exact_op ? static_cast<double>(exact[i]) : expected[i];
+      const std::size_t position = c.spec.kind == Kind::reduce ? n : i;  // elements combined, less one
+      if (!acceptable<T>(c.spec.op, result[i], want, sum_abs, position)) report(i, result[i], want);
+    }
+  } else {
+    const auto expected = reference::scan<T>(c.spec.kind, c.spec.op, input, init_t);
+    for (std::size_t i = 0; i < out_n; ++i) {
+      if (result[i] != expected[i]) report(i, +result[i], +expected[i]);
+    }
+  }
+  EXPECT_EQ(wrong, 0u) << "wrong elements of " << out_n;
+}
+
+inline void expect_scan_matches(const Case& c, std::size_t n, std::optional<Value> init = {}) {
+  reference::visit(c.spec.dtype, [&](auto tag) { expect_scan_matches_typed<decltype(tag)>(c, n, init); });
+}
+
+// Convenience for the u32 suites.
+inline void expect_scan_matches(const Case& c, std::size_t n, std::uint32_t init) {
+  expect_scan_matches(c, n, Value::of(init));
+}
+
+}  // namespace gpuscan::testing

@@ -1,0 +1,59 @@
+// Every element type with every operator it has and every kind, against the CPU
+// reference; and float sums under full blocking, where every tile's value comes from the
+// owner and from fallbacks alike and must be the same bits.
+#include "scan_check.hpp"
+
+namespace gpuscan::testing {
+namespace {
+
+std::vector<Op> ops_of(DType dtype) {
+  if (is_float(dtype)) return {Op::add, Op::mul, Op::min, Op::max};
+  return {Op::add, Op::mul, Op::min, Op::max, Op::bit_and, Op::bit_or, Op::bit_xor};
+}
+
+// An init value that is not the identity of any operator.
+Value some_init(DType dtype) {
+  return reference::visit(dtype, [](auto tag) { return Value::of(static_cast<decltype(tag)>(3)); });
+}
+
+class TypeTest : public VulkanTest, public ::testing::WithParamInterface<DType> {};
+
+TEST_P(TypeTest, EveryOperatorAndKindMatchesTheReference) {
+  const DType dtype = GetParam();
+  for (Op op : ops_of(dtype)) {
+    for (Kind kind : {Kind::inclusive, Kind::exclusive, Kind::reduce}) {
+      const Case c{{dtype, op, kind, Algorithm::csdldf}, {}};
+      for (std::size_t n : {std::size_t{1}, std::size_t{4097}, std::size_t{3 * 4096 + 5}, (std::size_t{1} << 18) + 1}) {
+        expect_scan_matches(c, n);
+      }
+      expect_scan_matches(c, 10007, some_init(dtype));
+    }
+  }
+}
+
+TEST_P(TypeTest, EveryAlgorithmSumsOddSizes) {
+  for (Algorithm algorithm : {Algorithm::csdldf, Algorithm::csdl, Algorithm::rts}) {
+    for (std::size_t n : {std::size_t{0}, std::size_t{5}, std::size_t{8191}, std::size_t{1000003}}) {
+      expect_scan_matches({{GetParam(), Op::add, Kind::inclusive, algorithm}, {}}, n);
+      expect_scan_matches({{GetParam(), Op::add, Kind::exclusive, algorithm}, {}}, n, some_init(GetParam()));
+    }
+  }
+}
+
+// With every tile blocked, successors reduce their predecessors themselves; the owner's
+// aggregate and each fallback's must be identical bits, or the split words mix two values.
+TEST_P(TypeTest, SumsStayInToleranceWithEveryTileBlocked) {
+  Tuning tuning;
+  tuning.blocking_mask = 0;
+  tuning.max_spins = 1;
+  for (std::size_t n : {std::size_t{4096 * 9 + 1}, std::size_t{1} << 20}) {
+    expect_scan_matches({{GetParam(), Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, n);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Vulkan, TypeTest,
+                         ::testing::Values(DType::u32, DType::i32, DType::f32, DType::u64, DType::i64, DType::f64),
+                         [](const auto& param_info) { return std::string(to_string(param_info.param)); });
+
+}  // namespace
+}  // namespace gpuscan::testing
