@@ -28,25 +28,6 @@ inline std::string describe(const Case& c, std::size_t n, std::uint64_t seed) {
   return text;
 }
 
-// Whether a device result `got` for element i may stand for the reference `want`.
-template <class T>
-bool acceptable(Op op, T got, double want, double sum_abs, std::size_t i) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (std::isnan(want)) return std::isnan(got);
-    const double g = static_cast<double>(got);
-    if (op == Op::add) return std::fabs(g - want) <= 1e-5 * sum_abs + 1e-30;
-    if (op == Op::mul) {
-      // Worst case: each of the i + 1 products may round once along the way.
-      const double eps = std::numeric_limits<T>::epsilon();
-      return std::fabs(g - want) <= 4.0 * eps * static_cast<double>(i + 2) * std::fabs(want) + 1e-30;
-    }
-    return g == want;  // min and max round nothing
-  } else {
-    (void)op, (void)sum_abs, (void)i;
-    return static_cast<double>(got) == want;  // unused: integers are compared exactly below
-  }
-}
-
 // Scans n random elements (seeded, seed in every failure) on poisoned output.
 template <class T>
 void expect_scan_matches_typed(const Case& c, std::size_t n, std::optional<Value> init) {
@@ -89,8 +70,8 @@ void expect_scan_matches_typed(const Case& c, std::size_t n, std::optional<Value
       const std::size_t last = c.spec.kind == Kind::reduce ? n : i + 1;
       for (std::size_t j = (c.spec.kind == Kind::reduce ? 0 : i); j < last; ++j) sum_abs += std::fabs(wide[j]);
       const double want = exact_op ? static_cast<double>(exact[i]) : expected[i];
-      const std::size_t position = c.spec.kind == Kind::reduce ? n : i;  // elements combined, less one
-      if (!acceptable<T>(c.spec.op, result[i], want, sum_abs, position)) report(i, result[i], want);
+      const std::size_t position = c.spec.kind == Kind::reduce ? n : i + 1;  // elements combined
+      if (!reference::within_tolerance<T>(c.spec.op, result[i], want, sum_abs, position)) report(i, result[i], want);
     }
   } else {
     const auto expected = reference::scan<T>(c.spec.kind, c.spec.op, input, init_t);

@@ -51,6 +51,26 @@ TEST_P(TypeTest, SumsStayInToleranceWithEveryTileBlocked) {
   }
 }
 
+// Scans larger than one run go in chunks, each starting from the previous chunk's carry.
+// A small chunk limit forces many chunks (5000 rounds down to whole tiles).
+TEST_P(TypeTest, LargeScansGoInChunks) {
+  for (std::size_t chunk : {std::size_t{5000}, std::size_t{3 * 4096}}) {
+    Tuning tuning;
+    tuning.chunk_elements = chunk;
+    for (Kind kind : {Kind::inclusive, Kind::exclusive, Kind::reduce}) {
+      for (Algorithm algorithm : {Algorithm::csdldf, Algorithm::rts}) {
+        const Case c{{GetParam(), Op::add, kind, algorithm}, tuning};
+        expect_scan_matches(c, 10 * chunk + 123);
+        expect_scan_matches(c, 2 * chunk, some_init(GetParam()));
+      }
+    }
+    expect_scan_matches({{GetParam(), Op::max, Kind::exclusive, Algorithm::csdldf}, tuning}, 7 * chunk + 1);
+  }
+  Tuning tiny;
+  tiny.chunk_elements = 100;  // less than one tile
+  EXPECT_THROW(Scanner(test_device(), {GetParam(), Op::add, Kind::inclusive, Algorithm::csdldf}, tiny), UsageError);
+}
+
 INSTANTIATE_TEST_SUITE_P(Vulkan, TypeTest,
                          ::testing::Values(DType::u32, DType::i32, DType::f32, DType::u64, DType::i64, DType::f64),
                          [](const auto& param_info) { return std::string(to_string(param_info.param)); });

@@ -33,6 +33,9 @@ struct Tuning {
   // from an atomic counter. Still safe, since a look-back falls back on a tile whose
   // workgroup has not started, but it trusts the device to start workgroups in order.
   bool dispatch_order = false;
+  // Elements per run: larger scans go in chunks, each chunk's carry the next one's init.
+  // 0: as many as one buffer binding of the device allows.
+  std::size_t chunk_elements = 0;
   // Run the statistics variant of csdl/csdldf (separate pipelines: the normal ones pay
   // nothing for it).
   bool statistics = false;
@@ -63,13 +66,17 @@ class Scanner {
   Scanner& operator=(Scanner&&) noexcept;
 
   // Scans n elements of `in` into `out` (out-of-place). Kind::reduce writes one element.
-  // `init` (default: the operator's identity) must have the spec's dtype.
+  // `init` (default: the operator's identity) must have the spec's dtype. Any n: more than
+  // one run takes goes in chunks (gpu_ms and statistics are then sums).
   RunResult run(const Buffer& in, Buffer& out, std::size_t n, std::optional<Value> init = {});
 
   const ScanSpec& spec() const { return spec_; }
 
  private:
+  Value chunk_carry(const Buffer& in, const Buffer& out, std::size_t offset, std::size_t count);
+
   ScanSpec spec_;
+  std::size_t chunk_ = 0;  // elements per run
   std::shared_ptr<detail::DeviceImpl> device_;
   std::unique_ptr<detail::ScannerImpl> impl_;
 };

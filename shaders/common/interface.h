@@ -74,8 +74,9 @@
 
 // Push constants, the same layout on both sides: element count, tile count, the width of
 // the workgroup grid (a grid is two-dimensional when there are more workgroups than one
-// dimension allows), the simulated-blocking mask, and the init value as two 32-bit words
-// (low first).
+// dimension allows), the simulated-blocking mask, the init value as two 32-bit words (low
+// first), and for validating float results a tolerance (float32 bits): per element of a
+// sum, relative per element of a product.
 #ifdef VULKAN
 #define GS_U32 uint
 #else
@@ -87,7 +88,8 @@
   GS_U32 grid_width;            \
   GS_U32 blocking_mask;         \
   GS_U32 init_lo;               \
-  GS_U32 init_hi;
+  GS_U32 init_hi;               \
+  GS_U32 tolerance_bits;
 
 // No blocking: no tile index + 1 has all of these bits clear.
 #define GS_NO_BLOCKING 0xFFFFFFFFu

@@ -73,6 +73,27 @@ std::vector<T> scan(Kind kind, Op op, std::span<const T> in, std::optional<T> in
   return out;
 }
 
+// Whether a device result may stand for the reference value `want` (computed in double)
+// at a position where `combined` elements were combined and `sum_abs` is the sum of their
+// magnitudes: DESIGN's tolerance for float sums (1e-5 * sum_abs), the worst-case rounding
+// of `combined` products for float mul, exact for everything else (min/max round nothing).
+template <class T>
+bool within_tolerance(Op op, T got, double want, double sum_abs, std::size_t combined) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(want)) return std::isnan(got);
+    const double g = static_cast<double>(got);
+    if (op == Op::add) return std::fabs(g - want) <= 1e-5 * sum_abs + 1e-30;
+    if (op == Op::mul) {
+      const double eps = std::numeric_limits<T>::epsilon();
+      return std::fabs(g - want) <= 4.0 * eps * static_cast<double>(combined + 1) * std::fabs(want) + 1e-30;
+    }
+    return g == want;
+  } else {
+    (void)op, (void)sum_abs, (void)combined;
+    return static_cast<double>(got) == want;
+  }
+}
+
 // Calls f with a value-initialised T of the dtype (a type tag).
 template <class F>
 decltype(auto) visit(DType dtype, F&& f) {

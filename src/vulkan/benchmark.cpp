@@ -1,6 +1,10 @@
 // VulkanDevice::benchmark: every implementation of a case on one input, each timed run
 // bracketed by timestamps, with the output poisoned before and checked on the device after.
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <functional>
+#include <limits>
 #include <string>
 
 #include "core/reference.hpp"
@@ -34,6 +38,53 @@ void compute_to_all(VkCommandBuffer cmd) {
                      VK_ACCESS_2_TRANSFER_WRITE_BIT);
 }
 
+// What the checks need to know of the input: the device check's float tolerance, and the
+// reduction a Kind::reduce run must produce.
+struct InputFacts {
+  float tolerance = 0;
+  std::function<bool(const std::byte*)> reduction_acceptable;
+};
+
+InputFacts input_facts(const BenchCase& c, std::span<const std::byte> input) {
+  return reference::visit(c.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const std::span<const T> x(reinterpret_cast<const T*>(input.data()), c.n);
+    InputFacts facts;
+    double max_abs = 0, sum_abs = 0;
+    for (const T& v : x) {
+      const double a = std::fabs(static_cast<double>(v));
+      max_abs = std::max(max_abs, a);
+      sum_abs += a;
+    }
+    if (is_float(c.dtype)) {
+      if (c.op == Op::add) facts.tolerance = static_cast<float>(1e-5 * max_abs);
+      if (c.op == Op::mul) facts.tolerance = static_cast<float>(4.0 * std::numeric_limits<T>::epsilon());
+    }
+    double want = 0;
+    if (c.kind == Kind::reduce) {
+      if constexpr (std::is_floating_point_v<T>) {
+        const std::vector<double> wide(x.begin(), x.end());
+        want = c.op == Op::min || c.op == Op::max ? static_cast<double>(reference::scan(Kind::reduce, c.op, x)[0])
+                                                  : reference::scan<double>(Kind::reduce, c.op, wide)[0];
+      } else {
+        want = static_cast<double>(reference::scan(Kind::reduce, c.op, x)[0]);
+        // Integers compare exactly, as bits (doubles cannot hold every 64-bit value).
+        const T exact = reference::scan(Kind::reduce, c.op, x)[0];
+        facts.reduction_acceptable = [exact](const std::byte* got) { return std::memcmp(got, &exact, sizeof(T)) == 0; };
+        return facts;
+      }
+    }
+    const Op op = c.op;
+    const std::size_t n = c.n;
+    facts.reduction_acceptable = [=](const std::byte* got) {
+      T value;
+      std::memcpy(&value, got, sizeof(T));
+      return reference::within_tolerance<T>(op, value, want, sum_abs, n);
+    };
+    return facts;
+  });
+}
+
 }  // namespace
 
 std::vector<BenchResult> VulkanDevice::benchmark(const BenchCase& c, std::span<const std::byte> input) {
@@ -50,16 +101,7 @@ std::vector<BenchResult> VulkanDevice::benchmark(const BenchCase& c, std::span<c
   if (!c.hot) flush = std::make_unique<VulkanBuffer>(context_, flush_bytes(info()));
   const Timestamps timestamps(context_, static_cast<std::uint32_t>(runs));
   const Value init = reference::identity_value(c.dtype, c.op);
-  const std::vector<std::byte> expected_reduction = reference::visit(c.dtype, [&](auto tag) {
-    using T = decltype(tag);
-    std::vector<std::byte> bytes(sizeof(T));
-    if (c.kind == Kind::reduce) {
-      const T r = reference::scan(Kind::reduce, c.op, std::span(reinterpret_cast<const T*>(input.data()), c.n))[0];
-      std::memcpy(bytes.data(), &r, sizeof(T));
-    }
-    return bytes;
-  });
-
+  const InputFacts facts = input_facts(c, input);
   std::vector<BenchResult> results;
   for (const Implementation implementation : c.implementations) {
     const ScanKernels kernels(context_, pipelines_, c.dtype, c.op, c.kind, implementation, c.tuning);
@@ -84,7 +126,7 @@ std::vector<BenchResult> VulkanDevice::benchmark(const BenchCase& c, std::span<c
         kernels.record(cmd, buffers, set.handle(), c.n, init);
         timestamps.end(cmd, r);
         compute_to_all(cmd);
-        kernels.record_validation(cmd, set.handle(), c.n, init);
+        kernels.record_validation(cmd, set.handle(), c.n, init, facts.tolerance);
         compute_to_all(cmd);
         // Keep this run's counts and first output, then clear the error count.
         const VkBufferCopy errors{RunCounts::offset, r * counts, counts};
@@ -101,7 +143,7 @@ std::vector<BenchResult> VulkanDevice::benchmark(const BenchCase& c, std::span<c
       RunCounts run_counts;
       std::memcpy(&run_counts, checks.mapped() + r * counts, counts);
       const std::byte* first = checks.mapped() + runs * counts + r * element;
-      const bool reduction_right = std::memcmp(first, expected_reduction.data(), element) == 0;
+      const bool reduction_right = facts.reduction_acceptable(first);
       if (run_counts.abandoned != 0) {
         ++result.abandoned;
       } else if (run_counts.validation_errors == 0 && (checked_on_device || reduction_right)) {

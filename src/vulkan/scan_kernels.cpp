@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <string>
 
 #include "shaders/common/interface.h"
@@ -84,10 +85,15 @@ BindingSet::BindingSet(std::shared_ptr<const Context> context, VkDescriptorSetLa
   bound[GS_BINDING_OUTPUT_VECTORS] = bound[GS_BINDING_OUTPUT_SCALARS] = &buffers.out;
   bound[GS_BINDING_SPINE_WORDS] = bound[GS_BINDING_SPINE_VALUES] = &buffers.spine;
   bound[GS_BINDING_CONTROL] = &buffers.control;
+  std::array<VkDeviceSize, GS_BINDING_COUNT> offsets{};
+  offsets[GS_BINDING_INPUT_VECTORS] = offsets[GS_BINDING_INPUT_SCALARS] = buffers.in_offset;
+  offsets[GS_BINDING_OUTPUT_VECTORS] = offsets[GS_BINDING_OUTPUT_SCALARS] = buffers.out_offset;
+  const VkDeviceSize max_range = context_->limits().maxStorageBufferRange;
   std::array<VkDescriptorBufferInfo, GS_BINDING_COUNT> infos{};
   std::array<VkWriteDescriptorSet, GS_BINDING_COUNT> writes{};
   for (std::uint32_t i = 0; i < GS_BINDING_COUNT; ++i) {
-    infos[i] = {bound[i]->handle(), 0, VK_WHOLE_SIZE};
+    const VkDeviceSize rest = bound[i]->allocated() - offsets[i];
+    infos[i] = {bound[i]->handle(), offsets[i], std::min(rest, max_range & ~VkDeviceSize{31})};
     writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
     writes[i].dstSet = set_;
     writes[i].dstBinding = i;
@@ -139,7 +145,7 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context, std::shared_ptr
 }
 
 std::size_t ScanKernels::max_elements() const {
-  const std::size_t by_binding = context_->info().max_binding_bytes / size_of(dtype_);
+  const std::size_t by_binding = (context_->info().max_binding_bytes & ~std::size_t{31}) / size_of(dtype_);
   // Element indices are 32-bit in the shaders, and a grid has at most 65535^2 workgroups.
   const std::size_t by_index = (std::size_t{1} << 32) - shape_.elements();
   return std::min(by_binding, by_index);
@@ -211,11 +217,13 @@ void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDesc
   }
 }
 
-void ScanKernels::record_validation(VkCommandBuffer cmd, VkDescriptorSet set, std::size_t n, Value init) const {
+void ScanKernels::record_validation(VkCommandBuffer cmd, VkDescriptorSet set, std::size_t n, Value init,
+                                    float tolerance) const {
   if (spec_[GS_SPEC_KIND] == GS_KIND_REDUCE && implementation_ != Implementation::memcpy) return;
   SpecConstants spec = spec_;
   spec[GS_SPEC_PHASE] = implementation_ == Implementation::memcpy ? GS_VALIDATE_COPY : GS_VALIDATE_SCAN;
-  const PushConstants push = push_constants(n, init);
+  PushConstants push = push_constants(n, init);
+  std::memcpy(&push.tolerance_bits, &tolerance, sizeof(tolerance));
   const std::uint32_t groups = std::min<std::uint32_t>(ceil_div(n, shape_.workgroup_size), 4096);
   dispatch(cmd, set, pipelines_->get(kernel_name("validate", dtype_), spec), push, groups);
 }

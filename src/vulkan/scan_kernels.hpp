@@ -23,12 +23,17 @@ struct TileShape {
   std::uint32_t elements() const { return 4 * workgroup_size * vectors_per_thread; }
 };
 
-// The buffers one run binds: input, output, tile-state spine and control words.
+// The buffers one run binds: input, output, tile-state spine and control words. A run may
+// see a window of the input and output (a chunk of a larger scan): byte offsets, which
+// must meet the device's storage-buffer offset alignment; the window reaches to the end
+// of the buffer or at most the device's binding limit.
 struct ScanBuffers {
   const VulkanBuffer& in;
   const VulkanBuffer& out;
   const VulkanBuffer& spine;
   const VulkanBuffer& control;
+  VkDeviceSize in_offset = 0;
+  VkDeviceSize out_offset = 0;
 };
 
 // The counts a run leaves in the control buffer, words GS_CONTROL_LOOKBACK_ABANDONED to
@@ -73,8 +78,11 @@ class ScanKernels {
   void record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDescriptorSet set, std::size_t n,
               Value init) const;
   // Records the device-side check of a finished run; mismatches are added to the control
-  // buffer's GS_CONTROL_VALIDATION_ERRORS word. Kind::reduce is checked on the host.
-  void record_validation(VkCommandBuffer cmd, VkDescriptorSet set, std::size_t n, Value init) const;
+  // buffer's GS_CONTROL_VALIDATION_ERRORS word. Kind::reduce is checked on the host. For
+  // float sums `tolerance` bounds |x| times 1e-5, for float products the relative rounding
+  // per element (see validate.comp).
+  void record_validation(VkCommandBuffer cmd, VkDescriptorSet set, std::size_t n, Value init,
+                         float tolerance = 0) const;
 
   const TileShape& shape() const { return shape_; }
   // Whether runs count look-back statistics (the statistics variant of a chained scan).

@@ -37,8 +37,9 @@ void VulkanDevice::upload(detail::BufferImpl& destination, std::span<const std::
   vulkan::upload(context_, vulkan_buffer(destination), source);
 }
 
-void VulkanDevice::download(const detail::BufferImpl& source, std::span<std::byte> destination) {
-  vulkan::download(context_, vulkan_buffer(source), destination);
+void VulkanDevice::download(const detail::BufferImpl& source, std::span<std::byte> destination,
+                            std::size_t source_offset) {
+  vulkan::download(context_, vulkan_buffer(source), destination, source_offset);
 }
 
 std::unique_ptr<detail::ScannerImpl> VulkanDevice::make_scanner(const ScanSpec& spec, const Tuning& tuning) {

@@ -18,7 +18,8 @@ class VulkanDevice : public detail::DeviceImpl {
   const DeviceInfo& info() const override { return context_->info(); }
   std::shared_ptr<detail::BufferImpl> allocate(std::size_t bytes) override;
   void upload(detail::BufferImpl& destination, std::span<const std::byte> source) override;
-  void download(const detail::BufferImpl& source, std::span<std::byte> destination) override;
+  void download(const detail::BufferImpl& source, std::span<std::byte> destination,
+                std::size_t source_offset = 0) override;
   std::unique_ptr<detail::ScannerImpl> make_scanner(const ScanSpec& spec, const Tuning& tuning) override;
   std::vector<BenchResult> benchmark(const BenchCase& bench_case, std::span<const std::byte> input) override;
 

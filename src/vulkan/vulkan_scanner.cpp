@@ -1,5 +1,6 @@
 #include "vulkan/vulkan_scanner.hpp"
 
+#include <numeric>
 #include <string>
 
 #include "gpuscan/error.hpp"
@@ -24,15 +25,24 @@ VulkanScanner::VulkanScanner(std::shared_ptr<const Context> context, std::shared
       control_(context, ScanKernels::control_bytes),
       timestamps_(context, 1) {}
 
-RunResult VulkanScanner::run(const detail::BufferImpl& in, detail::BufferImpl& out, std::size_t n, Value init) {
+std::size_t VulkanScanner::offset_granule() const {
+  // Whole tiles, and a multiple of the storage-buffer offset alignment in bytes.
+  const std::size_t alignment = context_->limits().minStorageBufferOffsetAlignment;
+  const std::size_t element = size_of(spec_.dtype);
+  return std::lcm(std::size_t{kernels_.shape().elements()}, std::lcm(alignment, element) / element);
+}
+
+RunResult VulkanScanner::run(const detail::BufferImpl& in, std::size_t in_offset, detail::BufferImpl& out,
+                             std::size_t out_offset, std::size_t n, Value init) {
   if (n > kernels_.max_elements()) {
     throw UsageError(std::to_string(n) + " elements are more than one run takes on " + context_->info().name +
                      " (at most " + std::to_string(kernels_.max_elements()) + ")");
   }
   const std::size_t spine_bytes = kernels_.spine_bytes(n);
   if (!spine_ || spine_->size() < spine_bytes) spine_ = std::make_unique<VulkanBuffer>(context_, spine_bytes);
+  const std::size_t element = size_of(spec_.dtype);
   const ScanBuffers buffers{dynamic_cast<const VulkanBuffer&>(in), dynamic_cast<const VulkanBuffer&>(out),
-                            *spine_, control_};
+                            *spine_, control_, in_offset * element, out_offset * element};
   const BindingSet set(context_, pipelines_->set_layout(), buffers);
   context_->submit([&](VkCommandBuffer cmd) {
     timestamps_.reset(cmd);

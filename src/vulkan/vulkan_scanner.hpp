@@ -16,7 +16,10 @@ class VulkanScanner : public detail::ScannerImpl {
  public:
   VulkanScanner(std::shared_ptr<const Context> context, std::shared_ptr<PipelineCache> pipelines,
                 const ScanSpec& spec, const Tuning& tuning);
-  RunResult run(const detail::BufferImpl& in, detail::BufferImpl& out, std::size_t n, Value init) override;
+  std::size_t max_elements() const override { return kernels_.max_elements(); }
+  std::size_t offset_granule() const override;
+  RunResult run(const detail::BufferImpl& in, std::size_t in_offset, detail::BufferImpl& out, std::size_t out_offset,
+                std::size_t n, Value init) override;
 
  private:
   std::shared_ptr<const Context> context_;
