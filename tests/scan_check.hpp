@@ -33,14 +33,16 @@ template <class T>
 void expect_scan_matches_typed(const Case& c, std::size_t n, std::optional<Value> init) {
   Device& device = test_device();
   const std::uint64_t seed = next_seed();
-  SCOPED_TRACE(describe(c, n, seed));
+  SCOPED_TRACE(describe(c, n, seed) + " logical subgroup " + std::to_string(test_subgroup_size()));
   const auto bytes = reference::random_input(c.spec.dtype, c.spec.op, n, seed);
   std::vector<T> input(n);
   if (n) std::memcpy(input.data(), bytes.data(), bytes.size());
   std::optional<T> init_t;
   if (init) init_t = init->as<T>();
 
-  Scanner scanner(device, c.spec, c.tuning);
+  Tuning tuning = c.tuning;
+  if (tuning.subgroup_size == 0) tuning.subgroup_size = test_subgroup_size();
+  Scanner scanner(device, c.spec, tuning);
   const std::size_t out_n = c.spec.kind == Kind::reduce ? 1 : n;
   Buffer in = device.allocate(n * sizeof(T));
   Buffer out = device.allocate(out_n * sizeof(T));

@@ -26,6 +26,14 @@ inline Device& test_device() {
   return device;
 }
 
+// GPUSCAN_TEST_SUBGROUP_SIZE=S runs the scans of a suite with logical subgroups of S lanes
+// (a power of two up to the hardware's), proving the scan network for sizes the device
+// does not have; 0 or unset: the hardware's.
+inline std::uint32_t test_subgroup_size() {
+  const char* size = std::getenv("GPUSCAN_TEST_SUBGROUP_SIZE");
+  return size ? static_cast<std::uint32_t>(std::strtoul(size, nullptr, 10)) : 0;
+}
+
 // A fresh seed per call, reproducible with GPUSCAN_TEST_SEED; every failure shows it.
 inline std::uint64_t next_seed() {
   static std::mt19937_64 source = [] {

@@ -1,4 +1,4 @@
-// gpuscan: the command-line tool. Subcommands: devices, bench.
+// gpuscan: the command-line tool. Subcommands: devices, scan, bench.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -7,6 +7,7 @@
 
 #include "bench_command.hpp"
 #include "gpuscan/gpuscan.hpp"
+#include "scan_command.hpp"
 
 namespace {
 
@@ -58,6 +59,29 @@ int main(int argc, char** argv) {
 
   CLI::App* devices = app.add_subcommand("devices", "List the usable devices, best first");
 
+  cli::ScanOptions scan;
+  CLI::App* scan_cmd =
+      app.add_subcommand("scan", "Scan or reduce a 1-D .npy array into another .npy file");
+  std::string scan_kind = "inclusive", scan_op = "add", scan_init;
+  std::string scan_algorithm = "csdldf", scan_backend = "any";
+  scan_cmd
+      ->add_option("IN", scan.input, "Input .npy file: 1-D, little-endian u4, i4, f4, u8, i8 or f8")
+      ->required();
+  scan_cmd
+      ->add_option("OUT", scan.output,
+                   "Output .npy file, same dtype (one element for --kind reduce)")
+      ->required();
+  scan_cmd->add_option("--kind", scan_kind, "inclusive, exclusive or reduce")
+      ->capture_default_str();
+  scan_cmd->add_option("--op", scan_op, "add, mul, min, max, and, or or xor")
+      ->capture_default_str();
+  CLI::Option* init_option = scan_cmd->add_option(
+      "--init", scan_init,
+      "Initial value in the input's dtype: decimal, 0x hex, inf, nan (default: the op's identity)");
+  scan_cmd->add_option("--algorithm", scan_algorithm, "csdldf, csdl or rts")->capture_default_str();
+  scan_cmd->add_option("--backend", scan_backend, "any, vulkan or cuda")->capture_default_str();
+  scan_cmd->add_option("--device", scan.device, "Pick the device whose name contains this text");
+
   cli::BenchOptions bench;
   std::string algorithms = "csdldf,csdl,rts,memcpy";
   CLI::App* bench_cmd = app.add_subcommand("bench", "Time every algorithm against memcpy over a size sweep");
@@ -107,6 +131,17 @@ int main(int argc, char** argv) {
 
   try {
     if (devices->parsed()) return print_devices();
+    if (scan_cmd->parsed()) {
+      scan.kind =
+          parse_choice<Kind>("--kind", scan_kind, parse_kind, "inclusive, exclusive, reduce");
+      scan.op = parse_choice<Op>("--op", scan_op, parse_op, "add, mul, min, max, and, or, xor");
+      scan.algorithm = parse_choice<Algorithm>("--algorithm", scan_algorithm, parse_algorithm,
+                                               "csdldf, csdl, rts");
+      scan.backend =
+          parse_choice<Backend>("--backend", scan_backend, parse_backend, "any, vulkan, cuda");
+      if (init_option->count() > 0) scan.init = scan_init;
+      return cli::run_scan(scan);
+    }
     if (bench_cmd->parsed()) {
       bench.backend = parse_choice<Backend>("--backend", backend, parse_backend, "any, vulkan, cuda");
       bench.dtype = parse_choice<DType>("--dtype", dtype, parse_dtype, "u32, i32, f32, u64, i64, f64");

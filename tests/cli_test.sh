@@ -1,0 +1,253 @@
+#!/usr/bin/env bash
+# `gpuscan scan` end to end: .npy files in, .npy files out, every element checked against a
+# reference computed here; and every kind of bad input refused with exit status 2, exactly
+# one "gpuscan: error:" line on stderr and no output file (nor its temporary) left behind.
+# Fixtures are written and outputs read with Python's struct module: no numpy needed.
+# Usage: cli_test.sh path/to/gpuscan
+set -euo pipefail
+
+gpuscan=$1
+[[ $gpuscan == */* ]] && gpuscan=$(realpath "$gpuscan")  # the test runs in a temporary directory
+python=/usr/bin/python3
+[[ -x $python ]] || python=python3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+mkdir in out
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+cat >npy.py <<'EOF'
+"""Writes the test's .npy fixtures, and checks gpuscan's outputs against a sequential scan."""
+import ast
+import struct
+import sys
+
+FORMATS = {'u4': 'I', 'i4': 'i', 'f4': 'f', 'u8': 'Q', 'i8': 'q', 'f8': 'd'}
+BITS = {'u4': 32, 'i4': 32, 'u8': 64, 'i8': 64}
+
+
+def write(path, descr, shape, values=(), fortran=False, version=1, data=None, raw_dict=None):
+    code = descr.lstrip('<>=|')
+    if data is None:
+        data = struct.pack('<%d%s' % (len(values), FORMATS[code]), *values)
+    text = raw_dict or "{'descr': %r, 'fortran_order': %s, 'shape': %s, }" % (descr, fortran, shape)
+    prefix = 8 + (2 if version == 1 else 4)
+    text += ' ' * ((64 - (prefix + len(text) + 1) % 64) % 64) + '\n'
+    length = struct.pack('<H' if version == 1 else '<I', len(text))
+    with open(path, 'wb') as f:
+        f.write(b'\x93NUMPY' + bytes([version, 0]) + length + text.encode('latin1') + data)
+
+
+def read(path, written_by_gpuscan):
+    """The dtype code and values of a .npy file; what gpuscan writes must be exactly v1.0."""
+    with open(path, 'rb') as f:
+        blob = f.read()
+    assert blob[:6] == b'\x93NUMPY', '%s: not a .npy file' % path
+    version = blob[6]
+    start = 10 if version == 1 else 12
+    (length,) = struct.unpack('<H' if version == 1 else '<I', blob[8:start])
+    text = blob[start:start + length].decode('latin1')
+    header = ast.literal_eval(text)
+    if written_by_gpuscan:
+        assert blob[6:8] == b'\x01\x00', '%s: not version 1.0' % path
+        assert (start + length) % 64 == 0 and text.endswith('\n'), '%s: header not padded' % path
+        assert set(header) == {'descr', 'fortran_order', 'shape'}, header
+        assert header['descr'][0] == '<', header
+    assert not header['fortran_order'] and len(header['shape']) == 1, header
+    code = header['descr'].lstrip('<=|')
+    assert code in FORMATS, header
+    n = header['shape'][0]
+    data = blob[start + length:]
+    assert len(data) == n * struct.calcsize(FORMATS[code]), '%s: %d data bytes' % (path, len(data))
+    return code, list(struct.unpack('<%d%s' % (n, FORMATS[code]), data))
+
+
+def wrap(code, x):
+    if code not in BITS:
+        return x
+    bits = BITS[code]
+    x &= (1 << bits) - 1
+    return x - (1 << bits) if code[0] == 'i' and x >> (bits - 1) else x
+
+
+def combine(code, op, a, b):
+    if op == 'add': return wrap(code, a + b)
+    if op == 'mul': return wrap(code, a * b)
+    if op == 'min': return min(a, b)
+    if op == 'max': return max(a, b)
+    if op == 'and': return wrap(code, a & b)
+    if op == 'or': return wrap(code, a | b)
+    if op == 'xor': return wrap(code, a ^ b)
+    raise ValueError(op)
+
+
+def identity(code, op):
+    if op == 'mul': return 1
+    if op == 'and': return wrap(code, -1)
+    if op in ('min', 'max'):
+        if code[0] == 'f': return float('inf') if op == 'min' else float('-inf')
+        bits, signed = BITS[code], code[0] == 'i'
+        if op == 'min': return (1 << (bits - signed)) - 1
+        return -(1 << (bits - 1)) if signed else 0
+    return 0
+
+
+def check(input_path, output_path, kind, op, init=None):
+    code, values = read(input_path, False)
+    out_code, got = read(output_path, True)
+    assert out_code == code, 'output dtype %s, input %s' % (out_code, code)
+    acc = identity(code, op) if init is None else (float(init) if code[0] == 'f' else int(init, 0))
+    expected = []
+    for x in values:
+        if kind == 'exclusive': expected.append(acc)
+        acc = combine(code, op, acc, x)
+        if kind == 'inclusive': expected.append(acc)
+    if kind == 'reduce': expected = [acc]
+    assert len(got) == len(expected), '%d elements, expected %d' % (len(got), len(expected))
+    for i, (g, e) in enumerate(zip(got, expected)):
+        assert g == e, 'element %d is %r, expected %r' % (i, g, e)
+
+
+def random_values(n, seed, modulus):
+    x, values = seed, []
+    for _ in range(n):
+        x = (x * 6364136223846793005 + 1442695040888963407) % 2**64
+        values.append((x >> 32) % modulus)
+    return values
+
+
+def make():
+    big = random_values(300007, 1, 2**32)
+    write('in/u32.npy', '<u4', '(%d,)' % len(big), big)
+    small = random_values(1000, 2, 2**32)
+    write('in/u32_small.npy', '<u4', '(1000,)', small)
+    # Odd factors keep a product scan from collapsing to zero.
+    write('in/u32_odd.npy', '<u4', '(777,)', [2 * v + 1 for v in random_values(777, 3, 8)])
+    write('in/u32_empty.npy', '<u4', '(0,)')
+    # Readers must take version 2.0 headers, descrs without a byte order, and dicts
+    # without the trailing comma.
+    write('in/u32_v2.npy', '<u4', '(1000,)', small, version=2)
+    write('in/u32_plain.npy', 'u4', '(1000,)', small)
+    write('in/u32_tight.npy', '<u4', None, small, raw_dict="{'descr':'<u4','fortran_order':False,'shape':(1000,)}")
+    signed = [v - 500 for v in random_values(4099, 4, 1000)]
+    write('in/i32.npy', '<i4', '(4099,)', signed)
+    # Eighths sum exactly in any order, so float sums compare exactly too.
+    write('in/f32.npy', '<f4', '(100,)', [v / 8 - 4 for v in random_values(100, 5, 64)])
+    write('in/f64.npy', '<f8', '(3000,)', [v / 8 - 4 for v in random_values(3000, 6, 64)])
+    write('in/u64.npy', '<u8', '(5000,)', [v << 20 for v in random_values(5000, 7, 2**44)])
+    write('in/i64.npy', '<i8', '(5000,)', [v - 2**40 for v in random_values(5000, 8, 2**41)])
+
+    # Bad inputs.
+    with open('in/bad_magic.npy', 'wb') as f:
+        f.write(b'\x93NUMPX\x01\x00' + bytes(120))
+    with open('in/empty_file.npy', 'wb') as f:
+        pass
+    write('in/f16.npy', '<f2', '(4,)', data=bytes(8))
+    write('in/big_endian.npy', '>u4', '(4,)', data=bytes(16))
+    write('in/object.npy', '|O', '(4,)', data=bytes(32))
+    write('in/bool.npy', '|b1', '(4,)', data=bytes(4))
+    write('in/two_d.npy', '<u4', '(2, 3)', range(6))
+    write('in/scalar.npy', '<u4', '()', [7])
+    write('in/fortran.npy', '<u4', '(4,)', range(4), fortran=True)
+    write('in/truncated.npy', '<u4', '(1000,)', range(999))
+    write('in/bad_version.npy', '<u4', '(4,)', range(4), version=4)
+    write('in/bad_dict.npy', '<u4', None, range(4), raw_dict="{'descr': '<u4', 'shape': (4,) ")
+
+
+if __name__ == '__main__':
+    try:
+        if sys.argv[1] == 'make':
+            make()
+        else:
+            check(*sys.argv[2:])
+    except AssertionError as e:
+        sys.exit('%s: %s' % (' '.join(sys.argv[2:]), e))
+EOF
+
+"$python" npy.py make
+
+# scan_ok IN KIND OP [INIT] [EXTRA OPTIONS...]: a run that must succeed and match the
+# reference, leaving exactly its output in out/.
+scan_ok() {
+  local input=$1 kind=$2 op=$3 init=${4:-}
+  shift 3
+  (($# > 0)) && shift
+  local args=(scan "$input" out/result.npy --kind "$kind" --op "$op" "$@")
+  [[ -n $init ]] && args+=(--init "$init")
+  "$gpuscan" "${args[@]}" || fail "gpuscan ${args[*]}: exit status $?"
+  [[ $(ls -A out) == result.npy ]] || fail "gpuscan ${args[*]}: out/ holds $(ls -A out)"
+  "$python" npy.py check "$input" out/result.npy "$kind" "$op" ${init:+"$init"}
+  rm out/result.npy
+  echo "ok: gpuscan ${args[*]}"
+}
+
+scan_ok in/u32.npy inclusive add
+scan_ok in/u32.npy exclusive add 0x10
+scan_ok in/u32.npy reduce add 5
+scan_ok in/u32_small.npy exclusive max 3000000000
+scan_ok in/u32_small.npy reduce min 4294967295
+scan_ok in/u32_small.npy inclusive xor 0xdeadbeef
+scan_ok in/u32_odd.npy inclusive mul
+scan_ok in/u32_odd.npy reduce or 0x100000
+scan_ok in/u32_odd.npy exclusive and 0xFFFFFFFE
+scan_ok in/u32_empty.npy inclusive add
+scan_ok in/u32_empty.npy reduce add 42
+scan_ok in/u32_v2.npy inclusive add "" --algorithm rts
+scan_ok in/u32_plain.npy exclusive add 7 --algorithm csdl
+scan_ok in/u32_tight.npy reduce max
+scan_ok in/i32.npy inclusive add -2147483648
+scan_ok in/f32.npy inclusive max -inf
+scan_ok in/f32.npy inclusive add 0.5
+scan_ok in/f64.npy exclusive add -2.25
+scan_ok in/u64.npy inclusive add 0xffffffffffffffff
+scan_ok in/i64.npy reduce min
+
+# refused STATUS WHAT ARGS...: gpuscan ARGS must exit with STATUS and one "gpuscan: error:"
+# line, and leave out/ empty.
+refused() {
+  local expected=$1 what=$2 status=0
+  shift 2
+  "$gpuscan" "$@" >/dev/null 2>stderr || status=$?
+  [[ $status == "$expected" ]] || fail "$what: exit status $status, expected $expected (stderr: $(cat stderr))"
+  [[ $(wc -l <stderr) == 1 && $(head -c 16 stderr) == "gpuscan: error: " ]] ||
+    fail "$what: stderr is not one 'gpuscan: error:' line: $(cat stderr)"
+  [[ -z $(ls -A out) ]] || fail "$what: left $(ls -A out) behind"
+  echo "ok: $what: $(cat stderr)"
+}
+
+refused 2 "missing file" scan in/missing.npy out/o.npy
+refused 2 "empty file" scan in/empty_file.npy out/o.npy
+refused 2 "wrong magic" scan in/bad_magic.npy out/o.npy
+refused 2 "version 4.0" scan in/bad_version.npy out/o.npy
+refused 2 "malformed header" scan in/bad_dict.npy out/o.npy
+refused 2 "dtype <f2" scan in/f16.npy out/o.npy
+refused 2 "dtype >u4" scan in/big_endian.npy out/o.npy
+refused 2 "dtype |O" scan in/object.npy out/o.npy
+refused 2 "dtype |b1" scan in/bool.npy out/o.npy
+refused 2 "2-D shape" scan in/two_d.npy out/o.npy
+refused 2 "shape ()" scan in/scalar.npy out/o.npy
+refused 2 "Fortran order" scan in/fortran.npy out/o.npy
+refused 2 "truncated data" scan in/truncated.npy out/o.npy
+refused 2 "unknown --kind" scan in/u32_small.npy out/o.npy --kind sideways
+refused 2 "unknown --op" scan in/u32_small.npy out/o.npy --op sub
+refused 2 "unknown --algorithm" scan in/u32_small.npy out/o.npy --algorithm bubble
+refused 2 "unknown --backend" scan in/u32_small.npy out/o.npy --backend metal
+refused 2 "unknown option" scan in/u32_small.npy out/o.npy --frobnicate
+refused 2 "missing OUT" scan in/u32_small.npy
+refused 2 "bitwise op on f32" scan in/f32.npy out/o.npy --op xor
+refused 2 "--init not a number" scan in/u32_small.npy out/o.npy --init twelve
+refused 2 "--init out of range" scan in/u32_small.npy out/o.npy --init 4294967296
+refused 2 "--init negative u32" scan in/u32_small.npy out/o.npy --init -1
+refused 2 "--init i32 below range" scan in/i32.npy out/o.npy --init -2147483649
+refused 2 "--init trailing text" scan in/f32.npy out/o.npy --op max --init 1.5x
+refused 2 "--init f32 overflow" scan in/f32.npy out/o.npy --op max --init 1e39
+# Found only once the scan ran: still a usage error, still nothing left behind.
+refused 2 "OUT in a missing directory" scan in/u32_small.npy out/missing/o.npy
+# Device failures exit 1.
+refused 1 "no such device" scan in/u32_small.npy out/o.npy --device no-such-device
+
+echo "cli_test: all passed"

@@ -1,0 +1,34 @@
+// NumPy .npy files: the 1-D, little-endian arrays of gpuscan's element types.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gpuscan/types.hpp"
+
+namespace gpuscan::cli {
+
+struct NpyArray {
+  DType dtype = DType::u32;
+  std::vector<std::byte> data;  // size() / size_of(dtype) elements
+
+  std::size_t size() const { return data.size() / size_of(dtype); }
+};
+
+// Reads a version 1.0, 2.0 or 3.0 file. Anything it cannot hold (another dtype, a
+// big-endian one, a shape other than (n,), Fortran order, a short file) is a UsageError
+// that names the file and the problem.
+NpyArray read_npy(const std::string& path);
+
+// Writes a version 1.0 file holding `data` (size_of(dtype) bytes per element), shape (n,),
+// through `path` + ".partial" renamed into place, so a failed write leaves no `path`
+// behind. Throws UsageError if the file cannot be created, Error if writing it fails.
+void write_npy(const std::string& path, DType dtype, std::span<const std::byte> data);
+
+// The header's dict for `dtype` and `n` elements, e.g.
+// "{'descr': '<u4', 'fortran_order': False, 'shape': (3,), }".
+std::string npy_header_dict(DType dtype, std::size_t n);
+
+}  // namespace gpuscan::cli

@@ -1,0 +1,30 @@
+// `gpuscan scan IN.npy OUT.npy`: one scan or reduction of a .npy array on a device.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "gpuscan/gpuscan.hpp"
+
+namespace gpuscan::cli {
+
+struct ScanOptions {
+  std::string input;
+  std::string output;
+  Kind kind = Kind::inclusive;
+  Op op = Op::add;
+  std::optional<std::string> init;  // parsed once the input's dtype is known
+  Algorithm algorithm = Algorithm::csdldf;
+  Backend backend = Backend::any;
+  std::string device;
+};
+
+// Returns the process exit status (0). Bad input is a UsageError; device failures are
+// other gpuscan::Errors. OUT is only created when everything succeeded.
+int run_scan(const ScanOptions& options);
+
+// `text` as a value of `dtype`: integers in decimal or 0x hex and in range, floats as
+// strtod reads them (inf and nan included); nullopt if it is not one.
+std::optional<Value> parse_value(DType dtype, const std::string& text);
+
+}  // namespace gpuscan::cli
