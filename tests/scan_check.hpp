@@ -21,8 +21,8 @@ struct Case {
 
 inline std::string describe(const Case& c, std::size_t n, std::uint64_t seed) {
   std::string text = "n=" + std::to_string(n) + " seed=" + std::to_string(seed);
-  for (std::string_view part : {to_string(c.spec.dtype), to_string(c.spec.op), to_string(c.spec.kind),
-                                to_string(c.spec.algorithm)}) {
+  for (std::string_view part : {to_string(c.spec.dtype), to_string(c.spec.op),
+                                to_string(c.spec.kind), to_string(c.spec.algorithm)}) {
     text.append(" ").append(part);
   }
   return text;
@@ -65,15 +65,20 @@ void expect_scan_matches_typed(const Case& c, std::size_t n, std::optional<Value
     std::optional<double> wide_init;
     if (init_t) wide_init = static_cast<double>(*init_t);
     const bool exact_op = c.spec.op == Op::min || c.spec.op == Op::max;
-    const auto expected = exact_op ? std::vector<double>() : reference::scan<double>(c.spec.kind, c.spec.op, wide, wide_init);
-    const auto exact = exact_op ? reference::scan<T>(c.spec.kind, c.spec.op, input, init_t) : std::vector<T>();
+    const auto expected = exact_op
+                              ? std::vector<double>()
+                              : reference::scan<double>(c.spec.kind, c.spec.op, wide, wide_init);
+    const auto exact =
+        exact_op ? reference::scan<T>(c.spec.kind, c.spec.op, input, init_t) : std::vector<T>();
     double sum_abs = init_t ? std::fabs(static_cast<double>(*init_t)) : 0.0;
     for (std::size_t i = 0; i < out_n; ++i) {
       const std::size_t last = c.spec.kind == Kind::reduce ? n : i + 1;
-      for (std::size_t j = (c.spec.kind == Kind::reduce ? 0 : i); j < last; ++j) sum_abs += std::fabs(wide[j]);
+      for (std::size_t j = (c.spec.kind == Kind::reduce ? 0 : i); j < last; ++j)
+        sum_abs += std::fabs(wide[j]);
       const double want = exact_op ? static_cast<double>(exact[i]) : expected[i];
       const std::size_t position = c.spec.kind == Kind::reduce ? n : i + 1;  // elements combined
-      if (!reference::within_tolerance<T>(c.spec.op, result[i], want, sum_abs, position)) report(i, result[i], want);
+      if (!reference::within_tolerance<T>(c.spec.op, result[i], want, sum_abs, position))
+        report(i, result[i], want);
     }
   } else {
     const auto expected = reference::scan<T>(c.spec.kind, c.spec.op, input, init_t);
@@ -85,7 +90,8 @@ void expect_scan_matches_typed(const Case& c, std::size_t n, std::optional<Value
 }
 
 inline void expect_scan_matches(const Case& c, std::size_t n, std::optional<Value> init = {}) {
-  reference::visit(c.spec.dtype, [&](auto tag) { expect_scan_matches_typed<decltype(tag)>(c, n, init); });
+  reference::visit(c.spec.dtype,
+                   [&](auto tag) { expect_scan_matches_typed<decltype(tag)>(c, n, init); });
 }
 
 // Convenience for the u32 suites.

@@ -18,7 +18,8 @@ std::vector<std::size_t> interesting_sizes() {
     for (std::size_t n = t - 1; n <= t + 1; ++n) sizes.push_back(n);
   }
   for (std::size_t k = 4; k <= 22; k += 3) {
-    for (std::size_t n : {(std::size_t{1} << k) - 1, std::size_t{1} << k, (std::size_t{1} << k) + 1}) {
+    for (std::size_t n :
+         {(std::size_t{1} << k) - 1, std::size_t{1} << k, (std::size_t{1} << k) + 1}) {
       sizes.push_back(n);
     }
   }
@@ -92,7 +93,8 @@ TEST_P(AlgorithmTest, EveryTuningKnobKeepsResultsExact) {
   tunings[5].lookback_depth = 2;
   for (const Tuning& tuning : tunings) {
     SCOPED_TRACE("workgroup " + std::to_string(tuning.workgroup_size) + " vectors " +
-                 std::to_string(tuning.vectors_per_thread) + " depth " + std::to_string(tuning.lookback_depth));
+                 std::to_string(tuning.vectors_per_thread) + " depth " +
+                 std::to_string(tuning.lookback_depth));
     for (std::size_t n : {std::size_t{3}, std::size_t{70001}, std::size_t{1} << 20}) {
       expect_scan_matches({{DType::u32, Op::add, Kind::inclusive, GetParam()}, tuning}, n);
     }
@@ -100,8 +102,11 @@ TEST_P(AlgorithmTest, EveryTuningKnobKeepsResultsExact) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Vulkan, AlgorithmTest, ::testing::Values(Algorithm::csdldf, Algorithm::csdl, Algorithm::rts),
-                         [](const auto& param_info) { return std::string(to_string(param_info.param)); });
+INSTANTIATE_TEST_SUITE_P(Vulkan, AlgorithmTest,
+                         ::testing::Values(Algorithm::csdldf, Algorithm::csdl, Algorithm::rts),
+                         [](const auto& param_info) {
+                           return std::string(to_string(param_info.param));
+                         });
 
 class FallbackTest : public VulkanTest {};
 
@@ -112,12 +117,15 @@ class FallbackTest : public VulkanTest {};
 TEST_F(FallbackTest, DispatchOrderTilesStayExact) {
   Tuning tuning;
   tuning.dispatch_order = true;
-  for (std::size_t n : {std::size_t{1}, std::size_t{4097}, std::size_t{1} << 20, (std::size_t{1} << 22) + 3}) {
+  for (std::size_t n :
+       {std::size_t{1}, std::size_t{4097}, std::size_t{1} << 20, (std::size_t{1} << 22) + 3}) {
     expect_scan_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, n);
   }
   tuning.blocking_mask = 1;
   expect_scan_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, 100003);
-  EXPECT_THROW(Scanner(test_device(), {DType::u32, Op::add, Kind::inclusive, Algorithm::csdl}, tuning), UsageError);
+  EXPECT_THROW(
+      Scanner(test_device(), {DType::u32, Op::add, Kind::inclusive, Algorithm::csdl}, tuning),
+      UsageError);
 }
 
 TEST_F(FallbackTest, ExactUnderSimulatedBlockingAtEveryRate) {
@@ -126,14 +134,17 @@ TEST_F(FallbackTest, ExactUnderSimulatedBlockingAtEveryRate) {
       Tuning tuning;
       tuning.blocking_mask = (1u << k) - 1;
       tuning.max_spins = spins;
-      SCOPED_TRACE("blocking mask " + std::to_string(*tuning.blocking_mask) + " spins " + std::to_string(spins));
-      expect_scan_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, 40 * 4096 + 3);
+      SCOPED_TRACE("blocking mask " + std::to_string(*tuning.blocking_mask) + " spins " +
+                   std::to_string(spins));
+      expect_scan_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning},
+                          40 * 4096 + 3);
     }
   }
   Tuning tuning;
   tuning.blocking_mask = 0;
   tuning.subgroup_size = 4;
-  expect_scan_matches({{DType::u32, Op::bit_xor, Kind::exclusive, Algorithm::csdldf}, tuning}, 9 * 4096 + 1, 7u);
+  expect_scan_matches({{DType::u32, Op::bit_xor, Kind::exclusive, Algorithm::csdldf}, tuning},
+                      9 * 4096 + 1, 7u);
 }
 
 }  // namespace

@@ -23,7 +23,8 @@ TEST_P(TypeTest, EveryOperatorAndKindMatchesTheReference) {
   for (Op op : ops_of(dtype)) {
     for (Kind kind : {Kind::inclusive, Kind::exclusive, Kind::reduce}) {
       const Case c{{dtype, op, kind, Algorithm::csdldf}, {}};
-      for (std::size_t n : {std::size_t{1}, std::size_t{4097}, std::size_t{3 * 4096 + 5}, (std::size_t{1} << 18) + 1}) {
+      for (std::size_t n : {std::size_t{1}, std::size_t{4097}, std::size_t{3 * 4096 + 5},
+                            (std::size_t{1} << 18) + 1}) {
         expect_scan_matches(c, n);
       }
       expect_scan_matches(c, 10007, some_init(dtype));
@@ -33,9 +34,11 @@ TEST_P(TypeTest, EveryOperatorAndKindMatchesTheReference) {
 
 TEST_P(TypeTest, EveryAlgorithmSumsOddSizes) {
   for (Algorithm algorithm : {Algorithm::csdldf, Algorithm::csdl, Algorithm::rts}) {
-    for (std::size_t n : {std::size_t{0}, std::size_t{5}, std::size_t{8191}, std::size_t{1000003}}) {
+    for (std::size_t n :
+         {std::size_t{0}, std::size_t{5}, std::size_t{8191}, std::size_t{1000003}}) {
       expect_scan_matches({{GetParam(), Op::add, Kind::inclusive, algorithm}, {}}, n);
-      expect_scan_matches({{GetParam(), Op::add, Kind::exclusive, algorithm}, {}}, n, some_init(GetParam()));
+      expect_scan_matches({{GetParam(), Op::add, Kind::exclusive, algorithm}, {}}, n,
+                          some_init(GetParam()));
     }
   }
 }
@@ -64,16 +67,22 @@ TEST_P(TypeTest, LargeScansGoInChunks) {
         expect_scan_matches(c, 2 * chunk, some_init(GetParam()));
       }
     }
-    expect_scan_matches({{GetParam(), Op::max, Kind::exclusive, Algorithm::csdldf}, tuning}, 7 * chunk + 1);
+    expect_scan_matches({{GetParam(), Op::max, Kind::exclusive, Algorithm::csdldf}, tuning},
+                        7 * chunk + 1);
   }
   Tuning tiny;
   tiny.chunk_elements = 100;  // less than one tile
-  EXPECT_THROW(Scanner(test_device(), {GetParam(), Op::add, Kind::inclusive, Algorithm::csdldf}, tiny), UsageError);
+  EXPECT_THROW(
+      Scanner(test_device(), {GetParam(), Op::add, Kind::inclusive, Algorithm::csdldf}, tiny),
+      UsageError);
 }
 
 INSTANTIATE_TEST_SUITE_P(Vulkan, TypeTest,
-                         ::testing::Values(DType::u32, DType::i32, DType::f32, DType::u64, DType::i64, DType::f64),
-                         [](const auto& param_info) { return std::string(to_string(param_info.param)); });
+                         ::testing::Values(DType::u32, DType::i32, DType::f32, DType::u64,
+                                           DType::i64, DType::f64),
+                         [](const auto& param_info) {
+                           return std::string(to_string(param_info.param));
+                         });
 
 }  // namespace
 }  // namespace gpuscan::testing

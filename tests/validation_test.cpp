@@ -31,7 +31,8 @@ class ValidationTest : public VulkanTest {
     const std::uint64_t seed = next_seed();
     SCOPED_TRACE("seed=" + std::to_string(seed));
     const auto input = reference::random_input(DType::u32, Op::add, n, seed);
-    vulkan::VulkanBuffer in(context, n * 4), out(context, n * 4), spine(context, kernels.spine_bytes(n)),
+    vulkan::VulkanBuffer in(context, n * 4), out(context, n * 4),
+        spine(context, kernels.spine_bytes(n)),
         control(context, vulkan::ScanKernels::control_bytes);
     vulkan::upload(context, in, input);
     const vulkan::ScanBuffers buffers{in, out, spine, control};
@@ -41,12 +42,15 @@ class ValidationTest : public VulkanTest {
       vkCmdFillBuffer(cmd, out.handle(), 0, VK_WHOLE_SIZE, 0xDEADBEEFu);
       vkCmdFillBuffer(cmd, control.handle(), 0, VK_WHOLE_SIZE, 0);
     });
-    if (scan) context->submit([&](VkCommandBuffer cmd) { kernels.record(cmd, buffers, set.handle(), n, init); });
+    if (scan)
+      context->submit(
+          [&](VkCommandBuffer cmd) { kernels.record(cmd, buffers, set.handle(), n, init); });
     std::vector<std::uint32_t> result(n);
     vulkan::download(context, out, std::as_writable_bytes(std::span(result)));
     corrupt(result);
     vulkan::upload(context, out, std::as_bytes(std::span(result)));
-    context->submit([&](VkCommandBuffer cmd) { kernels.record_validation(cmd, set.handle(), n, init); });
+    context->submit(
+        [&](VkCommandBuffer cmd) { kernels.record_validation(cmd, set.handle(), n, init); });
     std::uint32_t errors = 0;
     vulkan::download(context, control, std::as_writable_bytes(std::span(&errors, 1)),
                      GS_CONTROL_VALIDATION_ERRORS * 4);

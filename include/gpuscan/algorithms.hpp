@@ -19,12 +19,13 @@ void scan_host(Device& device, const ScanSpec& spec, std::span<const std::byte> 
                std::span<std::byte> output, std::optional<Value> init);
 
 template <class T>
-std::vector<T> scan(Device& device, Kind kind, std::span<const T> in, Op op, std::optional<T> init) {
+std::vector<T> scan(Device& device, Kind kind, std::span<const T> in, Op op,
+                    std::optional<T> init) {
   std::vector<T> out(kind == Kind::reduce ? 1 : in.size());
   std::optional<Value> init_value;
   if (init) init_value = Value::of(*init);
-  detail::scan_host(device, ScanSpec{dtype_of<T>(), op, kind, Algorithm::csdldf},
-                    std::as_bytes(in), std::as_writable_bytes(std::span<T>(out)), init_value);
+  detail::scan_host(device, ScanSpec{dtype_of<T>(), op, kind, Algorithm::csdldf}, std::as_bytes(in),
+                    std::as_writable_bytes(std::span<T>(out)), init_value);
   return out;
 }
 }  // namespace detail

@@ -22,9 +22,9 @@ struct BenchCase {
   Op op = Op::add;
   Kind kind = Kind::inclusive;
   std::size_t n = 0;
-  int runs = 0;           // timed runs per implementation (after one untimed warm-up)
-  bool hot = false;       // skip the cache flush between runs
-  std::uint64_t seed = 0; // of the random input
+  int runs = 0;            // timed runs per implementation (after one untimed warm-up)
+  bool hot = false;        // skip the cache flush between runs
+  std::uint64_t seed = 0;  // of the random input
   Tuning tuning;
   std::vector<Implementation> implementations;
 };

@@ -25,13 +25,14 @@ struct Tuning {
   std::optional<std::uint32_t> blocking_mask;
   std::uint32_t workgroup_size = 0;
   std::uint32_t vectors_per_thread = 0;  // four elements each
-  std::uint32_t subgroup_size = 0;  // logical subgroup size, <= the hardware's; 0: hardware
+  std::uint32_t subgroup_size = 0;       // logical subgroup size, <= the hardware's; 0: hardware
   // Windows of (subgroup size / words per tile) tiles a look-back step reads at once
   // (default 1: deeper steps measured slower on an H200).
   std::uint32_t lookback_depth = 0;
-  // csdldf (refused for csdl; other algorithms have no tile chain): take tiles in dispatch order (the workgroup id) instead of claiming them
-  // from an atomic counter. Still safe, since a look-back falls back on a tile whose
-  // workgroup has not started, but it trusts the device to start workgroups in order.
+  // csdldf (refused for csdl; other algorithms have no tile chain): take tiles in dispatch order
+  // (the workgroup id) instead of claiming them from an atomic counter. Still safe, since a
+  // look-back falls back on a tile whose workgroup has not started, but it trusts the device to
+  // start workgroups in order.
   bool dispatch_order = false;
   // Elements per run: larger scans go in chunks, each chunk's carry the next one's init.
   // 0: as many as one buffer binding of the device allows.
@@ -50,7 +51,7 @@ struct Statistics {
 };
 
 struct RunResult {
-  double gpu_ms = 0;  // device time of the scan, from device timestamps
+  double gpu_ms = 0;                     // device time of the scan, from device timestamps
   std::optional<Statistics> statistics;  // with Tuning::statistics, for csdl and csdldf
 };
 

@@ -33,13 +33,32 @@ std::optional<Backend> parse_backend(std::string_view);
 std::size_t size_of(DType);
 bool is_float(DType);
 
-template <class T> constexpr DType dtype_of();
-template <> constexpr DType dtype_of<std::uint32_t>() { return DType::u32; }
-template <> constexpr DType dtype_of<std::int32_t>() { return DType::i32; }
-template <> constexpr DType dtype_of<float>() { return DType::f32; }
-template <> constexpr DType dtype_of<std::uint64_t>() { return DType::u64; }
-template <> constexpr DType dtype_of<std::int64_t>() { return DType::i64; }
-template <> constexpr DType dtype_of<double>() { return DType::f64; }
+template <class T>
+constexpr DType dtype_of();
+template <>
+constexpr DType dtype_of<std::uint32_t>() {
+  return DType::u32;
+}
+template <>
+constexpr DType dtype_of<std::int32_t>() {
+  return DType::i32;
+}
+template <>
+constexpr DType dtype_of<float>() {
+  return DType::f32;
+}
+template <>
+constexpr DType dtype_of<std::uint64_t>() {
+  return DType::u64;
+}
+template <>
+constexpr DType dtype_of<std::int64_t>() {
+  return DType::i64;
+}
+template <>
+constexpr DType dtype_of<double>() {
+  return DType::f64;
+}
 
 // A scalar of any DType, held as its bit pattern (zero-extended to 64 bits).
 struct Value {

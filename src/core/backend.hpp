@@ -26,8 +26,8 @@ class ScannerImpl {
   virtual std::size_t offset_granule() const = 0;
   // Scans n >= 1 elements from element `in_offset` of `in` into `out` from `out_offset`
   // (multiples of offset_granule); the buffers are large enough (checked by Scanner).
-  virtual RunResult run(const BufferImpl& in, std::size_t in_offset, BufferImpl& out, std::size_t out_offset,
-                        std::size_t n, Value init) = 0;
+  virtual RunResult run(const BufferImpl& in, std::size_t in_offset, BufferImpl& out,
+                        std::size_t out_offset, std::size_t n, Value init) = 0;
 };
 
 class DeviceImpl {
@@ -36,7 +36,8 @@ class DeviceImpl {
   virtual const DeviceInfo& info() const = 0;
   virtual std::shared_ptr<BufferImpl> allocate(std::size_t bytes) = 0;
   virtual void upload(BufferImpl& destination, std::span<const std::byte> source) = 0;
-  virtual void download(const BufferImpl& source, std::span<std::byte> destination, std::size_t source_offset = 0) = 0;
+  virtual void download(const BufferImpl& source, std::span<std::byte> destination,
+                        std::size_t source_offset = 0) = 0;
   virtual std::unique_ptr<ScannerImpl> make_scanner(const ScanSpec& spec, const Tuning& tuning) = 0;
   // `input` holds bench_case.n elements of bench_case.dtype.
   virtual std::vector<BenchResult> benchmark(const BenchCase& bench_case,

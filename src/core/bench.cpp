@@ -8,8 +8,10 @@ namespace gpuscan {
 
 std::vector<BenchResult> benchmark(Device& device, const BenchCase& bench_case) {
   reference::check_op(bench_case.dtype, bench_case.op);
-  if (bench_case.n == 0 || bench_case.runs <= 0) throw UsageError("a benchmark needs n >= 1 and runs >= 1");
-  const auto input = reference::random_input(bench_case.dtype, bench_case.op, bench_case.n, bench_case.seed);
+  if (bench_case.n == 0 || bench_case.runs <= 0)
+    throw UsageError("a benchmark needs n >= 1 and runs >= 1");
+  const auto input =
+      reference::random_input(bench_case.dtype, bench_case.op, bench_case.n, bench_case.seed);
   return device.impl()->benchmark(bench_case, input);
 }
 

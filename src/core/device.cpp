@@ -5,9 +5,13 @@
 
 namespace gpuscan {
 
-std::size_t Buffer::size() const { return impl_->size(); }
+std::size_t Buffer::size() const {
+  return impl_->size();
+}
 
-std::vector<DeviceInfo> list_devices() { return vulkan::list_devices(); }
+std::vector<DeviceInfo> list_devices() {
+  return vulkan::list_devices();
+}
 
 Device Device::open(Backend backend, std::string_view name) {
   if (backend == Backend::cuda) {
@@ -16,9 +20,13 @@ Device Device::open(Backend backend, std::string_view name) {
   return Device(vulkan::open_device(name));
 }
 
-const DeviceInfo& Device::info() const { return impl_->info(); }
+const DeviceInfo& Device::info() const {
+  return impl_->info();
+}
 
-Buffer Device::allocate(std::size_t bytes) { return Buffer(impl_->allocate(bytes)); }
+Buffer Device::allocate(std::size_t bytes) {
+  return Buffer(impl_->allocate(bytes));
+}
 
 void Device::upload(Buffer& destination, std::span<const std::byte> source) {
   impl_->upload(*destination.impl(), source);

@@ -25,10 +25,14 @@ T draw(SplitMix64& rng, Op op) {
   } else {
     const std::uint64_t r = rng.next();
     switch (op) {
-      case Op::mul: return static_cast<T>(r | 1);  // odd: products never become zero
-      case Op::bit_and: return static_cast<T>(~(r & rng.next() & rng.next() & rng.next()));
-      case Op::bit_or: return static_cast<T>(r & rng.next() & rng.next() & rng.next());
-      default: return static_cast<T>(r);
+      case Op::mul:
+        return static_cast<T>(r | 1);  // odd: products never become zero
+      case Op::bit_and:
+        return static_cast<T>(~(r & rng.next() & rng.next() & rng.next()));
+      case Op::bit_or:
+        return static_cast<T>(r & rng.next() & rng.next() & rng.next());
+      default:
+        return static_cast<T>(r);
     }
   }
 }

@@ -19,15 +19,18 @@ namespace gpuscan::reference {
 template <class T>
 T identity(Op op) {
   switch (op) {
-    case Op::mul: return T(1);
+    case Op::mul:
+      return T(1);
     case Op::min:
       return std::is_floating_point_v<T> ? std::numeric_limits<T>::infinity()
                                          : std::numeric_limits<T>::max();
     case Op::max:
       return std::is_floating_point_v<T> ? -std::numeric_limits<T>::infinity()
                                          : std::numeric_limits<T>::lowest();
-    case Op::bit_and: return static_cast<T>(~std::uint64_t{0});
-    default: return T(0);
+    case Op::bit_and:
+      return static_cast<T>(~std::uint64_t{0});
+    default:
+      return T(0);
   }
 }
 
@@ -35,23 +38,34 @@ template <class T>
 T combine(Op op, T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
     switch (op) {
-      case Op::mul: return a * b;
-      case Op::min: return std::fmin(a, b);  // a NaN operand is ignored
-      case Op::max: return std::fmax(a, b);
-      default: return a + b;
+      case Op::mul:
+        return a * b;
+      case Op::min:
+        return std::fmin(a, b);  // a NaN operand is ignored
+      case Op::max:
+        return std::fmax(a, b);
+      default:
+        return a + b;
     }
   } else {
     // Integer add and mul wrap: compute in the unsigned type of the same width.
     using U = std::make_unsigned_t<T>;
     const U x = static_cast<U>(a), y = static_cast<U>(b);
     switch (op) {
-      case Op::mul: return static_cast<T>(static_cast<U>(x * y));
-      case Op::min: return a < b ? a : b;
-      case Op::max: return a < b ? b : a;
-      case Op::bit_and: return static_cast<T>(x & y);
-      case Op::bit_or: return static_cast<T>(x | y);
-      case Op::bit_xor: return static_cast<T>(x ^ y);
-      default: return static_cast<T>(static_cast<U>(x + y));
+      case Op::mul:
+        return static_cast<T>(static_cast<U>(x * y));
+      case Op::min:
+        return a < b ? a : b;
+      case Op::max:
+        return a < b ? b : a;
+      case Op::bit_and:
+        return static_cast<T>(x & y);
+      case Op::bit_or:
+        return static_cast<T>(x | y);
+      case Op::bit_xor:
+        return static_cast<T>(x ^ y);
+      default:
+        return static_cast<T>(static_cast<U>(x + y));
     }
   }
 }
@@ -85,7 +99,8 @@ bool within_tolerance(Op op, T got, double want, double sum_abs, std::size_t com
     if (op == Op::add) return std::fabs(g - want) <= 1e-5 * sum_abs + 1e-30;
     if (op == Op::mul) {
       const double eps = std::numeric_limits<T>::epsilon();
-      return std::fabs(g - want) <= 4.0 * eps * static_cast<double>(combined + 1) * std::fabs(want) + 1e-30;
+      return std::fabs(g - want) <=
+             4.0 * eps * static_cast<double>(combined + 1) * std::fabs(want) + 1e-30;
     }
     return g == want;
   } else {
@@ -98,12 +113,18 @@ bool within_tolerance(Op op, T got, double want, double sum_abs, std::size_t com
 template <class F>
 decltype(auto) visit(DType dtype, F&& f) {
   switch (dtype) {
-    case DType::i32: return f(std::int32_t{});
-    case DType::f32: return f(float{});
-    case DType::u64: return f(std::uint64_t{});
-    case DType::i64: return f(std::int64_t{});
-    case DType::f64: return f(double{});
-    default: return f(std::uint32_t{});
+    case DType::i32:
+      return f(std::int32_t{});
+    case DType::f32:
+      return f(float{});
+    case DType::u64:
+      return f(std::uint64_t{});
+    case DType::i64:
+      return f(std::int64_t{});
+    case DType::f64:
+      return f(double{});
+    default:
+      return f(std::uint32_t{});
   }
 }
 

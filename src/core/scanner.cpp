@@ -7,13 +7,15 @@
 
 namespace gpuscan {
 
-Scanner::Scanner(Device& device, ScanSpec spec, Tuning tuning) : spec_(spec), device_(device.impl()) {
+Scanner::Scanner(Device& device, ScanSpec spec, Tuning tuning)
+    : spec_(spec), device_(device.impl()) {
   reference::check_op(spec.dtype, spec.op);
   impl_ = device.impl()->make_scanner(spec, tuning);
   // Chunks are whole multiples of the backend's offset granule (tiles, aligned offsets).
   const std::size_t granule = impl_->offset_granule();
-  const std::size_t limit = tuning.chunk_elements ? std::min(tuning.chunk_elements, impl_->max_elements())
-                                                  : impl_->max_elements();
+  const std::size_t limit = tuning.chunk_elements
+                                ? std::min(tuning.chunk_elements, impl_->max_elements())
+                                : impl_->max_elements();
   chunk_ = limit / granule * granule;
   if (chunk_ == 0) {
     throw UsageError("chunk of " + std::to_string(limit) + " elements is smaller than the " +
@@ -64,13 +66,15 @@ RunResult Scanner::run(const Buffer& in, Buffer& out, std::size_t n, std::option
 
 // What the next chunk starts from: everything up to the end of this one. An inclusive
 // scan ends with it; an exclusive one ends one element short; a reduction is it.
-Value Scanner::chunk_carry(const Buffer& in, const Buffer& out, std::size_t offset, std::size_t count) {
+Value Scanner::chunk_carry(const Buffer& in, const Buffer& out, std::size_t offset,
+                           std::size_t count) {
   const std::size_t element = size_of(spec_.dtype);
   const std::size_t last = offset + count - 1;
   Value carry{spec_.dtype, 0};
   const auto read = [&](const Buffer& buffer, std::size_t index) {
     std::uint64_t bits = 0;
-    device_->download(*buffer.impl(), std::as_writable_bytes(std::span(&bits, 1)).first(element), index * element);
+    device_->download(*buffer.impl(), std::as_writable_bytes(std::span(&bits, 1)).first(element),
+                      index * element);
     return Value{spec_.dtype, bits};
   };
   if (spec_.kind == Kind::reduce) return read(out, 0);

@@ -61,18 +61,40 @@ std::optional<E> parse(const Names<E, N>& names, std::string_view text) {
 
 }  // namespace
 
-std::string_view to_string(DType v) { return name_of(dtype_names, v); }
-std::string_view to_string(Op v) { return name_of(op_names, v); }
-std::string_view to_string(Kind v) { return name_of(kind_names, v); }
-std::string_view to_string(Algorithm v) { return name_of(algorithm_names, v); }
-std::string_view to_string(Backend v) { return name_of(backend_names, v); }
-std::string_view to_string(Implementation v) { return name_of(implementation_names, v); }
+std::string_view to_string(DType v) {
+  return name_of(dtype_names, v);
+}
+std::string_view to_string(Op v) {
+  return name_of(op_names, v);
+}
+std::string_view to_string(Kind v) {
+  return name_of(kind_names, v);
+}
+std::string_view to_string(Algorithm v) {
+  return name_of(algorithm_names, v);
+}
+std::string_view to_string(Backend v) {
+  return name_of(backend_names, v);
+}
+std::string_view to_string(Implementation v) {
+  return name_of(implementation_names, v);
+}
 
-std::optional<DType> parse_dtype(std::string_view s) { return parse(dtype_names, s); }
-std::optional<Op> parse_op(std::string_view s) { return parse(op_names, s); }
-std::optional<Kind> parse_kind(std::string_view s) { return parse(kind_names, s); }
-std::optional<Algorithm> parse_algorithm(std::string_view s) { return parse(algorithm_names, s); }
-std::optional<Backend> parse_backend(std::string_view s) { return parse(backend_names, s); }
+std::optional<DType> parse_dtype(std::string_view s) {
+  return parse(dtype_names, s);
+}
+std::optional<Op> parse_op(std::string_view s) {
+  return parse(op_names, s);
+}
+std::optional<Kind> parse_kind(std::string_view s) {
+  return parse(kind_names, s);
+}
+std::optional<Algorithm> parse_algorithm(std::string_view s) {
+  return parse(algorithm_names, s);
+}
+std::optional<Backend> parse_backend(std::string_view s) {
+  return parse(backend_names, s);
+}
 std::optional<Implementation> parse_implementation(std::string_view s) {
   return parse(implementation_names, s);
 }
@@ -81,6 +103,8 @@ std::size_t size_of(DType dtype) {
   return dtype == DType::u32 || dtype == DType::i32 || dtype == DType::f32 ? 4 : 8;
 }
 
-bool is_float(DType dtype) { return dtype == DType::f32 || dtype == DType::f64; }
+bool is_float(DType dtype) {
+  return dtype == DType::f32 || dtype == DType::f64;
+}
 
 }  // namespace gpuscan

@@ -27,15 +27,15 @@ std::size_t flush_bytes(const DeviceInfo& info) {
 void transfer_to_compute(VkCommandBuffer cmd) {
   memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                  VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
-                 VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT | VK_ACCESS_2_TRANSFER_READ_BIT |
-                     VK_ACCESS_2_TRANSFER_WRITE_BIT);
+                 VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT |
+                     VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT);
 }
 
 void compute_to_all(VkCommandBuffer cmd) {
   memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_WRITE_BIT,
                  VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
-                 VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT | VK_ACCESS_2_TRANSFER_READ_BIT |
-                     VK_ACCESS_2_TRANSFER_WRITE_BIT);
+                 VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT |
+                     VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT);
 }
 
 // What the checks need to know of the input: the device check's float tolerance, and the
@@ -58,19 +58,23 @@ InputFacts input_facts(const BenchCase& c, std::span<const std::byte> input) {
     }
     if (is_float(c.dtype)) {
       if (c.op == Op::add) facts.tolerance = static_cast<float>(1e-5 * max_abs);
-      if (c.op == Op::mul) facts.tolerance = static_cast<float>(4.0 * std::numeric_limits<T>::epsilon());
+      if (c.op == Op::mul)
+        facts.tolerance = static_cast<float>(4.0 * std::numeric_limits<T>::epsilon());
     }
     double want = 0;
     if (c.kind == Kind::reduce) {
       if constexpr (std::is_floating_point_v<T>) {
         const std::vector<double> wide(x.begin(), x.end());
-        want = c.op == Op::min || c.op == Op::max ? static_cast<double>(reference::scan(Kind::reduce, c.op, x)[0])
-                                                  : reference::scan<double>(Kind::reduce, c.op, wide)[0];
+        want = c.op == Op::min || c.op == Op::max
+                   ? static_cast<double>(reference::scan(Kind::reduce, c.op, x)[0])
+                   : reference::scan<double>(Kind::reduce, c.op, wide)[0];
       } else {
         want = static_cast<double>(reference::scan(Kind::reduce, c.op, x)[0]);
         // Integers compare exactly, as bits (doubles cannot hold every 64-bit value).
         const T exact = reference::scan(Kind::reduce, c.op, x)[0];
-        facts.reduction_acceptable = [exact](const std::byte* got) { return std::memcmp(got, &exact, sizeof(T)) == 0; };
+        facts.reduction_acceptable = [exact](const std::byte* got) {
+          return std::memcmp(got, &exact, sizeof(T)) == 0;
+        };
         return facts;
       }
     }
@@ -87,7 +91,8 @@ InputFacts input_facts(const BenchCase& c, std::span<const std::byte> input) {
 
 }  // namespace
 
-std::vector<BenchResult> VulkanDevice::benchmark(const BenchCase& c, std::span<const std::byte> input) {
+std::vector<BenchResult> VulkanDevice::benchmark(const BenchCase& c,
+                                                 std::span<const std::byte> input) {
   const std::size_t element = size_of(c.dtype);
   const std::size_t runs = static_cast<std::size_t>(c.runs);
   VulkanBuffer in(context_, c.n * element);
@@ -104,17 +109,21 @@ std::vector<BenchResult> VulkanDevice::benchmark(const BenchCase& c, std::span<c
   const InputFacts facts = input_facts(c, input);
   std::vector<BenchResult> results;
   for (const Implementation implementation : c.implementations) {
-    const ScanKernels kernels(context_, pipelines_, c.dtype, c.op, c.kind, implementation, c.tuning);
+    const ScanKernels kernels(context_, pipelines_, c.dtype, c.op, c.kind, implementation,
+                              c.tuning);
     if (c.n > kernels.max_elements()) {
-      throw UsageError(std::to_string(c.n) + " elements are more than one run takes on " + info().name);
+      throw UsageError(std::to_string(c.n) + " elements are more than one run takes on " +
+                       info().name);
     }
     const VulkanBuffer spine(context_, kernels.spine_bytes(c.n));
     const ScanBuffers buffers{in, out, spine, control};
     const BindingSet set(context_, pipelines_->set_layout(), buffers);
-    const bool checked_on_device = c.kind != Kind::reduce || implementation == Implementation::memcpy;
+    const bool checked_on_device =
+        c.kind != Kind::reduce || implementation == Implementation::memcpy;
 
     // One untimed warm-up run builds the pipelines and wakes the device.
-    context_->submit([&](VkCommandBuffer cmd) { kernels.record(cmd, buffers, set.handle(), c.n, init); });
+    context_->submit(
+        [&](VkCommandBuffer cmd) { kernels.record(cmd, buffers, set.handle(), c.n, init); });
     context_->submit([&](VkCommandBuffer cmd) {
       timestamps.reset(cmd);
       vkCmdFillBuffer(cmd, control.handle(), 0, VK_WHOLE_SIZE, 0);

@@ -12,7 +12,9 @@ constexpr std::size_t staging_bytes = std::size_t{64} << 20;
 }
 
 VulkanBuffer::VulkanBuffer(std::shared_ptr<const Context> context, std::size_t bytes, Memory memory)
-    : context_(std::move(context)), size_(bytes), allocated_(std::max<std::size_t>(32, (bytes + 31) & ~std::size_t{31})) {
+    : context_(std::move(context)),
+      size_(bytes),
+      allocated_(std::max<std::size_t>(32, (bytes + 31) & ~std::size_t{31})) {
   VkDevice device = context_->device();
   VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   info.size = allocated_;
@@ -29,11 +31,13 @@ VulkanBuffer::VulkanBuffer(std::shared_ptr<const Context> context, std::size_t b
   } else {
     // Cached host memory makes read-back fast; any host-visible coherent memory will do.
     type = context_->memory_type(requirements.memoryTypeBits,
-                                 VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
+                                 VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                     VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
                                      VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
     if (type < 0) {
-      type = context_->memory_type(requirements.memoryTypeBits,
-                                   VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+      type = context_->memory_type(
+          requirements.memoryTypeBits,
+          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
     }
   }
   if (type < 0) {
@@ -79,13 +83,14 @@ void in_pieces(const std::shared_ptr<const Context>& context, std::size_t total,
 void upload(const std::shared_ptr<const Context>& context, const VulkanBuffer& destination,
             std::span<const std::byte> source) {
   if (source.size() > destination.allocated()) throw UsageError("upload larger than the buffer");
-  in_pieces(context, source.size(), [&](const VulkanBuffer& staging, std::size_t offset, std::size_t bytes) {
-    std::memcpy(staging.mapped(), source.data() + offset, bytes);
-    context->submit([&](VkCommandBuffer cmd) {
-      const VkBufferCopy region{0, offset, bytes};
-      vkCmdCopyBuffer(cmd, staging.handle(), destination.handle(), 1, &region);
-    });
-  });
+  in_pieces(context, source.size(),
+            [&](const VulkanBuffer& staging, std::size_t offset, std::size_t bytes) {
+              std::memcpy(staging.mapped(), source.data() + offset, bytes);
+              context->submit([&](VkCommandBuffer cmd) {
+                const VkBufferCopy region{0, offset, bytes};
+                vkCmdCopyBuffer(cmd, staging.handle(), destination.handle(), 1, &region);
+              });
+            });
 }
 
 void download(const std::shared_ptr<const Context>& context, const VulkanBuffer& source,
@@ -93,13 +98,14 @@ void download(const std::shared_ptr<const Context>& context, const VulkanBuffer&
   if (source_offset + destination.size() > source.allocated()) {
     throw UsageError("download larger than the buffer");
   }
-  in_pieces(context, destination.size(), [&](const VulkanBuffer& staging, std::size_t offset, std::size_t bytes) {
-    context->submit([&](VkCommandBuffer cmd) {
-      const VkBufferCopy region{source_offset + offset, 0, bytes};
-      vkCmdCopyBuffer(cmd, source.handle(), staging.handle(), 1, &region);
-    });
-    std::memcpy(destination.data() + offset, staging.mapped(), bytes);
-  });
+  in_pieces(context, destination.size(),
+            [&](const VulkanBuffer& staging, std::size_t offset, std::size_t bytes) {
+              context->submit([&](VkCommandBuffer cmd) {
+                const VkBufferCopy region{source_offset + offset, 0, bytes};
+                vkCmdCopyBuffer(cmd, source.handle(), staging.handle(), 1, &region);
+              });
+              std::memcpy(destination.data() + offset, staging.mapped(), bytes);
+            });
 }
 
 }  // namespace gpuscan::vulkan

@@ -17,7 +17,8 @@ class VulkanBuffer : public detail::BufferImpl {
   enum class Memory { device, staging };
   // The allocation is rounded up to 32 bytes so that four-element vector loads of the
   // last partial vector stay inside it.
-  VulkanBuffer(std::shared_ptr<const Context> context, std::size_t bytes, Memory memory = Memory::device);
+  VulkanBuffer(std::shared_ptr<const Context> context, std::size_t bytes,
+               Memory memory = Memory::device);
   ~VulkanBuffer() override;
   VulkanBuffer(const VulkanBuffer&) = delete;
   VulkanBuffer& operator=(const VulkanBuffer&) = delete;

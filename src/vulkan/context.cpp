@@ -19,7 +19,8 @@ std::uint32_t compute_queue_family(VkPhysicalDevice physical) {
   std::vector<VkQueueFamilyProperties> families(count);
   vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, families.data());
   for (std::uint32_t i = 0; i < count; ++i) {
-    if ((families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && families[i].timestampValidBits > 0) return i;
+    if ((families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && families[i].timestampValidBits > 0)
+      return i;
   }
   throw DeviceError("Vulkan device has no compute queue with timestamps");
 }
@@ -35,7 +36,8 @@ Context::Context(std::shared_ptr<Instance> instance, const Instance::PhysicalDev
   has.pNext = &has12;
   vkGetPhysicalDeviceFeatures2(physical_, &has);
 
-  VkPhysicalDeviceVulkan13Properties props13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_PROPERTIES};
+  VkPhysicalDeviceVulkan13Properties props13{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_PROPERTIES};
   VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
   props.pNext = &props13;
   vkGetPhysicalDeviceProperties2(physical_, &props);
@@ -43,15 +45,18 @@ Context::Context(std::shared_ptr<Instance> instance, const Instance::PhysicalDev
   vkGetPhysicalDeviceMemoryProperties(physical_, &memory_);
 
   if (!has12.vulkanMemoryModel || !has13.synchronization2 || !has13.maintenance4) {
-    throw DeviceError(info_.name + ": Vulkan device lacks vulkanMemoryModel, synchronization2 or maintenance4");
+    throw DeviceError(info_.name +
+                      ": Vulkan device lacks vulkanMemoryModel, synchronization2 or maintenance4");
   }
   require_subgroup_size_ = has13.subgroupSizeControl && has13.computeFullSubgroups &&
                            (props13.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT);
   int64_ = has.features.shaderInt64 && has12.shaderSubgroupExtendedTypes;
-  max_workgroup_size_ = std::min(limits_.maxComputeWorkGroupSize[0], limits_.maxComputeWorkGroupInvocations);
+  max_workgroup_size_ =
+      std::min(limits_.maxComputeWorkGroupSize[0], limits_.maxComputeWorkGroupInvocations);
   if (require_subgroup_size_) {
     // A required subgroup size also bounds the workgroup to that many subgroups.
-    max_workgroup_size_ = std::min(max_workgroup_size_, info_.subgroup_size * props13.maxComputeWorkgroupSubgroups);
+    max_workgroup_size_ =
+        std::min(max_workgroup_size_, info_.subgroup_size * props13.maxComputeWorkgroupSubgroups);
   }
   std::uint32_t extension_count = 0;
   vkEnumerateDeviceExtensionProperties(physical_, nullptr, &extension_count, nullptr);
@@ -138,7 +143,8 @@ void Context::submit(const std::function<void(VkCommandBuffer)>& record) const {
     check(vkBeginCommandBuffer(cmd, &begin), "vkBeginCommandBuffer");
     // What earlier submissions wrote is visible to everything this one does.
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT);
+                   VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                   VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT);
     record(cmd);
     check(vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
     VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};

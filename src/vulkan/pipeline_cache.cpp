@@ -12,7 +12,8 @@
 
 namespace gpuscan::vulkan {
 
-PipelineCache::PipelineCache(std::shared_ptr<const Context> context) : context_(std::move(context)) {
+PipelineCache::PipelineCache(std::shared_ptr<const Context> context)
+    : context_(std::move(context)) {
   std::vector<VkDescriptorSetLayoutBinding> bindings(GS_BINDING_COUNT);
   for (std::uint32_t i = 0; i < GS_BINDING_COUNT; ++i) {
     bindings[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
@@ -50,7 +51,8 @@ VkPipeline PipelineCache::get(const std::string& shader, const SpecConstants& co
   module_info.codeSize = spirv.size_bytes();
   module_info.pCode = spirv.data();
   VkShaderModule module = VK_NULL_HANDLE;
-  check(vkCreateShaderModule(context_->device(), &module_info, nullptr, &module), "vkCreateShaderModule");
+  check(vkCreateShaderModule(context_->device(), &module_info, nullptr, &module),
+        "vkCreateShaderModule");
 
   std::array<VkSpecializationMapEntry, std::tuple_size_v<SpecConstants>> entries{};
   for (std::uint32_t i = 0; i < entries.size(); ++i) {
@@ -74,7 +76,8 @@ VkPipeline PipelineCache::get(const std::string& shader, const SpecConstants& co
     info.stage.flags = VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;
   }
   info.layout = layout_;
-  const bool report = context_->has_pipeline_statistics() && std::getenv("GPUSCAN_PIPELINE_STATISTICS") != nullptr;
+  const bool report =
+      context_->has_pipeline_statistics() && std::getenv("GPUSCAN_PIPELINE_STATISTICS") != nullptr;
   if (report) info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   VkPipeline pipeline = VK_NULL_HANDLE;
   const VkResult result =
@@ -97,8 +100,10 @@ void PipelineCache::print_statistics(const std::string& shader, const SpecConsta
   executable.pipeline = pipeline;
   std::uint32_t count = 0;
   if (get_statistics(context_->device(), &executable, &count, nullptr) != VK_SUCCESS) return;
-  std::vector<VkPipelineExecutableStatisticKHR> statistics(count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
-  if (get_statistics(context_->device(), &executable, &count, statistics.data()) != VK_SUCCESS) return;
+  std::vector<VkPipelineExecutableStatisticKHR> statistics(
+      count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
+  if (get_statistics(context_->device(), &executable, &count, statistics.data()) != VK_SUCCESS)
+    return;
   std::ostringstream line;
   line << "pipeline " << shader << " spec";
   for (std::uint32_t c : constants) line << " " << c;
@@ -106,11 +111,20 @@ void PipelineCache::print_statistics(const std::string& shader, const SpecConsta
   for (const auto& s : statistics) {
     line << " " << s.name << "=";
     switch (s.format) {
-      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: line << (s.value.b32 ? "true" : "false"); break;
-      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: line << s.value.i64; break;
-      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: line << s.value.u64; break;
-      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR: line << s.value.f64; break;
-      default: break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+        line << (s.value.b32 ? "true" : "false");
+        break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+        line << s.value.i64;
+        break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+        line << s.value.u64;
+        break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR:
+        line << s.value.f64;
+        break;
+      default:
+        break;
     }
   }
   std::fprintf(stderr, "%s\n", line.str().c_str());

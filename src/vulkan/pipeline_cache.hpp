@@ -34,7 +34,8 @@ class PipelineCache {
   VkDescriptorSetLayout set_layout() const { return set_layout_; }
 
  private:
-  void print_statistics(const std::string& shader, const SpecConstants& constants, VkPipeline pipeline) const;
+  void print_statistics(const std::string& shader, const SpecConstants& constants,
+                        VkPipeline pipeline) const;
 
   std::shared_ptr<const Context> context_;
   VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;

@@ -12,30 +12,37 @@
 namespace gpuscan::vulkan {
 namespace {
 
-bool is_power_of_two(std::uint32_t x) { return x != 0 && (x & (x - 1)) == 0; }
+bool is_power_of_two(std::uint32_t x) {
+  return x != 0 && (x & (x - 1)) == 0;
+}
 
 std::uint32_t split_words(DType dtype) {
   return static_cast<std::uint32_t>(size_of(dtype) * 8 / GS_PIECE_BITS);
 }
 
-std::uint32_t ceil_div(std::size_t a, std::size_t b) { return static_cast<std::uint32_t>((a + b - 1) / b); }
+std::uint32_t ceil_div(std::size_t a, std::size_t b) {
+  return static_cast<std::uint32_t>((a + b - 1) / b);
+}
 
 TileShape choose_shape(const Context& context, DType dtype, const Tuning& tuning) {
   TileShape shape;
   shape.workgroup_size = tuning.workgroup_size ? tuning.workgroup_size : 256;
   // Eight-byte types take half the vectors, so a tile keeps its size in bytes.
-  shape.vectors_per_thread = tuning.vectors_per_thread ? tuning.vectors_per_thread : (size_of(dtype) == 4 ? 4 : 2);
+  shape.vectors_per_thread =
+      tuning.vectors_per_thread ? tuning.vectors_per_thread : (size_of(dtype) == 4 ? 4 : 2);
   const std::uint32_t hardware = context.subgroup_size();
   shape.subgroup_size = tuning.subgroup_size ? tuning.subgroup_size : hardware;
   const std::string where = " on " + context.info().name;
-  if (!is_power_of_two(shape.subgroup_size) || shape.subgroup_size < 4 || shape.subgroup_size > hardware) {
+  if (!is_power_of_two(shape.subgroup_size) || shape.subgroup_size < 4 ||
+      shape.subgroup_size > hardware) {
     throw UsageError("logical subgroup size " + std::to_string(shape.subgroup_size) +
                      " must be a power of two in [4, " + std::to_string(hardware) + "]" + where);
   }
   if (!is_power_of_two(shape.workgroup_size) || shape.workgroup_size < hardware ||
       shape.workgroup_size > context.max_workgroup_size()) {
-    throw UsageError("workgroup size " + std::to_string(shape.workgroup_size) + " must be a power of two in [" +
-                     std::to_string(hardware) + ", " + std::to_string(context.max_workgroup_size()) + "]" + where);
+    throw UsageError("workgroup size " + std::to_string(shape.workgroup_size) +
+                     " must be a power of two in [" + std::to_string(hardware) + ", " +
+                     std::to_string(context.max_workgroup_size()) + "]" + where);
   }
   if (shape.vectors_per_thread == 0 || shape.vectors_per_thread > 64) {
     throw UsageError("vectors per thread must be in [1, 64]");
@@ -51,9 +58,12 @@ std::string kernel_name(std::string_view kernel, DType dtype) {
 
 std::string kernel_name(Implementation implementation, DType dtype) {
   switch (implementation) {
-    case Implementation::rts: return kernel_name("rts", dtype);
-    case Implementation::memcpy: return kernel_name("memcpy", dtype);
-    default: return kernel_name("chained_scan", dtype);
+    case Implementation::rts:
+      return kernel_name("rts", dtype);
+    case Implementation::memcpy:
+      return kernel_name("memcpy", dtype);
+    default:
+      return kernel_name("chained_scan", dtype);
   }
 }
 
@@ -61,7 +71,9 @@ std::string kernel_name(Implementation implementation, DType dtype) {
 // a wait never comes near 2^22. A CPU driver must stay under llvmpipe's limit of about
 // 65535 loop iterations per invocation: a step takes about four, and 16384 steps were
 // seen to hit the limit (wrong output, nothing reported) where 8192 never did.
-std::uint32_t csdl_wait_limit(const DeviceInfo& info) { return info.type == "CPU" ? 8192 : 1u << 22; }
+std::uint32_t csdl_wait_limit(const DeviceInfo& info) {
+  return info.type == "CPU" ? 8192 : 1u << 22;
+}
 
 }  // namespace
 
@@ -73,7 +85,8 @@ BindingSet::BindingSet(std::shared_ptr<const Context> context, VkDescriptorSetLa
   pool_info.maxSets = 1;
   pool_info.poolSizeCount = 1;
   pool_info.pPoolSizes = &size;
-  check(vkCreateDescriptorPool(context_->device(), &pool_info, nullptr, &pool_), "vkCreateDescriptorPool");
+  check(vkCreateDescriptorPool(context_->device(), &pool_info, nullptr, &pool_),
+        "vkCreateDescriptorPool");
   VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
   alloc.descriptorPool = pool_;
   alloc.descriptorSetCount = 1;
@@ -104,10 +117,13 @@ BindingSet::BindingSet(std::shared_ptr<const Context> context, VkDescriptorSetLa
   vkUpdateDescriptorSets(context_->device(), GS_BINDING_COUNT, writes.data(), 0, nullptr);
 }
 
-BindingSet::~BindingSet() { vkDestroyDescriptorPool(context_->device(), pool_, nullptr); }
+BindingSet::~BindingSet() {
+  vkDestroyDescriptorPool(context_->device(), pool_, nullptr);
+}
 
-ScanKernels::ScanKernels(std::shared_ptr<const Context> context, std::shared_ptr<PipelineCache> pipelines,
-                         DType dtype, Op op, Kind kind, Implementation implementation, const Tuning& tuning)
+ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
+                         std::shared_ptr<PipelineCache> pipelines, DType dtype, Op op, Kind kind,
+                         Implementation implementation, const Tuning& tuning)
     : context_(std::move(context)),
       pipelines_(std::move(pipelines)),
       dtype_(dtype),
@@ -128,24 +144,29 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context, std::shared_ptr
   spec_[GS_SPEC_OP] = static_cast<std::uint32_t>(op);
   spec_[GS_SPEC_KIND] = static_cast<std::uint32_t>(kind);
   spec_[GS_SPEC_FALLBACK] = implementation == Implementation::csdldf;
-  spec_[GS_SPEC_MAX_SPINS] = implementation == Implementation::csdl ? csdl_wait_limit(context_->info())
-                                                                    : std::max<std::uint32_t>(1, tuning.max_spins);
+  spec_[GS_SPEC_MAX_SPINS] = implementation == Implementation::csdl
+                                 ? csdl_wait_limit(context_->info())
+                                 : std::max<std::uint32_t>(1, tuning.max_spins);
   spec_[GS_SPEC_STATISTICS] = tuning.statistics;
   spec_[GS_SPEC_LOOKBACK_DEPTH] = tuning.lookback_depth ? tuning.lookback_depth : 1;
   if (tuning.dispatch_order && implementation == Implementation::csdl) {
-    throw UsageError("dispatch-order tiles need the fallback of csdldf (decoupled look-back could wait forever)");
+    throw UsageError(
+        "dispatch-order tiles need the fallback of csdldf (decoupled look-back could wait "
+        "forever)");
   }
   spec_[GS_SPEC_DISPATCH_ORDER] = tuning.dispatch_order;
   if (spec_[GS_SPEC_LOOKBACK_DEPTH] > 16) throw UsageError("look-back depth must be in [1, 16]");
   // The workgroup's shared memory must hold the partials of two tiles.
-  const std::size_t shared = 2 * (shape_.workgroup_size / shape_.subgroup_size) * size_of(dtype) + 64;
+  const std::size_t shared =
+      2 * (shape_.workgroup_size / shape_.subgroup_size) * size_of(dtype) + 64;
   if (shared > context_->limits().maxComputeSharedMemorySize) {
     throw UsageError("tile shape needs more shared memory than " + context_->info().name + " has");
   }
 }
 
 std::size_t ScanKernels::max_elements() const {
-  const std::size_t by_binding = (context_->info().max_binding_bytes & ~std::size_t{31}) / size_of(dtype_);
+  const std::size_t by_binding =
+      (context_->info().max_binding_bytes & ~std::size_t{31}) / size_of(dtype_);
   // Element indices are 32-bit in the shaders, and a grid has at most 65535^2 workgroups.
   const std::size_t by_index = (std::size_t{1} << 32) - shape_.elements();
   return std::min(by_binding, by_index);
@@ -153,7 +174,8 @@ std::size_t ScanKernels::max_elements() const {
 
 std::size_t ScanKernels::spine_bytes(std::size_t n) const {
   const std::size_t tiles = ceil_div(n, shape_.elements());
-  return tiles * std::max<std::size_t>(split_words(dtype_) * sizeof(std::uint32_t), size_of(dtype_));
+  return tiles *
+         std::max<std::size_t>(split_words(dtype_) * sizeof(std::uint32_t), size_of(dtype_));
 }
 
 PushConstants ScanKernels::push_constants(std::size_t n, Value init) const {
@@ -166,8 +188,8 @@ PushConstants ScanKernels::push_constants(std::size_t n, Value init) const {
   return push;
 }
 
-void ScanKernels::dispatch(VkCommandBuffer cmd, VkDescriptorSet set, VkPipeline pipeline, const PushConstants& push,
-                           std::uint32_t groups) const {
+void ScanKernels::dispatch(VkCommandBuffer cmd, VkDescriptorSet set, VkPipeline pipeline,
+                           const PushConstants& push, std::uint32_t groups) const {
   // More workgroups than one grid dimension holds go into a second dimension; shaders
   // linearise the index and skip the surplus.
   const std::uint32_t max_x = context_->limits().maxComputeWorkGroupCount[0];
@@ -176,17 +198,20 @@ void ScanKernels::dispatch(VkCommandBuffer cmd, VkDescriptorSet set, VkPipeline 
   PushConstants with_grid = push;
   with_grid.grid_width = width;
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines_->layout(), 0, 1, &set, 0, nullptr);
-  vkCmdPushConstants(cmd, pipelines_->layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(with_grid), &with_grid);
+  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines_->layout(), 0, 1, &set, 0,
+                          nullptr);
+  vkCmdPushConstants(cmd, pipelines_->layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(with_grid),
+                     &with_grid);
   vkCmdDispatch(cmd, width, height, 1);
 }
 
-void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDescriptorSet set, std::size_t n,
-                         Value init) const {
+void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDescriptorSet set,
+                         std::size_t n, Value init) const {
   const PushConstants push = push_constants(n, init);
   const auto compute_to_compute = [cmd] {
     memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
+                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
   };
   switch (implementation_) {
     case Implementation::csdldf:
@@ -195,7 +220,8 @@ void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDesc
       vkCmdFillBuffer(cmd, buffers.spine.handle(), 0, (spine_bytes(n) + 3) & ~std::size_t{3}, 0);
       vkCmdFillBuffer(cmd, buffers.control.handle(), 0, GS_CONTROL_RUN_WORDS * 4, 0);
       memory_barrier(cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                     VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
+                     VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                     VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
       dispatch(cmd, set, pipelines_->get(shader_, spec_), push, push.tile_count);
       break;
     }
@@ -217,11 +243,12 @@ void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDesc
   }
 }
 
-void ScanKernels::record_validation(VkCommandBuffer cmd, VkDescriptorSet set, std::size_t n, Value init,
-                                    float tolerance) const {
+void ScanKernels::record_validation(VkCommandBuffer cmd, VkDescriptorSet set, std::size_t n,
+                                    Value init, float tolerance) const {
   if (spec_[GS_SPEC_KIND] == GS_KIND_REDUCE && implementation_ != Implementation::memcpy) return;
   SpecConstants spec = spec_;
-  spec[GS_SPEC_PHASE] = implementation_ == Implementation::memcpy ? GS_VALIDATE_COPY : GS_VALIDATE_SCAN;
+  spec[GS_SPEC_PHASE] =
+      implementation_ == Implementation::memcpy ? GS_VALIDATE_COPY : GS_VALIDATE_SCAN;
   PushConstants push = push_constants(n, init);
   std::memcpy(&push.tolerance_bits, &tolerance, sizeof(tolerance));
   const std::uint32_t groups = std::min<std::uint32_t>(ceil_div(n, shape_.workgroup_size), 4096);

@@ -51,7 +51,8 @@ static_assert(GS_CONTROL_SPINS == GS_CONTROL_LOOKBACK_ABANDONED + 1 &&
 // One descriptor set over a ScanBuffers, in a pool of its own.
 class BindingSet {
  public:
-  BindingSet(std::shared_ptr<const Context> context, VkDescriptorSetLayout layout, const ScanBuffers& buffers);
+  BindingSet(std::shared_ptr<const Context> context, VkDescriptorSetLayout layout,
+             const ScanBuffers& buffers);
   ~BindingSet();
   BindingSet(const BindingSet&) = delete;
   BindingSet& operator=(const BindingSet&) = delete;
@@ -86,11 +87,13 @@ class ScanKernels {
 
   const TileShape& shape() const { return shape_; }
   // Whether runs count look-back statistics (the statistics variant of a chained scan).
-  bool counts_statistics() const { return spec_[GS_SPEC_STATISTICS] && shader_.starts_with("chained_scan"); }
+  bool counts_statistics() const {
+    return spec_[GS_SPEC_STATISTICS] && shader_.starts_with("chained_scan");
+  }
 
  private:
-  void dispatch(VkCommandBuffer cmd, VkDescriptorSet set, VkPipeline pipeline, const PushConstants& push,
-                std::uint32_t groups) const;
+  void dispatch(VkCommandBuffer cmd, VkDescriptorSet set, VkPipeline pipeline,
+                const PushConstants& push, std::uint32_t groups) const;
   PushConstants push_constants(std::size_t n, Value init) const;
 
   std::shared_ptr<const Context> context_;

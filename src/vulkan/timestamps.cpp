@@ -12,9 +12,13 @@ Timestamps::Timestamps(std::shared_ptr<const Context> context, std::uint32_t pai
   check(vkCreateQueryPool(context_->device(), &info, nullptr, &pool_), "vkCreateQueryPool");
 }
 
-Timestamps::~Timestamps() { vkDestroyQueryPool(context_->device(), pool_, nullptr); }
+Timestamps::~Timestamps() {
+  vkDestroyQueryPool(context_->device(), pool_, nullptr);
+}
 
-void Timestamps::reset(VkCommandBuffer cmd) const { vkCmdResetQueryPool(cmd, pool_, 0, 2 * pairs_); }
+void Timestamps::reset(VkCommandBuffer cmd) const {
+  vkCmdResetQueryPool(cmd, pool_, 0, 2 * pairs_);
+}
 
 void Timestamps::begin(VkCommandBuffer cmd, std::uint32_t pair) const {
   vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pool_, 2 * pair);
@@ -26,8 +30,9 @@ void Timestamps::end(VkCommandBuffer cmd, std::uint32_t pair) const {
 
 std::vector<double> Timestamps::milliseconds() const {
   std::vector<std::uint64_t> ticks(2 * pairs_);
-  check(vkGetQueryPoolResults(context_->device(), pool_, 0, 2 * pairs_, ticks.size() * sizeof(std::uint64_t),
-                              ticks.data(), sizeof(std::uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+  check(vkGetQueryPoolResults(
+            context_->device(), pool_, 0, 2 * pairs_, ticks.size() * sizeof(std::uint64_t),
+            ticks.data(), sizeof(std::uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
         "vkGetQueryPoolResults");
   const double ns_per_tick = context_->limits().timestampPeriod;
   std::vector<double> ms(pairs_);

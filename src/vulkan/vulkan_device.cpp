@@ -12,7 +12,9 @@ namespace gpuscan::vulkan {
 namespace {
 
 bool contains_ignoring_case(std::string_view haystack, std::string_view needle) {
-  const auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
+  const auto lower = [](char c) {
+    return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  };
   return std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end(),
                      [&](char a, char b) { return lower(a) == lower(b); }) != haystack.end();
 }
@@ -25,7 +27,8 @@ const VulkanBuffer& vulkan_buffer(const detail::BufferImpl& buffer) {
 
 }  // namespace
 
-VulkanDevice::VulkanDevice(std::shared_ptr<Instance> instance, const Instance::PhysicalDevice& physical)
+VulkanDevice::VulkanDevice(std::shared_ptr<Instance> instance,
+                           const Instance::PhysicalDevice& physical)
     : context_(std::make_shared<Context>(std::move(instance), physical)),
       pipelines_(std::make_shared<PipelineCache>(context_)) {}
 
@@ -42,7 +45,8 @@ void VulkanDevice::download(const detail::BufferImpl& source, std::span<std::byt
   vulkan::download(context_, vulkan_buffer(source), destination, source_offset);
 }
 
-std::unique_ptr<detail::ScannerImpl> VulkanDevice::make_scanner(const ScanSpec& spec, const Tuning& tuning) {
+std::unique_ptr<detail::ScannerImpl> VulkanDevice::make_scanner(const ScanSpec& spec,
+                                                                const Tuning& tuning) {
   return std::make_unique<VulkanScanner>(context_, pipelines_, spec, tuning);
 }
 
@@ -63,9 +67,11 @@ std::shared_ptr<detail::DeviceImpl> open_device(std::string_view name) {
   std::string known;
   for (const auto& device : devices) known += (known.empty() ? "" : ", ") + device.info.name;
   if (devices.empty()) {
-    throw DeviceError("no Vulkan 1.3 device found (for a CPU driver: apt-get install mesa-vulkan-drivers)");
+    throw DeviceError(
+        "no Vulkan 1.3 device found (for a CPU driver: apt-get install mesa-vulkan-drivers)");
   }
-  throw DeviceError("no Vulkan device matches '" + std::string(name) + "' (devices: " + known + ")");
+  throw DeviceError("no Vulkan device matches '" + std::string(name) + "' (devices: " + known +
+                    ")");
 }
 
 }  // namespace gpuscan::vulkan

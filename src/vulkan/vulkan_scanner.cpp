@@ -10,18 +10,23 @@ namespace gpuscan::vulkan {
 
 Implementation implementation_of(Algorithm algorithm) {
   switch (algorithm) {
-    case Algorithm::csdl: return Implementation::csdl;
-    case Algorithm::rts: return Implementation::rts;
-    default: return Implementation::csdldf;
+    case Algorithm::csdl:
+      return Implementation::csdl;
+    case Algorithm::rts:
+      return Implementation::rts;
+    default:
+      return Implementation::csdldf;
   }
 }
 
-VulkanScanner::VulkanScanner(std::shared_ptr<const Context> context, std::shared_ptr<PipelineCache> pipelines,
-                             const ScanSpec& spec, const Tuning& tuning)
+VulkanScanner::VulkanScanner(std::shared_ptr<const Context> context,
+                             std::shared_ptr<PipelineCache> pipelines, const ScanSpec& spec,
+                             const Tuning& tuning)
     : context_(context),
       pipelines_(pipelines),
       spec_(spec),
-      kernels_(context, pipelines, spec.dtype, spec.op, spec.kind, implementation_of(spec.algorithm), tuning),
+      kernels_(context, pipelines, spec.dtype, spec.op, spec.kind,
+               implementation_of(spec.algorithm), tuning),
       control_(context, ScanKernels::control_bytes),
       timestamps_(context, 1) {}
 
@@ -32,17 +37,24 @@ std::size_t VulkanScanner::offset_granule() const {
   return std::lcm(std::size_t{kernels_.shape().elements()}, std::lcm(alignment, element) / element);
 }
 
-RunResult VulkanScanner::run(const detail::BufferImpl& in, std::size_t in_offset, detail::BufferImpl& out,
-                             std::size_t out_offset, std::size_t n, Value init) {
+RunResult VulkanScanner::run(const detail::BufferImpl& in, std::size_t in_offset,
+                             detail::BufferImpl& out, std::size_t out_offset, std::size_t n,
+                             Value init) {
   if (n > kernels_.max_elements()) {
-    throw UsageError(std::to_string(n) + " elements are more than one run takes on " + context_->info().name +
-                     " (at most " + std::to_string(kernels_.max_elements()) + ")");
+    throw UsageError(std::to_string(n) + " elements are more than one run takes on " +
+                     context_->info().name + " (at most " +
+                     std::to_string(kernels_.max_elements()) + ")");
   }
   const std::size_t spine_bytes = kernels_.spine_bytes(n);
-  if (!spine_ || spine_->size() < spine_bytes) spine_ = std::make_unique<VulkanBuffer>(context_, spine_bytes);
+  if (!spine_ || spine_->size() < spine_bytes)
+    spine_ = std::make_unique<VulkanBuffer>(context_, spine_bytes);
   const std::size_t element = size_of(spec_.dtype);
-  const ScanBuffers buffers{dynamic_cast<const VulkanBuffer&>(in), dynamic_cast<const VulkanBuffer&>(out),
-                            *spine_, control_, in_offset * element, out_offset * element};
+  const ScanBuffers buffers{dynamic_cast<const VulkanBuffer&>(in),
+                            dynamic_cast<const VulkanBuffer&>(out),
+                            *spine_,
+                            control_,
+                            in_offset * element,
+                            out_offset * element};
   const BindingSet set(context_, pipelines_->set_layout(), buffers);
   context_->submit([&](VkCommandBuffer cmd) {
     timestamps_.reset(cmd);
@@ -56,9 +68,10 @@ RunResult VulkanScanner::run(const detail::BufferImpl& in, std::size_t in_offset
     RunCounts counts{};
     download(context_, control_, std::as_writable_bytes(std::span(&counts, 1)), RunCounts::offset);
     if (counts.abandoned != 0) {
-      throw ForwardProgressError("csdl on " + context_->info().name + ": " + std::to_string(counts.abandoned) +
-                                 " look-backs gave up waiting for a predecessor that made no progress "
-                                 "(the device does not guarantee forward progress); use csdldf");
+      throw ForwardProgressError(
+          "csdl on " + context_->info().name + ": " + std::to_string(counts.abandoned) +
+          " look-backs gave up waiting for a predecessor that made no progress "
+          "(the device does not guarantee forward progress); use csdldf");
     }
     if (kernels_.counts_statistics()) result.statistics = counts.statistics();
   }

@@ -18,8 +18,8 @@ class VulkanScanner : public detail::ScannerImpl {
                 const ScanSpec& spec, const Tuning& tuning);
   std::size_t max_elements() const override { return kernels_.max_elements(); }
   std::size_t offset_granule() const override;
-  RunResult run(const detail::BufferImpl& in, std::size_t in_offset, detail::BufferImpl& out, std::size_t out_offset,
-                std::size_t n, Value init) override;
+  RunResult run(const detail::BufferImpl& in, std::size_t in_offset, detail::BufferImpl& out,
+                std::size_t out_offset, std::size_t n, Value init) override;
 
  private:
   std::shared_ptr<const Context> context_;

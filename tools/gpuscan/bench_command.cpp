@@ -49,7 +49,8 @@ std::vector<std::size_t> parse_sizes(const std::string& text) {
       }
     }
   } catch (const std::exception&) {
-    throw UsageError("--sizes '" + text + "' is neither LO:HI (powers of two, LO <= HI <= 40) nor N1,N2,...");
+    throw UsageError("--sizes '" + text +
+                     "' is neither LO:HI (powers of two, LO <= HI <= 40) nor N1,N2,...");
   }
   for (std::size_t n : sizes) {
     if (n == 0) throw UsageError("--sizes: a benchmark size must be at least 1");
@@ -64,9 +65,11 @@ int run_bench(const BenchOptions& options) {
   // CPU drivers get a sweep that finishes in a minute or two; GPUs the full one.
   const auto sizes = parse_sizes(options.sizes.empty() ? (cpu ? "10:22" : "10:28") : options.sizes);
   const int runs = options.runs > 0 ? options.runs : (cpu ? 5 : 30);
-  std::fprintf(stderr, "bench: %s (%s), %s %s %s, %d runs per size%s\n", info.name.c_str(), info.type.c_str(),
-               std::string(to_string(options.dtype)).c_str(), std::string(to_string(options.op)).c_str(),
-               std::string(to_string(options.kind)).c_str(), runs, options.hot ? ", hot cache" : "");
+  std::fprintf(stderr, "bench: %s (%s), %s %s %s, %d runs per size%s\n", info.name.c_str(),
+               info.type.c_str(), std::string(to_string(options.dtype)).c_str(),
+               std::string(to_string(options.op)).c_str(),
+               std::string(to_string(options.kind)).c_str(), runs,
+               options.hot ? ", hot cache" : "");
 
   const std::string date = utc_now();
   std::vector<BenchRow> rows;
@@ -117,7 +120,8 @@ int run_bench(const BenchOptions& options) {
       }
       failed_runs += runs - r.validated - r.abandoned;
       if (r.abandoned > 0) {
-        std::fprintf(stderr, "bench: n = %zu: %d %s runs gave up waiting for a stalled predecessor "
+        std::fprintf(stderr,
+                     "bench: n = %zu: %d %s runs gave up waiting for a stalled predecessor "
                      "(this device does not guarantee forward progress; csdldf does not need it)\n",
                      n, r.abandoned, std::string(to_string(r.implementation)).c_str());
       }

@@ -1,6 +1,6 @@
 // gpuscan: the command-line tool. Subcommands: devices, scan, bench.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <sstream>
@@ -16,9 +16,11 @@ using namespace gpuscan;
 // Parses an option's value with one of the library's parse_* functions; an unknown
 // value is a usage error that lists the accepted ones.
 template <class E, class Parse>
-E parse_choice(const std::string& option, const std::string& text, Parse parse, const char* accepted) {
+E parse_choice(const std::string& option, const std::string& text, Parse parse,
+               const char* accepted) {
   const auto value = parse(text);
-  if (!value) throw UsageError(option + ": unknown value '" + text + "' (accepted: " + accepted + ")");
+  if (!value)
+    throw UsageError(option + ": unknown value '" + text + "' (accepted: " + accepted + ")");
   return *value;
 }
 
@@ -44,8 +46,9 @@ int print_devices() {
   }
   for (std::size_t i = 0; i < devices.size(); ++i) {
     const DeviceInfo& d = devices[i];
-    std::printf("%zu: %s [%s] %s, subgroup %u, driver %s\n", i, d.name.c_str(), std::string(to_string(d.backend)).c_str(),
-                d.type.c_str(), d.subgroup_size, d.driver.c_str());
+    std::printf("%zu: %s [%s] %s, subgroup %u, driver %s\n", i, d.name.c_str(),
+                std::string(to_string(d.backend)).c_str(), d.type.c_str(), d.subgroup_size,
+                d.driver.c_str());
   }
   return 0;
 }
@@ -84,7 +87,8 @@ int main(int argc, char** argv) {
 
   cli::BenchOptions bench;
   std::string algorithms = "csdldf,csdl,rts,memcpy";
-  CLI::App* bench_cmd = app.add_subcommand("bench", "Time every algorithm against memcpy over a size sweep");
+  CLI::App* bench_cmd =
+      app.add_subcommand("bench", "Time every algorithm against memcpy over a size sweep");
   std::string backend = "any", dtype = "u32", op = "add", kind = "inclusive";
   bench_cmd->add_option("--backend", backend, "any, vulkan or cuda")->capture_default_str();
   bench_cmd->add_option("--device", bench.device, "Pick the device whose name contains this text");
@@ -93,27 +97,37 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--kind", kind, "inclusive, exclusive or reduce")->capture_default_str();
   bench_cmd->add_option("--algorithms", algorithms, "Comma-separated: csdldf,csdl,rts,memcpy")
       ->capture_default_str();
-  bench_cmd->add_option("--sizes", bench.sizes,
-                        "LO:HI for 2^LO..2^HI, or N1,N2,... (default 10:28 on a GPU, 10:22 on a CPU driver)");
-  bench_cmd->add_option("--runs", bench.runs, "Timed runs per size (default 30 on a GPU, 5 on a CPU driver)")
+  bench_cmd->add_option(
+      "--sizes", bench.sizes,
+      "LO:HI for 2^LO..2^HI, or N1,N2,... (default 10:28 on a GPU, 10:22 on a CPU driver)");
+  bench_cmd
+      ->add_option("--runs", bench.runs,
+                   "Timed runs per size (default 30 on a GPU, 5 on a CPU driver)")
       ->check(CLI::PositiveNumber);
   bench_cmd->add_flag("--hot", bench.hot, "Do not flush the cache between runs");
-  bench_cmd->add_flag("--stats", bench.tuning.statistics,
-                      "Run the statistics variant of csdl/csdldf and report spins, look-back steps, fallbacks "
-                      "and insertions (mean per run)");
+  bench_cmd->add_flag(
+      "--stats", bench.tuning.statistics,
+      "Run the statistics variant of csdl/csdldf and report spins, look-back steps, fallbacks "
+      "and insertions (mean per run)");
   bench_cmd->add_option("--seed", bench.seed, "Seed of the random input")->capture_default_str();
-  bench_cmd->add_option("--max-spins", bench.tuning.max_spins, "Look-back reads of a tile before csdldf falls back")
+  bench_cmd
+      ->add_option("--max-spins", bench.tuning.max_spins,
+                   "Look-back reads of a tile before csdldf falls back")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  bench_cmd->add_option("--workgroup-size", bench.tuning.workgroup_size, "Threads per workgroup (default 256)");
-  bench_cmd->add_option("--vectors-per-thread", bench.tuning.vectors_per_thread,
-                        "Four-element vectors per thread (default 4 for 32-bit types, 2 for 64-bit)");
-  bench_cmd->add_option("--subgroup-size", bench.tuning.subgroup_size,
-                        "Logical subgroup size, a power of two up to the hardware's (default: the hardware's)");
+  bench_cmd->add_option("--workgroup-size", bench.tuning.workgroup_size,
+                        "Threads per workgroup (default 256)");
+  bench_cmd->add_option(
+      "--vectors-per-thread", bench.tuning.vectors_per_thread,
+      "Four-element vectors per thread (default 4 for 32-bit types, 2 for 64-bit)");
+  bench_cmd->add_option(
+      "--subgroup-size", bench.tuning.subgroup_size,
+      "Logical subgroup size, a power of two up to the hardware's (default: the hardware's)");
   bench_cmd->add_option("--lookback-depth", bench.tuning.lookback_depth,
                         "Windows of tiles a look-back step reads at once (default 1)");
-  bench_cmd->add_flag("--dispatch-order", bench.tuning.dispatch_order,
-                      "csdldf only: take tiles in workgroup-id order instead of from an atomic counter");
+  bench_cmd->add_flag(
+      "--dispatch-order", bench.tuning.dispatch_order,
+      "csdldf only: take tiles in workgroup-id order instead of from an atomic counter");
   bench_cmd->add_option("--csv", bench.csv, "Also write the results as CSV to this file");
 
   try {
@@ -143,8 +157,10 @@ int main(int argc, char** argv) {
       return cli::run_scan(scan);
     }
     if (bench_cmd->parsed()) {
-      bench.backend = parse_choice<Backend>("--backend", backend, parse_backend, "any, vulkan, cuda");
-      bench.dtype = parse_choice<DType>("--dtype", dtype, parse_dtype, "u32, i32, f32, u64, i64, f64");
+      bench.backend =
+          parse_choice<Backend>("--backend", backend, parse_backend, "any, vulkan, cuda");
+      bench.dtype =
+          parse_choice<DType>("--dtype", dtype, parse_dtype, "u32, i32, f32, u64, i64, f64");
       bench.op = parse_choice<Op>("--op", op, parse_op, "add, mul, min, max, and, or, xor");
       bench.kind = parse_choice<Kind>("--kind", kind, parse_kind, "inclusive, exclusive, reduce");
       bench.implementations = parse_implementations(algorithms);

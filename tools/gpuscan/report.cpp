@@ -12,7 +12,8 @@ namespace gpuscan::cli {
 namespace {
 
 const char* const csv_header =
-    "date,commit,device,backend,algorithm,dtype,op,kind,n,runs,median_ms,gelems_per_s,vs_memcpy,validated,"
+    "date,commit,device,backend,algorithm,dtype,op,kind,n,runs,median_ms,gelems_per_s,vs_memcpy,"
+    "validated,"
     "blocking_mask,spins,lookback_steps,fallbacks,insertions";
 
 // Device names may contain commas.
@@ -33,13 +34,14 @@ void write_csv(const std::string& path, const std::vector<BenchRow>& rows) {
     out << csv_header << "\n";
     for (const BenchRow& r : rows) {
       const std::string statistics =
-          r.statistics ? fmt::format("{:.1f},{:.1f},{:.1f},{:.1f}", (*r.statistics)[0], (*r.statistics)[1],
-                                     (*r.statistics)[2], (*r.statistics)[3])
+          r.statistics ? fmt::format("{:.1f},{:.1f},{:.1f},{:.1f}", (*r.statistics)[0],
+                                     (*r.statistics)[1], (*r.statistics)[2], (*r.statistics)[3])
                        : ",,,";
-      out << fmt::format("{},{},{},{},{},{},{},{},{},{},{:.6f},{:.4f},{},{},,{}\n", r.date, r.commit,
-                         csv_field(r.device), r.backend, r.algorithm, r.dtype, r.op, r.kind, r.n, r.runs,
-                         r.median_ms, r.gelems_per_s, r.vs_memcpy > 0 ? fmt::format("{:.4f}", r.vs_memcpy) : "",
-                         r.validated, statistics);
+      out << fmt::format("{},{},{},{},{},{},{},{},{},{},{:.6f},{:.4f},{},{},,{}\n", r.date,
+                         r.commit, csv_field(r.device), r.backend, r.algorithm, r.dtype, r.op,
+                         r.kind, r.n, r.runs, r.median_ms, r.gelems_per_s,
+                         r.vs_memcpy > 0 ? fmt::format("{:.4f}", r.vs_memcpy) : "", r.validated,
+                         statistics);
     }
     if (!out.flush()) {
       std::remove(temporary.c_str());
@@ -50,18 +52,22 @@ void write_csv(const std::string& path, const std::vector<BenchRow>& rows) {
 }
 
 std::string format_table(const std::vector<BenchRow>& rows) {
-  std::string table = fmt::format("{:>12} {:<8} {:>11} {:>10} {:>10} {:>10}", "n", "algo", "median ms",
-                                  "Gelem/s", "vs memcpy", "validated");
-  const bool statistics = std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.statistics; });
-  if (statistics) table += fmt::format(" {:>10} {:>10} {:>10} {:>10}", "spins", "lb steps", "fallbacks", "inserts");
+  std::string table = fmt::format("{:>12} {:<8} {:>11} {:>10} {:>10} {:>10}", "n", "algo",
+                                  "median ms", "Gelem/s", "vs memcpy", "validated");
+  const bool statistics =
+      std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.statistics; });
+  if (statistics)
+    table +=
+        fmt::format(" {:>10} {:>10} {:>10} {:>10}", "spins", "lb steps", "fallbacks", "inserts");
   table += "\n";
   for (const BenchRow& r : rows) {
-    table += fmt::format("{:>12} {:<8} {:>11.4f} {:>10.3f} {:>10} {:>7}/{:<2}", r.n, r.algorithm, r.median_ms,
-                         r.gelems_per_s, r.vs_memcpy > 0 ? fmt::format("{:.3f}", r.vs_memcpy) : "-",
-                         r.validated, r.runs);
+    table += fmt::format("{:>12} {:<8} {:>11.4f} {:>10.3f} {:>10} {:>7}/{:<2}", r.n, r.algorithm,
+                         r.median_ms, r.gelems_per_s,
+                         r.vs_memcpy > 0 ? fmt::format("{:.3f}", r.vs_memcpy) : "-", r.validated,
+                         r.runs);
     if (r.statistics) {
-      table += fmt::format(" {:>10.1f} {:>10.1f} {:>10.1f} {:>10.1f}", (*r.statistics)[0], (*r.statistics)[1],
-                           (*r.statistics)[2], (*r.statistics)[3]);
+      table += fmt::format(" {:>10.1f} {:>10.1f} {:>10.1f} {:>10.1f}", (*r.statistics)[0],
+                           (*r.statistics)[1], (*r.statistics)[2], (*r.statistics)[3]);
     }
     table += "\n";
   }
