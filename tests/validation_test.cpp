@@ -13,10 +13,12 @@ namespace {
 
 class ValidationTest : public VulkanTest {
  protected:
-  // Scans (or not) n random elements, applies `corrupt` to the output, and returns the
-  // number of mismatches the validation kernel counts.
-  template <class Corrupt>
+  // Scans (or not) n random elements of T, applies `corrupt` to the output, and returns the
+  // number of mismatches the validation kernel counts (float sums with the benchmark's
+  // tolerance for inputs in [-1, 1)).
+  template <class T = std::uint32_t, class Corrupt>
   std::uint32_t mismatches(std::size_t n, bool scan, Corrupt corrupt) {
+    const DType dtype = dtype_of<T>();
     auto instance = vulkan::Instance::get();
     const auto devices = instance->devices();
     const char* name = std::getenv("GPUSCAN_TEST_DEVICE");
@@ -26,18 +28,18 @@ class ValidationTest : public VulkanTest {
     }
     auto context = std::make_shared<vulkan::Context>(instance, physical);
     auto pipelines = std::make_shared<vulkan::PipelineCache>(context);
-    const vulkan::ScanKernels kernels(context, pipelines, DType::u32, Op::add, Kind::inclusive,
+    const vulkan::ScanKernels kernels(context, pipelines, dtype, Op::add, Kind::inclusive,
                                       Implementation::csdldf, Tuning{});
     const std::uint64_t seed = next_seed();
     SCOPED_TRACE("seed=" + std::to_string(seed));
-    const auto input = reference::random_input(DType::u32, Op::add, n, seed);
-    vulkan::VulkanBuffer in(context, n * 4), out(context, n * 4),
+    const auto input = reference::random_input(dtype, Op::add, n, seed);
+    vulkan::VulkanBuffer in(context, n * sizeof(T)), out(context, n * sizeof(T)),
         spine(context, kernels.spine_bytes(n)),
         control(context, vulkan::ScanKernels::control_bytes);
     vulkan::upload(context, in, input);
     const vulkan::ScanBuffers buffers{in, out, spine, control};
     const vulkan::BindingSet set(context, pipelines->set_layout(), buffers);
-    const Value init = Value::of(std::uint32_t{0});
+    const Value init = Value::of(T{0});
     context->submit([&](VkCommandBuffer cmd) {
       vkCmdFillBuffer(cmd, out.handle(), 0, VK_WHOLE_SIZE, 0xDEADBEEFu);
       vkCmdFillBuffer(cmd, control.handle(), 0, VK_WHOLE_SIZE, 0);
@@ -45,12 +47,12 @@ class ValidationTest : public VulkanTest {
     if (scan)
       context->submit(
           [&](VkCommandBuffer cmd) { kernels.record(cmd, buffers, set.handle(), n, init); });
-    std::vector<std::uint32_t> result(n);
+    std::vector<T> result(n);
     vulkan::download(context, out, std::as_writable_bytes(std::span(result)));
     corrupt(result);
     vulkan::upload(context, out, std::as_bytes(std::span(result)));
     context->submit(
-        [&](VkCommandBuffer cmd) { kernels.record_validation(cmd, set.handle(), n, init); });
+        [&](VkCommandBuffer cmd) { kernels.record_validation(cmd, set.handle(), n, init, 1e-5f); });
     std::uint32_t errors = 0;
     vulkan::download(context, control, std::as_writable_bytes(std::span(&errors, 1)),
                      GS_CONTROL_VALIDATION_ERRORS * 4);
@@ -68,6 +70,14 @@ TEST_F(ValidationTest, OneCorruptedElementIsCaughtTwice) {
   EXPECT_EQ(mismatches(100003, true, [](auto& out) { out.back() ^= 1u << 31; }), 1u);
 }
 
+// Float sums pass within the tolerance and fail outside it.
+TEST_F(ValidationTest, FloatSumsWithinToleranceOnly) {
+  EXPECT_EQ(mismatches<float>(100003, true, [](auto&) {}), 0u);
+  EXPECT_EQ(mismatches<double>(100003, true, [](auto&) {}), 0u);
+  EXPECT_EQ(mismatches<float>(100003, true, [](auto& out) { out[70] += 0.25f; }), 2u);
+  EXPECT_EQ(mismatches<double>(100003, true, [](auto& out) { out[0] = -out[0] - 1.0; }), 2u);
+}
+
 TEST_F(ValidationTest, UnwrittenOutputIsCaught) {
   EXPECT_EQ(mismatches(4099, false, [](auto&) {}), 4099u);
 }
@@ -80,10 +90,17 @@ TEST_F(BenchmarkTest, EveryImplementationValidatesEveryRun) {
   c.runs = 3;
   c.seed = next_seed();
   c.implementations = {Implementation::csdldf, Implementation::rts, Implementation::memcpy};
-  for (const auto& r : benchmark(test_device(), c)) {
-    EXPECT_EQ(r.validated, 3) << to_string(r.implementation) << " seed=" << c.seed;
-    EXPECT_EQ(r.ms.size(), 3u);
-    for (double ms : r.ms) EXPECT_GT(ms, 0.0);
+  for (DType dtype : {DType::u32, DType::f32, DType::u64, DType::f64}) {
+    for (Kind kind : {Kind::inclusive, Kind::reduce}) {
+      c.dtype = dtype;
+      c.kind = kind;
+      for (const auto& r : benchmark(test_device(), c)) {
+        EXPECT_EQ(r.validated, 3) << to_string(r.implementation) << " " << to_string(dtype) << " "
+                                  << to_string(kind) << " seed=" << c.seed;
+        EXPECT_EQ(r.ms.size(), 3u);
+        for (double ms : r.ms) EXPECT_GT(ms, 0.0);
+      }
+    }
   }
 }
 

@@ -95,70 +95,92 @@ std::vector<BenchResult> VulkanDevice::benchmark(const BenchCase& c,
                                                  std::span<const std::byte> input) {
   const std::size_t element = size_of(c.dtype);
   const std::size_t runs = static_cast<std::size_t>(c.runs);
+  const std::size_t k = c.implementations.size();
   VulkanBuffer in(context_, c.n * element);
   vulkan::upload(context_, in, input);
   VulkanBuffer out(context_, c.n * element);  // memcpy writes n even for a reduction
   VulkanBuffer control(context_, ScanKernels::control_bytes);
-  // Per run: its counts, then its first output.
-  constexpr std::size_t counts = sizeof(RunCounts);
-  VulkanBuffer checks(context_, runs * (counts + element), VulkanBuffer::Memory::staging);
   std::unique_ptr<VulkanBuffer> flush;
   if (!c.hot) flush = std::make_unique<VulkanBuffer>(context_, flush_bytes(info()));
-  const Timestamps timestamps(context_, static_cast<std::uint32_t>(runs));
   const Value init = reference::identity_value(c.dtype, c.op);
   const InputFacts facts = input_facts(c, input);
-  std::vector<BenchResult> results;
+
+  // Every implementation with its kernels, spine and bindings.
+  std::vector<std::unique_ptr<ScanKernels>> kernels;
+  std::vector<std::unique_ptr<VulkanBuffer>> spines;
+  std::vector<ScanBuffers> buffers;
+  std::vector<std::unique_ptr<BindingSet>> sets;
   for (const Implementation implementation : c.implementations) {
-    const ScanKernels kernels(context_, pipelines_, c.dtype, c.op, c.kind, implementation,
-                              c.tuning);
-    if (c.n > kernels.max_elements()) {
+    kernels.push_back(std::make_unique<ScanKernels>(context_, pipelines_, c.dtype, c.op, c.kind,
+                                                    implementation, c.tuning));
+    if (c.n > kernels.back()->max_elements()) {
       throw UsageError(std::to_string(c.n) + " elements are more than one run takes on " +
-                       info().name);
+                       info().name + " (at most " + std::to_string(kernels.back()->max_elements()) +
+                       ")");
     }
-    const VulkanBuffer spine(context_, kernels.spine_bytes(c.n));
-    const ScanBuffers buffers{in, out, spine, control};
-    const BindingSet set(context_, pipelines_->set_layout(), buffers);
-    const bool checked_on_device =
-        c.kind != Kind::reduce || implementation == Implementation::memcpy;
+    spines.push_back(std::make_unique<VulkanBuffer>(context_, kernels.back()->spine_bytes(c.n)));
+    buffers.push_back(ScanBuffers{in, out, *spines.back(), control});
+    sets.push_back(
+        std::make_unique<BindingSet>(context_, pipelines_->set_layout(), buffers.back()));
+  }
 
-    // One untimed warm-up run builds the pipelines and wakes the device.
-    context_->submit(
-        [&](VkCommandBuffer cmd) { kernels.record(cmd, buffers, set.handle(), c.n, init); });
+  // One untimed warm-up run each builds the pipelines and wakes the device.
+  for (std::size_t i = 0; i < k; ++i) {
     context_->submit([&](VkCommandBuffer cmd) {
-      timestamps.reset(cmd);
-      vkCmdFillBuffer(cmd, control.handle(), 0, VK_WHOLE_SIZE, 0);
-      for (std::uint32_t r = 0; r < runs; ++r) {
-        vkCmdFillBuffer(cmd, out.handle(), 0, VK_WHOLE_SIZE, poison);
-        if (flush) vkCmdFillBuffer(cmd, flush->handle(), 0, VK_WHOLE_SIZE, r);
-        transfer_to_compute(cmd);
-        timestamps.begin(cmd, r);
-        kernels.record(cmd, buffers, set.handle(), c.n, init);
-        timestamps.end(cmd, r);
-        compute_to_all(cmd);
-        kernels.record_validation(cmd, set.handle(), c.n, init, facts.tolerance);
-        compute_to_all(cmd);
-        // Keep this run's counts and first output, then clear the error count.
-        const VkBufferCopy errors{RunCounts::offset, r * counts, counts};
-        vkCmdCopyBuffer(cmd, control.handle(), checks.handle(), 1, &errors);
-        const VkBufferCopy first{0, runs * counts + r * element, element};
-        vkCmdCopyBuffer(cmd, out.handle(), checks.handle(), 1, &first);
-        vkCmdFillBuffer(cmd, control.handle(), GS_CONTROL_VALIDATION_ERRORS * 4, 4, 0);
-        transfer_to_compute(cmd);
-      }
+      kernels[i]->record(cmd, buffers[i], sets[i]->handle(), c.n, init);
     });
+  }
 
-    BenchResult result{implementation, timestamps.milliseconds(), 0, 0, {}};
-    for (std::size_t r = 0; r < runs; ++r) {
+  // The timed runs go round the implementations (run r of each, then run r + 1), so that a
+  // slow spell of the device hits them alike. Each run: poison the output, flush the cache,
+  // time the scan alone, check it on the device, keep its counts and first output.
+  constexpr std::size_t counts = sizeof(RunCounts);
+  const std::size_t slots = runs * k;
+  VulkanBuffer checks(context_, slots * (counts + element), VulkanBuffer::Memory::staging);
+  const Timestamps timestamps(context_, static_cast<std::uint32_t>(slots));
+  context_->submit([&](VkCommandBuffer cmd) {
+    timestamps.reset(cmd);
+    vkCmdFillBuffer(cmd, control.handle(), 0, VK_WHOLE_SIZE, 0);
+    for (std::uint32_t slot = 0; slot < slots; ++slot) {
+      const std::size_t i = slot % k;
+      vkCmdFillBuffer(cmd, out.handle(), 0, VK_WHOLE_SIZE, poison);
+      vkCmdFillBuffer(cmd, control.handle(), 0, GS_CONTROL_RUN_WORDS * 4,
+                      0);  // counts of the last run
+      if (flush) vkCmdFillBuffer(cmd, flush->handle(), 0, VK_WHOLE_SIZE, slot);
+      transfer_to_compute(cmd);
+      timestamps.begin(cmd, slot);
+      kernels[i]->record(cmd, buffers[i], sets[i]->handle(), c.n, init);
+      timestamps.end(cmd, slot);
+      compute_to_all(cmd);
+      kernels[i]->record_validation(cmd, sets[i]->handle(), c.n, init, facts.tolerance);
+      compute_to_all(cmd);
+      const VkBufferCopy run_counts{RunCounts::offset, slot * counts, counts};
+      vkCmdCopyBuffer(cmd, control.handle(), checks.handle(), 1, &run_counts);
+      const VkBufferCopy first{0, slots * counts + slot * element, element};
+      vkCmdCopyBuffer(cmd, out.handle(), checks.handle(), 1, &first);
+      vkCmdFillBuffer(cmd, control.handle(), GS_CONTROL_VALIDATION_ERRORS * 4, 4, 0);
+      transfer_to_compute(cmd);
+    }
+  });
+
+  const std::vector<double> ms = timestamps.milliseconds();
+  std::vector<BenchResult> results;
+  for (std::size_t i = 0; i < k; ++i) {
+    BenchResult result{c.implementations[i], {}, 0, 0, {}};
+    const bool checked_on_device =
+        c.kind != Kind::reduce || c.implementations[i] == Implementation::memcpy;
+    for (std::size_t slot = i; slot < slots; slot += k) {
+      result.ms.push_back(ms[slot]);
       RunCounts run_counts;
-      std::memcpy(&run_counts, checks.mapped() + r * counts, counts);
-      const std::byte* first = checks.mapped() + runs * counts + r * element;
-      const bool reduction_right = facts.reduction_acceptable(first);
+      std::memcpy(&run_counts, checks.mapped() + slot * counts, counts);
+      const std::byte* first = checks.mapped() + slots * counts + slot * element;
       if (run_counts.abandoned != 0) {
         ++result.abandoned;
-      } else if (run_counts.validation_errors == 0 && (checked_on_device || reduction_right)) {
+      } else if (run_counts.validation_errors == 0 &&
+                 (checked_on_device || facts.reduction_acceptable(first))) {
         ++result.validated;
       }
-      if (kernels.counts_statistics()) result.statistics.push_back(run_counts.statistics());
+      if (kernels[i]->counts_statistics()) result.statistics.push_back(run_counts.statistics());
     }
     results.push_back(std::move(result));
   }
