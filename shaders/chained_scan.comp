@@ -46,7 +46,7 @@ bool is_blocked(uint tile) { return ((tile + 1) & pc.blocking_mask) == 0; }
 bool look_back(inout uint cursor, inout T prefix) {
   uint spins = 0;
   for (;;) {
-    uint words[LOOKBACK_DEPTH];
+    TILE_WORD words[LOOKBACK_DEPTH];
     for (uint depth = 0; depth < LOOKBACK_DEPTH; ++depth) words[depth] = read_window(cursor, depth);
     if (STATISTICS) ++step_count;
     // Take the windows in order while they are all READY; stop at an INCLUSIVE tile (done)
@@ -82,10 +82,10 @@ bool look_back(inout uint cursor, inout T prefix) {
 // Look-back lanes: offers the fallback's `reduction` of `cursor` and continues from what
 // was there. Returns true when the prefix is complete.
 bool insert_fallback(inout uint cursor, inout T prefix, T reduction) {
-  const uint before = post_tile(cursor, cursor == 0 ? GS_STATE_INCLUSIVE : GS_STATE_READY, reduction);
+  const TILE_WORD before = post_tile(cursor, cursor == 0 ? GS_STATE_INCLUSIVE : GS_STATE_READY, reduction);
   if (STATISTICS) {
     ++fallback_count;
-    const bool was_posted = (before & GS_STATE_MASK) != GS_STATE_NOT_READY;
+    const bool was_posted = state_of(before) != GS_STATE_NOT_READY;
     if (subgroupBallotBitCount(subgroupBallot(was_posted)) == 0) ++insertion_count;
   }
   const uint state = subgroupBroadcast(tile_state(before), 0);

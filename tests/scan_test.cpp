@@ -80,7 +80,7 @@ TEST_P(AlgorithmTest, LogicalSubgroupsOfFourAndEight) {
 
 // Every tile-shape and look-back knob a benchmark can turn still gives exact results.
 TEST_P(AlgorithmTest, EveryTuningKnobKeepsResultsExact) {
-  std::vector<Tuning> tunings(6);
+  std::vector<Tuning> tunings(7);
   tunings[1].lookback_depth = 1;
   tunings[2].lookback_depth = 3;
   tunings[3].workgroup_size = 64;
@@ -91,6 +91,8 @@ TEST_P(AlgorithmTest, EveryTuningKnobKeepsResultsExact) {
   tunings[0].vectors_per_thread = 8;
   tunings[5].max_spins = 1;
   tunings[5].lookback_depth = 2;
+  tunings[6].packed_state = true;
+  tunings[6].max_spins = 1;
   for (const Tuning& tuning : tunings) {
     SCOPED_TRACE("workgroup " + std::to_string(tuning.workgroup_size) + " vectors " +
                  std::to_string(tuning.vectors_per_thread) + " depth " +

@@ -52,6 +52,15 @@ TEST_P(TypeTest, SumsStayInToleranceWithEveryTileBlocked) {
   for (std::size_t n : {std::size_t{4096 * 9 + 1}, std::size_t{1} << 20}) {
     expect_scan_matches({{GetParam(), Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, n);
   }
+  if (size_of(GetParam()) == 4) {  // and with one 64-bit tile word
+    tuning.packed_state = true;
+    expect_scan_matches({{GetParam(), Op::add, Kind::inclusive, Algorithm::csdldf}, tuning},
+                        1 << 20);
+    Tuning packed;
+    packed.packed_state = true;
+    expect_scan_matches({{GetParam(), Op::max, Kind::exclusive, Algorithm::csdl}, packed},
+                        4096 * 9 + 1);
+  }
 }
 
 // Scans larger than one run go in chunks, each starting from the previous chunk's carry.

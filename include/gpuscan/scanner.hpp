@@ -34,6 +34,9 @@ struct Tuning {
   // look-back falls back on a tile whose workgroup has not started, but it trusts the device to
   // start workgroups in order.
   bool dispatch_order = false;
+  // csdl/csdldf on 32-bit types: one 64-bit tile word (state and value) instead of the
+  // portable split words; needs 64-bit buffer atomics.
+  bool packed_state = false;
   // Elements per run: larger scans go in chunks, each chunk's carry the next one's init.
   // 0: as many as one buffer binding of the device allows.
   std::size_t chunk_elements = 0;

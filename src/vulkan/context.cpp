@@ -68,6 +68,7 @@ Context::Context(std::shared_ptr<Instance> instance, const Instance::PhysicalDev
     }
   }
   float64_ = has.features.shaderFloat64;
+  int64_atomics_ = int64_ && has12.shaderBufferInt64Atomics;
 
   VkPhysicalDeviceVulkan13Features use13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
   use13.synchronization2 = VK_TRUE;
@@ -78,6 +79,7 @@ Context::Context(std::shared_ptr<Instance> instance, const Instance::PhysicalDev
   use12.pNext = &use13;
   use12.vulkanMemoryModel = VK_TRUE;
   use12.shaderSubgroupExtendedTypes = has12.shaderSubgroupExtendedTypes;
+  use12.shaderBufferInt64Atomics = has12.shaderBufferInt64Atomics;
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR use_statistics{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
   use_statistics.pipelineExecutableInfo = VK_TRUE;

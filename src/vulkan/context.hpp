@@ -32,6 +32,7 @@ class Context {
   std::uint32_t max_workgroup_size() const { return max_workgroup_size_; }
   bool has_int64() const { return int64_; }
   bool has_float64() const { return float64_; }
+  bool has_int64_atomics() const { return int64_atomics_; }
   // Whether the driver reports compiler statistics of pipelines (registers, ...).
   bool has_pipeline_statistics() const { return pipeline_statistics_; }
 
@@ -53,6 +54,7 @@ class Context {
   bool require_subgroup_size_ = false;
   bool int64_ = false;
   bool float64_ = false;
+  bool int64_atomics_ = false;
   bool pipeline_statistics_ = false;
   std::uint32_t max_workgroup_size_ = 0;
 };

@@ -138,6 +138,16 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
     throw DeviceError(context_->info().name + " has no 64-bit float support in shaders");
   }
   shader_ = kernel_name(implementation, dtype);
+  const bool chained =
+      implementation == Implementation::csdldf || implementation == Implementation::csdl;
+  if (tuning.packed_state && chained) {
+    if (size_of(dtype) != 4) throw UsageError("a packed tile state holds 32-bit types only");
+    if (!context_->has_int64_atomics()) {
+      throw DeviceError(context_->info().name +
+                        " has no 64-bit buffer atomics for a packed tile state");
+    }
+    shader_ = kernel_name("chained_scan_packed", dtype);
+  }
   spec_[GS_SPEC_WORKGROUP_SIZE] = shape_.workgroup_size;
   spec_[GS_SPEC_VECTORS_PER_THREAD] = shape_.vectors_per_thread;
   spec_[GS_SPEC_SUBGROUP_SIZE] = shape_.subgroup_size;

@@ -125,6 +125,8 @@ int main(int argc, char** argv) {
       "Logical subgroup size, a power of two up to the hardware's (default: the hardware's)");
   bench_cmd->add_option("--lookback-depth", bench.tuning.lookback_depth,
                         "Windows of tiles a look-back step reads at once (default 1)");
+  bench_cmd->add_flag("--packed-state", bench.tuning.packed_state,
+                      "csdl/csdldf on 32-bit types: one 64-bit word per tile (64-bit atomics)");
   bench_cmd->add_flag(
       "--dispatch-order", bench.tuning.dispatch_order,
       "csdldf only: take tiles in workgroup-id order instead of from an atomic counter");
