@@ -11,8 +11,9 @@
 # It unpacks the loader, lists the devices, runs the whole test suite against the GPU's
 # Vulkan driver with validation on (the type matrix also with logical subgroups of 4, 8
 # and 16 lanes), the CLI test, then the benchmarks, writing everything under $OUT.
-# GPU_RUN_SIZES overrides the benchmark sweep; GPU_RUN_TUNING=1 adds a tuning sweep, with
-# the driver's register counts (GPUSCAN_PIPELINE_STATISTICS=1).
+# GPU_RUN_SIZES overrides the benchmark sweep; GPU_RUN_LOGICAL_SUBGROUPS the logical
+# subgroup sizes the type matrix runs again with (empty: none); GPU_RUN_TUNING=1 adds a
+# tuning sweep, with the driver's register counts (GPUSCAN_PIPELINE_STATISTICS=1).
 set -uo pipefail
 out=${OUT:-/tmp/gpuscan-gpu-run}
 mkdir -p "$out"
@@ -34,7 +35,7 @@ icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 {
   echo "== tests (Vulkan on the GPU, validation layers on) =="
   GPUSCAN_VALIDATION=1 "$bin/gpuscan_tests" --gtest_brief=1 || status=1
-  for lanes in 4 8 16; do
+  for lanes in ${GPU_RUN_LOGICAL_SUBGROUPS-4 8 16}; do
     echo "== type matrix with logical subgroups of $lanes =="
     GPUSCAN_VALIDATION=1 GPUSCAN_TEST_SUBGROUP_SIZE=$lanes "$bin/gpuscan_tests" --gtest_brief=1 \
       --gtest_filter='Vulkan/TypeTest.*' || status=1
@@ -52,21 +53,23 @@ bench() {  # name, then gpuscan bench arguments
 }
 {
   bench u32-add-inclusive --sizes "$sizes"
+  bench u32-add-inclusive-packed --sizes "$sizes" --packed-state
   bench u32-add-inclusive-tuned --sizes "$sizes" --workgroup-size 1024 --vectors-per-thread 2 \
-    --dispatch-order --algorithms csdldf,rts,memcpy
+    --dispatch-order --packed-state --algorithms csdldf,rts,memcpy
   bench u64-add-inclusive --sizes "$sizes" --dtype u64
-  bench u32-add-inclusive-stats --sizes 20:28 --runs 10 --algorithms csdldf,csdl,memcpy --stats
+  bench u32-add-inclusive-stats --sizes 20:28 --runs 10 --algorithms csdldf,csdl,memcpy --stats \
+    --packed-state
 } | tee "$out/bench.log"
 
 if [ "${GPU_RUN_TUNING:-0}" = 1 ]; then
   echo "== tuning sweep at 2^26..2^28 (csdldf vs memcpy) =="
-  for shape in "256 4" "512 4" "1024 4" "512 8" "1024 2"; do
+  for shape in "256 4" "512 4" "1024 2"; do
     set -- $shape
-    for order in "" "--dispatch-order"; do
-      echo "-- workgroup $1, vectors per thread $2 $order"
+    for spins in 4 32 256; do
+      echo "-- workgroup $1, vectors per thread $2, packed, max spins $spins"
       GPUSCAN_PIPELINE_STATISTICS=1 "$bin/gpuscan" bench --backend vulkan --sizes 26:28 --runs 20 \
-        --algorithms csdldf,memcpy --workgroup-size "$1" --vectors-per-thread "$2" $order 2>&1 |
-        grep -E "csdldf|pipeline chained" | cut -c1-110 || status=1
+        --algorithms csdldf,memcpy --workgroup-size "$1" --vectors-per-thread "$2" --packed-state \
+        --max-spins "$spins" --stats 2>&1 | grep -E "csdldf|pipeline chained" | cut -c1-150 || status=1
     done
   done 2>&1 | tee "$out/tuning.log"
 fi
