@@ -71,6 +71,6 @@ if [ "${GPU_RUN_TUNING:-0}" = 1 ]; then
         --algorithms csdldf,memcpy --workgroup-size "$1" --vectors-per-thread "$2" --packed-state \
         --max-spins "$spins" --stats 2>&1 | grep -E "csdldf|pipeline chained" | cut -c1-150 || status=1
     done
-  done 2>&1 | tee "$out/tuning.log"
+  done 2>&1 | tee -a "$out/bench.log"
 fi
 exit $status
