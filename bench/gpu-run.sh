@@ -53,12 +53,12 @@ bench() {  # name, then gpuscan bench arguments
 }
 {
   bench u32-add-inclusive --sizes "$sizes"
-  bench u32-add-inclusive-packed --sizes "$sizes" --packed-state
+  bench u32-add-inclusive-packed --sizes "$sizes" --tile-state packed
   bench u32-add-inclusive-tuned --sizes "$sizes" --workgroup-size 1024 --vectors-per-thread 2 \
-    --dispatch-order --packed-state --algorithms csdldf,rts,memcpy
+    --dispatch-order --tile-state packed --algorithms csdldf,rts,memcpy
   bench u64-add-inclusive --sizes "$sizes" --dtype u64
   bench u32-add-inclusive-stats --sizes 20:28 --runs 10 --algorithms csdldf,csdl,memcpy --stats \
-    --packed-state
+    --tile-state packed
 } | tee "$out/bench.log"
 
 if [ "${GPU_RUN_TUNING:-0}" = 1 ]; then
@@ -68,7 +68,7 @@ if [ "${GPU_RUN_TUNING:-0}" = 1 ]; then
     for spins in 4 32 256; do
       echo "-- workgroup $1, vectors per thread $2, packed, max spins $spins"
       GPUSCAN_PIPELINE_STATISTICS=1 "$bin/gpuscan" bench --backend vulkan --sizes 26:28 --runs 20 \
-        --algorithms csdldf,memcpy --workgroup-size "$1" --vectors-per-thread "$2" --packed-state \
+        --algorithms csdldf,memcpy --workgroup-size "$1" --vectors-per-thread "$2" --tile-state packed \
         --max-spins "$spins" --stats 2>&1 | grep -E "csdldf|pipeline chained" | cut -c1-150 || status=1
     done
   done 2>&1 | tee -a "$out/bench.log"

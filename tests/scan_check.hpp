@@ -42,6 +42,12 @@ void expect_scan_matches_typed(const Case& c, std::size_t n, std::optional<Value
 
   Tuning tuning = c.tuning;
   if (tuning.subgroup_size == 0) tuning.subgroup_size = test_subgroup_size();
+  // A forced tile state applies where it can (packed: 32-bit types only).
+  const bool packable = size_of(c.spec.dtype) == 4;
+  if (tuning.tile_state == TileState::automatic &&
+      (packable || test_tile_state() == TileState::split)) {
+    tuning.tile_state = test_tile_state();
+  }
   Scanner scanner(device, c.spec, tuning);
   const std::size_t out_n = c.spec.kind == Kind::reduce ? 1 : n;
   Buffer in = device.allocate(n * sizeof(T));

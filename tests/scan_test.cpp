@@ -91,7 +91,7 @@ TEST_P(AlgorithmTest, EveryTuningKnobKeepsResultsExact) {
   tunings[0].vectors_per_thread = 8;
   tunings[5].max_spins = 1;
   tunings[5].lookback_depth = 2;
-  tunings[6].packed_state = true;
+  tunings[6].tile_state = TileState::split;
   tunings[6].max_spins = 1;
   for (const Tuning& tuning : tunings) {
     SCOPED_TRACE("workgroup " + std::to_string(tuning.workgroup_size) + " vectors " +

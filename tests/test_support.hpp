@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <string_view>
 
 #include "gpuscan/gpuscan.hpp"
 #include "vulkan/instance.hpp"
@@ -32,6 +33,14 @@ inline Device& test_device() {
 inline std::uint32_t test_subgroup_size() {
   const char* size = std::getenv("GPUSCAN_TEST_SUBGROUP_SIZE");
   return size ? static_cast<std::uint32_t>(std::strtoul(size, nullptr, 10)) : 0;
+}
+
+// GPUSCAN_TEST_TILE_STATE=split|packed runs a suite's scans with that tile state; unset:
+// the library's choice (packed where the device has 64-bit atomics).
+inline TileState test_tile_state() {
+  const char* state = std::getenv("GPUSCAN_TEST_TILE_STATE");
+  if (state == nullptr) return TileState::automatic;
+  return std::string_view(state) == "split" ? TileState::split : TileState::packed;
 }
 
 // A fresh seed per call, reproducible with GPUSCAN_TEST_SEED; every failure shows it.

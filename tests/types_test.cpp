@@ -53,11 +53,11 @@ TEST_P(TypeTest, SumsStayInToleranceWithEveryTileBlocked) {
     expect_scan_matches({{GetParam(), Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, n);
   }
   if (size_of(GetParam()) == 4) {  // and with one 64-bit tile word
-    tuning.packed_state = true;
+    tuning.tile_state = TileState::packed;
     expect_scan_matches({{GetParam(), Op::add, Kind::inclusive, Algorithm::csdldf}, tuning},
                         1 << 20);
     Tuning packed;
-    packed.packed_state = true;
+    packed.tile_state = TileState::packed;
     expect_scan_matches({{GetParam(), Op::max, Kind::exclusive, Algorithm::csdl}, packed},
                         4096 * 9 + 1);
   }

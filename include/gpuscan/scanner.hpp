@@ -18,6 +18,8 @@ struct ScanSpec {
   Algorithm algorithm = Algorithm::csdldf;
 };
 
+enum class TileState { automatic, split, packed };
+
 // Knobs with device defaults; zero means "the backend's choice".
 struct Tuning {
   std::uint32_t max_spins = 4;  // look-back reads of a tile before csdldf falls back
@@ -34,9 +36,10 @@ struct Tuning {
   // look-back falls back on a tile whose workgroup has not started, but it trusts the device to
   // start workgroups in order.
   bool dispatch_order = false;
-  // csdl/csdldf on 32-bit types: one 64-bit tile word (state and value) instead of the
-  // portable split words; needs 64-bit buffer atomics.
-  bool packed_state = false;
+  // How csdl/csdldf store a tile's state: split over 32-bit words (portable), or for
+  // 32-bit types one 64-bit word (needs 64-bit buffer atomics; fewer, cheaper look-back
+  // steps). Automatic: packed where the device and type allow, else split.
+  TileState tile_state = TileState::automatic;
   // Elements per run: larger scans go in chunks, each chunk's carry the next one's init.
   // 0: as many as one buffer binding of the device allows.
   std::size_t chunk_elements = 0;

@@ -140,12 +140,13 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
   shader_ = kernel_name(implementation, dtype);
   const bool chained =
       implementation == Implementation::csdldf || implementation == Implementation::csdl;
-  if (tuning.packed_state && chained) {
-    if (size_of(dtype) != 4) throw UsageError("a packed tile state holds 32-bit types only");
-    if (!context_->has_int64_atomics()) {
-      throw DeviceError(context_->info().name +
-                        " has no 64-bit buffer atomics for a packed tile state");
-    }
+  const bool can_pack = size_of(dtype) == 4 && context_->has_int64_atomics();
+  if (chained && tuning.tile_state == TileState::packed && !can_pack) {
+    throw UsageError("a packed tile state needs a 32-bit type and 64-bit buffer atomics (" +
+                     context_->info().name + ": " +
+                     (context_->has_int64_atomics() ? "has them" : "has none") + ")");
+  }
+  if (chained && can_pack && tuning.tile_state != TileState::split) {
     shader_ = kernel_name("chained_scan_packed", dtype);
   }
   spec_[GS_SPEC_WORKGROUP_SIZE] = shape_.workgroup_size;

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 #include "bench_command.hpp"
@@ -125,8 +126,13 @@ int main(int argc, char** argv) {
       "Logical subgroup size, a power of two up to the hardware's (default: the hardware's)");
   bench_cmd->add_option("--lookback-depth", bench.tuning.lookback_depth,
                         "Windows of tiles a look-back step reads at once (default 1)");
-  bench_cmd->add_flag("--packed-state", bench.tuning.packed_state,
-                      "csdl/csdldf on 32-bit types: one 64-bit word per tile (64-bit atomics)");
+  std::string tile_state = "auto";
+  bench_cmd
+      ->add_option(
+          "--tile-state", tile_state,
+          "csdl/csdldf tile state: split (portable 32-bit words), packed (one 64-bit word, "
+          "32-bit types) or auto (packed where possible)")
+      ->capture_default_str();
   bench_cmd->add_flag(
       "--dispatch-order", bench.tuning.dispatch_order,
       "csdldf only: take tiles in workgroup-id order instead of from an atomic counter");
@@ -166,6 +172,14 @@ int main(int argc, char** argv) {
       bench.op = parse_choice<Op>("--op", op, parse_op, "add, mul, min, max, and, or, xor");
       bench.kind = parse_choice<Kind>("--kind", kind, parse_kind, "inclusive, exclusive, reduce");
       bench.implementations = parse_implementations(algorithms);
+      const std::map<std::string, TileState> tile_states{{"auto", TileState::automatic},
+                                                         {"split", TileState::split},
+                                                         {"packed", TileState::packed}};
+      if (tile_states.count(tile_state) == 0) {
+        throw UsageError("--tile-state: unknown value '" + tile_state +
+                         "' (accepted: auto, split, packed)");
+      }
+      bench.tuning.tile_state = tile_states.at(tile_state);
       return cli::run_bench(bench);
     }
   } catch (const UsageError& e) {
