@@ -11,7 +11,7 @@
 # It unpacks the loader, lists the devices, runs the whole test suite against the GPU's
 # Vulkan driver with validation on (the type matrix also with logical subgroups of 4, 8
 # and 16 lanes), the CLI test, then the benchmarks, writing everything under $OUT.
-# GPU_RUN_SIZES overrides the benchmark sweep; GPU_RUN_LOGICAL_SUBGROUPS the logical
+# GPU_RUN_TESTS=0 skips the tests; GPU_RUN_SIZES overrides the benchmark sweep; GPU_RUN_LOGICAL_SUBGROUPS the logical
 # subgroup sizes the type matrix runs again with (empty: none); GPU_RUN_TUNING=1 adds a
 # tuning sweep, with the driver's register counts (GPUSCAN_PIPELINE_STATISTICS=1).
 set -uo pipefail
@@ -32,7 +32,7 @@ icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
   "$bin/gpuscan" devices
 } 2>&1 | tee "$out/machine.txt"
 
-{
+[ "${GPU_RUN_TESTS:-1}" = 1 ] && {
   echo "== tests (Vulkan on the GPU, validation layers on) =="
   GPUSCAN_VALIDATION=1 "$bin/gpuscan_tests" --gtest_brief=1 || status=1
   for lanes in ${GPU_RUN_LOGICAL_SUBGROUPS-4 8 16}; do
@@ -57,8 +57,8 @@ bench() {  # name, then gpuscan bench arguments
   bench u32-add-inclusive-tuned --sizes "$sizes" --workgroup-size 1024 --vectors-per-thread 2 \
     --dispatch-order --tile-state packed --algorithms csdldf,rts,memcpy
   bench u64-add-inclusive --sizes "$sizes" --dtype u64
-  bench u32-add-inclusive-stats --sizes 20:28 --runs 10 --algorithms csdldf,csdl,memcpy --stats \
-    --tile-state packed
+  bench u32-add-inclusive-stats --sizes 20:28 --runs 10 --algorithms csdldf,csdl,memcpy --stats
+  bench u32-add-inclusive-blocking --sizes 24:28 --runs 20 --blocking --stats
 } | tee "$out/bench.log"
 
 if [ "${GPU_RUN_TUNING:-0}" = 1 ]; then

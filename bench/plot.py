@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """Plots a `gpuscan bench --csv` file: throughput against n for every algorithm, with the
-ratio to memcpy measured in the same run below. Writes PNG next to the CSV (or to -o).
+ratio to memcpy measured in the same run below; for a run with --blocking, also the four
+panels of the blocking sweep (fallbacks, spins, look-back steps, throughput against the
+unblocked run). Writes PNGs next to the CSV (X.png, X-blocking.png) or to -o.
 
     bench/plot.py bench/results/h200-vulkan-u32-add-inclusive.csv
 Needs matplotlib (Debian: python3-matplotlib).
@@ -61,7 +63,47 @@ def main() -> int:
     output = args.output or args.csv.with_suffix(".png")
     fig.savefig(output, dpi=110)
     print(f"plot.py: wrote {output}")
+    blocked = [row for row in rows if row["blocking_mask"]]
+    if blocked:
+        plot_blocking(rows, blocked, output.with_name(output.stem + "-blocking.png"))
     return 0
+
+
+def plot_blocking(rows, blocked, output: pathlib.Path) -> None:
+    """The paper's four panels: per blocking rate (1 in mask + 1 tiles), one line per n."""
+    unblocked = {int(r["n"]): float(r["median_ms"]) for r in rows
+                 if r["algorithm"] == "csdldf" and not r["blocking_mask"]}
+    by_n = defaultdict(list)
+    for row in blocked:
+        by_n[int(row["n"])].append(row)
+    panels = [("fallbacks", "fallbacks initiated per run"), ("spins", "spins per run"),
+              ("lookback_steps", "look-back steps per run"), (None, "throughput / unblocked")]
+    fig, axes = plt.subplots(2, 2, figsize=(10, 7))
+    for ax, (column, title) in zip(axes.flat, panels):
+        for n, points in sorted(by_n.items()):
+            points.sort(key=lambda r: int(r["blocking_mask"]))
+            x = [int(r["blocking_mask"]) + 1 for r in points]
+            if column is None:
+                y = [unblocked[n] / float(r["median_ms"]) if n in unblocked else math.nan for r in points]
+            else:
+                y = [float(r[column]) if r[column] else math.nan for r in points]
+            ax.plot(x, y, marker="o", label=f"n = 2^{int(math.log2(n))}" if n & (n - 1) == 0 else f"n = {n}")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("1 in x tiles blocked")
+        ax.set_title(title, fontsize=10)
+        ax.grid(True, alpha=0.3)
+        if column is not None:
+            ax.set_yscale("symlog")
+            ax.set_ylim(bottom=0)
+        else:
+            ax.axhline(0.85, color="r", linewidth=0.8, linestyle="--")
+    axes.flat[0].legend(fontsize=8)
+    first = blocked[0]
+    fig.suptitle(f"csdldf under simulated blocking: {first['dtype']} {first['op']} on {first['device']} "
+                 f"({first['backend']}), commit {first['commit']}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(output, dpi=110)
+    print(f"plot.py: wrote {output}")
 
 
 if __name__ == "__main__":

@@ -46,6 +46,12 @@ TEST_P(TypeTest, EveryAlgorithmSumsOddSizes) {
 // With every tile blocked, successors reduce their predecessors themselves; the owner's
 // aggregate and each fallback's must be identical bits, or the split words mix two values.
 TEST_P(TypeTest, SumsStayInToleranceWithEveryTileBlocked) {
+  for (std::uint32_t k = 1; k <= 9; k += 2) {  // 1 in 2, 8, 32, 128, 512 blocked
+    Tuning some;
+    some.blocking_mask = (1u << k) - 1;
+    expect_scan_matches({{GetParam(), Op::add, Kind::exclusive, Algorithm::csdldf}, some},
+                        40 * 4096 + 9);
+  }
   Tuning tuning;
   tuning.blocking_mask = 0;
   tuning.max_spins = 1;

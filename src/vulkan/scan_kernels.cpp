@@ -160,6 +160,11 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
                                  : std::max<std::uint32_t>(1, tuning.max_spins);
   spec_[GS_SPEC_STATISTICS] = tuning.statistics;
   spec_[GS_SPEC_LOOKBACK_DEPTH] = tuning.lookback_depth ? tuning.lookback_depth : 1;
+  if (tuning.blocking_mask && implementation == Implementation::csdl) {
+    throw UsageError(
+        "csdl cannot run with simulated blocking: its look-back would wait forever for a tile "
+        "that never posts (csdldf falls back instead)");
+  }
   if (tuning.dispatch_order && implementation == Implementation::csdl) {
     throw UsageError(
         "dispatch-order tiles need the fallback of csdldf (decoupled look-back could wait "

@@ -30,6 +30,32 @@ std::size_t parse_count(const std::string& text) {
   return value;
 }
 
+// One CSV/table row: `common` (date, commit, device, ...) completed with a result.
+BenchRow make_row(const BenchRow& common, const BenchResult& r, std::size_t n, int runs,
+                  double memcpy_ms, std::optional<std::uint32_t> mask) {
+  BenchRow row = common;
+  row.algorithm = std::string(to_string(r.implementation));
+  row.n = n;
+  row.runs = runs;
+  row.median_ms = median(r.ms);
+  row.gelems_per_s = static_cast<double>(n) / (row.median_ms * 1e-3) * 1e-9;
+  row.vs_memcpy = memcpy_ms > 0 ? memcpy_ms / row.median_ms : 0;
+  row.validated = r.validated;
+  row.blocking_mask = mask;
+  if (!r.statistics.empty()) {
+    std::array<double, 4> mean{};
+    for (const Statistics& s : r.statistics) {
+      mean[0] += static_cast<double>(s.spins);
+      mean[1] += static_cast<double>(s.lookback_steps);
+      mean[2] += static_cast<double>(s.fallbacks);
+      mean[3] += static_cast<double>(s.insertions);
+    }
+    for (double& m : mean) m /= static_cast<double>(r.statistics.size());
+    row.statistics = mean;
+  }
+  return row;
+}
+
 }  // namespace
 
 std::vector<std::size_t> parse_sizes(const std::string& text) {
@@ -71,7 +97,14 @@ int run_bench(const BenchOptions& options) {
                std::string(to_string(options.kind)).c_str(), runs,
                options.hot ? ", hot cache" : "");
 
-  const std::string date = utc_now();
+  const BenchRow common{utc_now(),
+                        gpuscan_build_commit,
+                        info.name,
+                        std::string(to_string(info.backend)),
+                        "",
+                        std::string(to_string(options.dtype)),
+                        std::string(to_string(options.op)),
+                        std::string(to_string(options.kind))};
   std::vector<BenchRow> rows;
   int failed_runs = 0;
   for (std::size_t n : sizes) {
@@ -92,40 +125,27 @@ int run_bench(const BenchOptions& options) {
     for (const auto& r : results) {
       if (r.implementation == Implementation::memcpy) memcpy_ms = median(r.ms);
     }
-    for (const auto& r : results) {
-      BenchRow row{date,
-                   gpuscan_build_commit,
-                   info.name,
-                   std::string(to_string(info.backend)),
-                   std::string(to_string(r.implementation)),
-                   std::string(to_string(options.dtype)),
-                   std::string(to_string(options.op)),
-                   std::string(to_string(options.kind))};
-      row.n = n;
-      row.runs = runs;
-      row.median_ms = median(r.ms);
-      row.gelems_per_s = static_cast<double>(n) / (row.median_ms * 1e-3) * 1e-9;
-      row.vs_memcpy = memcpy_ms > 0 ? memcpy_ms / row.median_ms : 0;
-      row.validated = r.validated;
-      if (!r.statistics.empty()) {
-        std::array<double, 4> mean{};
-        for (const Statistics& s : r.statistics) {
-          mean[0] += static_cast<double>(s.spins);
-          mean[1] += static_cast<double>(s.lookback_steps);
-          mean[2] += static_cast<double>(s.fallbacks);
-          mean[3] += static_cast<double>(s.insertions);
+    const auto add_rows = [&](const std::vector<BenchResult>& measured,
+                              std::optional<std::uint32_t> mask) {
+      for (const auto& r : measured) {
+        rows.push_back(make_row(common, r, n, runs, memcpy_ms, mask));
+        failed_runs += runs - r.validated - r.abandoned;
+        if (r.abandoned > 0) {
+          std::fprintf(stderr,
+                       "bench: n = %zu: %d %s runs gave up waiting for a stalled predecessor (this "
+                       "device does not guarantee forward progress; csdldf does not need it)\n",
+                       n, r.abandoned, std::string(to_string(r.implementation)).c_str());
         }
-        for (double& m : mean) m /= static_cast<double>(r.statistics.size());
-        row.statistics = mean;
       }
-      failed_runs += runs - r.validated - r.abandoned;
-      if (r.abandoned > 0) {
-        std::fprintf(stderr,
-                     "bench: n = %zu: %d %s runs gave up waiting for a stalled predecessor "
-                     "(this device does not guarantee forward progress; csdldf does not need it)\n",
-                     n, r.abandoned, std::string(to_string(r.implementation)).c_str());
+    };
+    add_rows(results, std::nullopt);
+    if (options.blocking) {
+      // 1 in 2^k tiles never posts its aggregate, k = 0 (every tile) .. 9 (1 in 512).
+      bench_case.implementations = {Implementation::csdldf};
+      for (std::uint32_t k = 0; k <= 9; ++k) {
+        bench_case.tuning.blocking_mask = (1u << k) - 1;
+        add_rows(benchmark(device, bench_case), bench_case.tuning.blocking_mask);
       }
-      rows.push_back(row);
     }
   }
   std::fputs(format_table(rows).c_str(), stdout);

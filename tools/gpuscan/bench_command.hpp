@@ -19,6 +19,8 @@ struct BenchOptions {
   std::string sizes;  // "lo:hi" powers of two, or a list "n1,n2,..."; empty: device default
   int runs = 0;       // 0: device default
   bool hot = false;
+  // Also run csdldf with 1 in 2^k tiles blocked, k = 0..9 (DESIGN section 5).
+  bool blocking = false;
   std::uint64_t seed = 1;
   Tuning tuning;
   std::string csv;

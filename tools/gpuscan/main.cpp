@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <sstream>
@@ -96,8 +97,9 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--dtype", dtype, "u32, i32, f32, u64, i64 or f64")->capture_default_str();
   bench_cmd->add_option("--op", op, "add, mul, min, max, and, or or xor")->capture_default_str();
   bench_cmd->add_option("--kind", kind, "inclusive, exclusive or reduce")->capture_default_str();
-  bench_cmd->add_option("--algorithms", algorithms, "Comma-separated: csdldf,csdl,rts,memcpy")
-      ->capture_default_str();
+  CLI::Option* algorithms_option =
+      bench_cmd->add_option("--algorithms", algorithms, "Comma-separated: csdldf,csdl,rts,memcpy")
+          ->capture_default_str();
   bench_cmd->add_option(
       "--sizes", bench.sizes,
       "LO:HI for 2^LO..2^HI, or N1,N2,... (default 10:28 on a GPU, 10:22 on a CPU driver)");
@@ -106,6 +108,9 @@ int main(int argc, char** argv) {
                    "Timed runs per size (default 30 on a GPU, 5 on a CPU driver)")
       ->check(CLI::PositiveNumber);
   bench_cmd->add_flag("--hot", bench.hot, "Do not flush the cache between runs");
+  bench_cmd->add_flag("--blocking", bench.blocking,
+                      "Also run csdldf with 1 in 1, 2, 4, ..., 512 tiles never posting their "
+                      "aggregate (simulated blocking; default algorithms then csdldf,memcpy)");
   bench_cmd->add_flag(
       "--stats", bench.tuning.statistics,
       "Run the statistics variant of csdl/csdldf and report spins, look-back steps, fallbacks "
@@ -171,7 +176,14 @@ int main(int argc, char** argv) {
           parse_choice<DType>("--dtype", dtype, parse_dtype, "u32, i32, f32, u64, i64, f64");
       bench.op = parse_choice<Op>("--op", op, parse_op, "add, mul, min, max, and, or, xor");
       bench.kind = parse_choice<Kind>("--kind", kind, parse_kind, "inclusive, exclusive, reduce");
+      if (bench.blocking && !algorithms_option->count()) algorithms = "csdldf,memcpy";
       bench.implementations = parse_implementations(algorithms);
+      if (bench.blocking && std::count(bench.implementations.begin(), bench.implementations.end(),
+                                       Implementation::csdl)) {
+        throw UsageError(
+            "--blocking with csdl: decoupled look-back would wait forever for a blocked tile that "
+            "never posts; leave csdl out (csdldf falls back instead)");
+      }
       const std::map<std::string, TileState> tile_states{{"auto", TileState::automatic},
                                                          {"split", TileState::split},
                                                          {"packed", TileState::packed}};

@@ -37,11 +37,11 @@ void write_csv(const std::string& path, const std::vector<BenchRow>& rows) {
           r.statistics ? fmt::format("{:.1f},{:.1f},{:.1f},{:.1f}", (*r.statistics)[0],
                                      (*r.statistics)[1], (*r.statistics)[2], (*r.statistics)[3])
                        : ",,,";
-      out << fmt::format("{},{},{},{},{},{},{},{},{},{},{:.6f},{:.4f},{},{},,{}\n", r.date,
+      out << fmt::format("{},{},{},{},{},{},{},{},{},{},{:.6f},{:.4f},{},{},{},{}\n", r.date,
                          r.commit, csv_field(r.device), r.backend, r.algorithm, r.dtype, r.op,
                          r.kind, r.n, r.runs, r.median_ms, r.gelems_per_s,
                          r.vs_memcpy > 0 ? fmt::format("{:.4f}", r.vs_memcpy) : "", r.validated,
-                         statistics);
+                         r.blocking_mask ? std::to_string(*r.blocking_mask) : "", statistics);
     }
     if (!out.flush()) {
       std::remove(temporary.c_str());
@@ -52,8 +52,8 @@ void write_csv(const std::string& path, const std::vector<BenchRow>& rows) {
 }
 
 std::string format_table(const std::vector<BenchRow>& rows) {
-  std::string table = fmt::format("{:>12} {:<8} {:>11} {:>10} {:>10} {:>10}", "n", "algo",
-                                  "median ms", "Gelem/s", "vs memcpy", "validated");
+  std::string table = fmt::format("{:>12} {:<8} {:>7} {:>11} {:>10} {:>10} {:>10}", "n", "algo",
+                                  "blocked", "median ms", "Gelem/s", "vs memcpy", "validated");
   const bool statistics =
       std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.statistics; });
   if (statistics)
@@ -61,8 +61,10 @@ std::string format_table(const std::vector<BenchRow>& rows) {
         fmt::format(" {:>10} {:>10} {:>10} {:>10}", "spins", "lb steps", "fallbacks", "inserts");
   table += "\n";
   for (const BenchRow& r : rows) {
-    table += fmt::format("{:>12} {:<8} {:>11.4f} {:>10.3f} {:>10} {:>7}/{:<2}", r.n, r.algorithm,
-                         r.median_ms, r.gelems_per_s,
+    // Blocked: the share of tiles that never post their aggregate (1 in mask + 1).
+    const std::string blocked = r.blocking_mask ? fmt::format("1/{}", *r.blocking_mask + 1) : "-";
+    table += fmt::format("{:>12} {:<8} {:>7} {:>11.4f} {:>10.3f} {:>10} {:>7}/{:<2}", r.n,
+                         r.algorithm, blocked, r.median_ms, r.gelems_per_s,
                          r.vs_memcpy > 0 ? fmt::format("{:.3f}", r.vs_memcpy) : "-", r.validated,
                          r.runs);
     if (r.statistics) {

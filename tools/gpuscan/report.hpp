@@ -18,6 +18,7 @@ struct BenchRow {
   double gelems_per_s = 0;
   double vs_memcpy = 0;  // 0: no memcpy row at this n
   int validated = 0;
+  std::optional<std::uint32_t> blocking_mask;  // simulated blocking, if on
   // Mean per run of spins, look-back steps, fallbacks and insertions (with --stats).
   std::optional<std::array<double, 4>> statistics;
 };
