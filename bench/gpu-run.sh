@@ -53,9 +53,8 @@ bench() {  # name, then gpuscan bench arguments
 }
 {
   bench u32-add-inclusive --sizes "$sizes"
-  bench u32-add-inclusive-packed --sizes "$sizes" --tile-state packed
   bench u32-add-inclusive-tuned --sizes "$sizes" --workgroup-size 1024 --vectors-per-thread 2 \
-    --dispatch-order --tile-state packed --algorithms csdldf,rts,memcpy
+    --dispatch-order --algorithms csdldf,rts,memcpy
   bench u64-add-inclusive --sizes "$sizes" --dtype u64
   bench u32-add-inclusive-stats --sizes 20:28 --runs 10 --algorithms csdldf,csdl,memcpy --stats
   bench u32-add-inclusive-blocking --sizes 24:28 --runs 20 --blocking --stats
