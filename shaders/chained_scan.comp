@@ -43,7 +43,14 @@ bool is_blocked(uint tile) { return ((tile + 1) & pc.blocking_mask) == 0; }
 // tile not yet taken stays unreadable for MAX_SPINS steps (false: the caller falls back
 // on `cursor`). Without FALLBACK, MAX_SPINS steps without progress make it give up and
 // report it.
-bool look_back(inout uint cursor, inout T prefix) {
+// How many steps a look-back of `tile` waits on the not-ready tile `cursor` before it
+// falls back: MAX_SPINS for the nearest successor, longer the further back the blocking
+// tile lies (up to 64 times). Every successor of a blocking tile reaches it; if all fell
+// back after the same wait, a blocking tile would be reduced dozens of times over, while
+// the nearest one's insertion serves them all. Bounded, so progress stays guaranteed.
+uint patience(uint tile, uint cursor) { return FALLBACK ? MAX_SPINS * min(tile - cursor, 64u) : MAX_SPINS; }
+
+bool look_back(uint tile, inout uint cursor, inout T prefix) {
   uint spins = 0;
   for (;;) {
     TILE_WORD words[LOOKBACK_DEPTH];
@@ -72,7 +79,7 @@ bool look_back(inout uint cursor, inout T prefix) {
       continue;
     }
     if (STATISTICS) ++spin_count;
-    if (++spins >= MAX_SPINS) {
+    if (++spins >= patience(tile, cursor)) {
       if (!FALLBACK && sg_lane() == 0) atomicAdd(control[GS_CONTROL_LOOKBACK_ABANDONED], 1);
       return !FALLBACK;
     }
@@ -135,7 +142,7 @@ void main() {
   for (;;) {
     if (is_lookback_lane() && sg_lane() == 0 && done) wg_lookback = LOOKBACK_DONE;
     if (is_lookback_lane() && !done) {
-      done = look_back(cursor, prefix);
+      done = look_back(tile, cursor, prefix);
       if (sg_lane() == 0) wg_lookback = done ? LOOKBACK_DONE : cursor;
     }
     barrier();
