@@ -70,7 +70,6 @@ Value Scanner::chunk_carry(const Buffer& in, const Buffer& out, std::size_t offs
                            std::size_t count) {
   const std::size_t element = size_of(spec_.dtype);
   const std::size_t last = offset + count - 1;
-  Value carry{spec_.dtype, 0};
   const auto read = [&](const Buffer& buffer, std::size_t index) {
     std::uint64_t bits = 0;
     device_->download(*buffer.impl(), std::as_writable_bytes(std::span(&bits, 1)).first(element),
@@ -78,15 +77,13 @@ Value Scanner::chunk_carry(const Buffer& in, const Buffer& out, std::size_t offs
     return Value{spec_.dtype, bits};
   };
   if (spec_.kind == Kind::reduce) return read(out, 0);
-  carry = read(out, last);
-  if (spec_.kind == Kind::exclusive) {
-    const Value x = read(in, last);
-    carry = reference::visit(spec_.dtype, [&](auto tag) {
-      using T = decltype(tag);
-      return Value::of(reference::combine(spec_.op, carry.as<T>(), x.as<T>()));
-    });
-  }
-  return carry;
+  const Value scanned = read(out, last);
+  if (spec_.kind == Kind::inclusive) return scanned;
+  const Value x = read(in, last);
+  return reference::visit(spec_.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    return Value::of(reference::combine(spec_.op, scanned.as<T>(), x.as<T>()));
+  });
 }
 
 }  // namespace gpuscan
