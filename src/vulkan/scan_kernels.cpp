@@ -170,6 +170,12 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
         "dispatch-order tiles need the fallback of csdldf (decoupled look-back could wait "
         "forever)");
   }
+  if (tuning.dispatch_order && context_->info().type == "CPU") {
+    // A CPU driver may start the second half of the grid first; a tile there then falls
+    // back through hundreds of unstarted predecessors, and llvmpipe cuts loops that long.
+    throw UsageError("dispatch-order tiles are for GPUs; " + context_->info().name +
+                     " may start workgroups far out of order");
+  }
   spec_[GS_SPEC_DISPATCH_ORDER] = tuning.dispatch_order;
   if (spec_[GS_SPEC_LOOKBACK_DEPTH] > 16) throw UsageError("look-back depth must be in [1, 16]");
   // The workgroup's shared memory must hold the partials of two tiles.
