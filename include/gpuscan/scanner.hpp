@@ -22,7 +22,9 @@ enum class TileState { automatic, split, packed };
 
 // Knobs with device defaults; zero means "the backend's choice".
 struct Tuning {
-  std::uint32_t max_spins = 4;  // look-back reads of a tile before csdldf falls back
+  // Look-back steps on a not-ready tile before csdldf falls back on it, for the nearest
+  // successor; one further back waits up to 64 times longer (docs/protocol.md).
+  std::uint32_t max_spins = 4;
   // Simulated blocking: tiles with ((tile + 1) & mask) == 0 never post their aggregate.
   std::optional<std::uint32_t> blocking_mask;
   std::uint32_t workgroup_size = 0;
@@ -31,10 +33,10 @@ struct Tuning {
   // Windows of (subgroup size / words per tile) tiles a look-back step reads at once
   // (default 1: deeper steps measured slower on an H200).
   std::uint32_t lookback_depth = 0;
-  // csdldf (refused for csdl; other algorithms have no tile chain): take tiles in dispatch order
-  // (the workgroup id) instead of claiming them from an atomic counter. Still safe, since a
-  // look-back falls back on a tile whose workgroup has not started, but it trusts the device to
-  // start workgroups in order.
+  // csdldf on GPUs (refused for csdl and on CPU drivers; other algorithms have no tile
+  // chain): take tiles in dispatch order (the workgroup id) instead of claiming them from an
+  // atomic counter. Still safe, since a look-back falls back on a tile whose workgroup has
+  // not started, but fast only where the device starts workgroups in order.
   bool dispatch_order = false;
   // How csdl/csdldf store a tile's state: split over 32-bit words (portable), or for
   // 32-bit types one 64-bit word (needs 64-bit buffer atomics; fewer, cheaper look-back
