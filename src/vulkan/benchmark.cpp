@@ -64,12 +64,13 @@ InputFacts input_facts(const BenchCase& c, std::span<const std::byte> input) {
     double want = 0;
     if (c.kind == Kind::reduce) {
       if constexpr (std::is_floating_point_v<T>) {
-        const std::vector<double> wide(x.begin(), x.end());
-        want = c.op == Op::min || c.op == Op::max
-                   ? static_cast<double>(reference::scan(Kind::reduce, c.op, x)[0])
-                   : reference::scan<double>(Kind::reduce, c.op, wide)[0];
+        if (c.op == Op::min || c.op == Op::max) {
+          want = static_cast<double>(reference::scan(Kind::reduce, c.op, x)[0]);  // exact
+        } else {
+          const std::vector<double> wide(x.begin(), x.end());
+          want = reference::scan<double>(Kind::reduce, c.op, wide)[0];
+        }
       } else {
-        want = static_cast<double>(reference::scan(Kind::reduce, c.op, x)[0]);
         // Integers compare exactly, as bits (doubles cannot hold every 64-bit value).
         const T exact = reference::scan(Kind::reduce, c.op, x)[0];
         facts.reduction_acceptable = [exact](const std::byte* got) {
