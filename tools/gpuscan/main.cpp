@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
 #include <sstream>
 
 #include "bench_command.hpp"
@@ -184,14 +183,15 @@ int main(int argc, char** argv) {
             "--blocking with csdl: decoupled look-back would wait forever for a blocked tile that "
             "never posts; leave csdl out (csdldf falls back instead)");
       }
-      const std::map<std::string, TileState> tile_states{{"auto", TileState::automatic},
-                                                         {"split", TileState::split},
-                                                         {"packed", TileState::packed}};
-      if (tile_states.count(tile_state) == 0) {
-        throw UsageError("--tile-state: unknown value '" + tile_state +
-                         "' (accepted: auto, split, packed)");
-      }
-      bench.tuning.tile_state = tile_states.at(tile_state);
+      bench.tuning.tile_state = parse_choice<TileState>(
+          "--tile-state", tile_state,
+          [](std::string_view text) -> std::optional<TileState> {
+            if (text == "auto") return TileState::automatic;
+            if (text == "split") return TileState::split;
+            if (text == "packed") return TileState::packed;
+            return std::nullopt;
+          },
+          "auto, split, packed");
       return cli::run_bench(bench);
     }
   } catch (const UsageError& e) {
