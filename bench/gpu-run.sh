@@ -10,8 +10,11 @@
 #
 # It unpacks the loader, lists the devices, runs the whole test suite against the GPU's
 # Vulkan driver with validation on (the type matrix also with logical subgroups of 4, 8
-# and 16 lanes), the CLI test, then the benchmarks, writing everything under $OUT.
-# GPU_RUN_TESTS=0 skips the tests; GPU_RUN_SIZES overrides the benchmark sweep; GPU_RUN_LOGICAL_SUBGROUPS the logical
+# and 16 lanes), the CLI test, then the benchmarks; then the CUDA suite and the CUDA
+# benchmarks (with CUB), writing everything under $OUT. GPU_RUN_BACKENDS picks the halves
+# ("vulkan cuda" by default).
+# GPU_RUN_TESTS=0 skips the tests; GPU_RUN_SIZES overrides the Vulkan benchmark sweep,
+# GPU_RUN_CUDA_SIZES the CUDA one; GPU_RUN_LOGICAL_SUBGROUPS the logical
 # subgroup sizes the type matrix runs again with (empty: none); GPU_RUN_TUNING=1 adds a
 # tuning sweep, with the driver's register counts (GPUSCAN_PIPELINE_STATISTICS=1).
 set -uo pipefail
@@ -19,6 +22,8 @@ out=${OUT:-/tmp/gpuscan-gpu-run}
 mkdir -p "$out"
 bin=build/bin
 sizes=${GPU_RUN_SIZES:-16:28}
+cuda_sizes=${GPU_RUN_CUDA_SIZES:-10:30}
+backends=${GPU_RUN_BACKENDS:-vulkan cuda}
 status=0
 
 for f in .gl/*.deb; do dpkg -x "$f" /; done
@@ -32,6 +37,7 @@ icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
   "$bin/gpuscan" devices
 } 2>&1 | tee "$out/machine.txt"
 
+if [[ " $backends " == *" vulkan "* ]]; then
 [ "${GPU_RUN_TESTS:-1}" = 1 ] && {
   echo "== tests (Vulkan on the GPU, validation layers on) =="
   GPUSCAN_VALIDATION=1 "$bin/gpuscan_tests" --gtest_brief=1 || status=1
@@ -71,5 +77,27 @@ if [ "${GPU_RUN_TUNING:-0}" = 1 ]; then
         --max-spins "$spins" --stats 2>&1 | grep -E "csdldf|pipeline chained" | cut -c1-150 || status=1
     done
   done 2>&1 | tee -a "$out/bench.log"
+fi
+fi
+
+if [[ " $backends " == *" cuda "* ]]; then
+[ "${GPU_RUN_TESTS:-1}" = 1 ] && {
+  echo "== tests (CUDA) =="
+  "$bin/gpuscan_cuda_tests" --gtest_brief=1 || status=1
+} 2>&1 | grep -v "^note:" | tee "$out/cuda-tests.log"
+cuda_bench() {  # name, then gpuscan bench arguments
+  local name=$1
+  shift
+  echo "== CUDA bench $name: $* =="
+  "$bin/gpuscan" bench --backend cuda "$@" --csv "$out/cuda-$name.csv" 2>&1 | grep -v "^bench: n =" ||
+    status=1
+}
+{
+  cuda_bench u32-add-inclusive --sizes "$cuda_sizes"
+  cuda_bench f32-add-inclusive --sizes "$cuda_sizes" --dtype f32
+  cuda_bench u64-add-inclusive --sizes "$cuda_sizes" --dtype u64
+  cuda_bench u32-add-inclusive-split --sizes 24:30 --tile-state split --algorithms csdldf,cub,memcpy
+  cuda_bench u32-add-inclusive-blocking --sizes 24:28 --runs 20 --blocking --stats
+} | tee "$out/cuda-bench.log"
 fi
 exit $status

@@ -30,8 +30,8 @@ inline std::string describe(const Case& c, std::size_t n, std::uint64_t seed) {
 
 // Scans n random elements (seeded, seed in every failure) on poisoned output.
 template <class T>
-void expect_scan_matches_typed(const Case& c, std::size_t n, std::optional<Value> init) {
-  Device& device = test_device();
+void expect_scan_matches_typed(Device& device, const Case& c, std::size_t n,
+                               std::optional<Value> init) {
   const std::uint64_t seed = next_seed();
   SCOPED_TRACE(describe(c, n, seed) + " logical subgroup " + std::to_string(test_subgroup_size()));
   const auto bytes = reference::random_input(c.spec.dtype, c.spec.op, n, seed);
@@ -95,9 +95,14 @@ void expect_scan_matches_typed(const Case& c, std::size_t n, std::optional<Value
   EXPECT_EQ(wrong, 0u) << "wrong elements of " << out_n;
 }
 
-inline void expect_scan_matches(const Case& c, std::size_t n, std::optional<Value> init = {}) {
+inline void expect_scan_matches_on(Device& device, const Case& c, std::size_t n,
+                                   std::optional<Value> init = {}) {
   reference::visit(c.spec.dtype,
-                   [&](auto tag) { expect_scan_matches_typed<decltype(tag)>(c, n, init); });
+                   [&](auto tag) { expect_scan_matches_typed<decltype(tag)>(device, c, n, init); });
+}
+
+inline void expect_scan_matches(const Case& c, std::size_t n, std::optional<Value> init = {}) {
+  expect_scan_matches_on(test_device(), c, n, init);
 }
 
 // Convenience for the u32 suites.

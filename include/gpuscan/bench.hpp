@@ -12,8 +12,9 @@
 
 namespace gpuscan {
 
-// What a benchmark can time: the three scan algorithms and the copy baseline.
-enum class Implementation { csdldf, csdl, rts, memcpy };
+// What a benchmark can time: the three scan algorithms, the copy baseline (the memcpy
+// kernel on Vulkan, cudaMemcpyAsync on CUDA) and, on CUDA, NVIDIA's CUB (sums only).
+enum class Implementation { csdldf, csdl, rts, memcpy, cub };
 std::string_view to_string(Implementation);
 std::optional<Implementation> parse_implementation(std::string_view);
 

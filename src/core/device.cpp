@@ -2,6 +2,9 @@
 #include "core/backend.hpp"
 #include "gpuscan/error.hpp"
 #include "vulkan/vulkan_device.hpp"
+#ifdef GPUSCAN_HAS_CUDA
+#include "cuda/cuda_device.hpp"
+#endif
 
 namespace gpuscan {
 
@@ -10,13 +13,29 @@ std::size_t Buffer::size() const {
 }
 
 std::vector<DeviceInfo> list_devices() {
-  return vulkan::list_devices();
+  std::vector<DeviceInfo> devices;
+#ifdef GPUSCAN_HAS_CUDA
+  devices = cuda::list_devices();
+#endif
+  for (DeviceInfo& info : vulkan::list_devices()) devices.push_back(std::move(info));
+  return devices;
 }
 
 Device Device::open(Backend backend, std::string_view name) {
+#ifdef GPUSCAN_HAS_CUDA
+  if (backend == Backend::cuda) return Device(cuda::open_device(name));
+  // Any backend: CUDA where a CUDA GPU (of that name) exists.
+  if (backend == Backend::any) {
+    try {
+      return Device(cuda::open_device(name));
+    } catch (const DeviceError&) {
+    }
+  }
+#else
   if (backend == Backend::cuda) {
     throw DeviceError("this build of gpuscan has no CUDA backend; use --backend vulkan");
   }
+#endif
   return Device(vulkan::open_device(name));
 }
 

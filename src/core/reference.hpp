@@ -11,64 +11,11 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/monoid.hpp"
 #include "gpuscan/error.hpp"
 #include "gpuscan/types.hpp"
 
 namespace gpuscan::reference {
-
-template <class T>
-T identity(Op op) {
-  switch (op) {
-    case Op::mul:
-      return T(1);
-    case Op::min:
-      return std::is_floating_point_v<T> ? std::numeric_limits<T>::infinity()
-                                         : std::numeric_limits<T>::max();
-    case Op::max:
-      return std::is_floating_point_v<T> ? -std::numeric_limits<T>::infinity()
-                                         : std::numeric_limits<T>::lowest();
-    case Op::bit_and:
-      return static_cast<T>(~std::uint64_t{0});
-    default:
-      return T(0);
-  }
-}
-
-template <class T>
-T combine(Op op, T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    switch (op) {
-      case Op::mul:
-        return a * b;
-      case Op::min:
-        return std::fmin(a, b);  // a NaN operand is ignored
-      case Op::max:
-        return std::fmax(a, b);
-      default:
-        return a + b;
-    }
-  } else {
-    // Integer add and mul wrap: compute in the unsigned type of the same width.
-    using U = std::make_unsigned_t<T>;
-    const U x = static_cast<U>(a), y = static_cast<U>(b);
-    switch (op) {
-      case Op::mul:
-        return static_cast<T>(static_cast<U>(x * y));
-      case Op::min:
-        return a < b ? a : b;
-      case Op::max:
-        return a < b ? b : a;
-      case Op::bit_and:
-        return static_cast<T>(x & y);
-      case Op::bit_or:
-        return static_cast<T>(x | y);
-      case Op::bit_xor:
-        return static_cast<T>(x ^ y);
-      default:
-        return static_cast<T>(static_cast<U>(x + y));
-    }
-  }
-}
 
 // Sequential scan; Kind::reduce returns one element.
 template <class T>

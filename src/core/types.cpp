@@ -38,10 +38,11 @@ constexpr Names<Algorithm, 3> algorithm_names{
     {{Algorithm::csdldf, "csdldf"}, {Algorithm::csdl, "csdl"}, {Algorithm::rts, "rts"}}};
 constexpr Names<Backend, 3> backend_names{
     {{Backend::any, "any"}, {Backend::vulkan, "vulkan"}, {Backend::cuda, "cuda"}}};
-constexpr Names<Implementation, 4> implementation_names{{{Implementation::csdldf, "csdldf"},
+constexpr Names<Implementation, 5> implementation_names{{{Implementation::csdldf, "csdldf"},
                                                          {Implementation::csdl, "csdl"},
                                                          {Implementation::rts, "rts"},
-                                                         {Implementation::memcpy, "memcpy"}}};
+                                                         {Implementation::memcpy, "memcpy"},
+                                                         {Implementation::cub, "cub"}}};
 
 template <class E, std::size_t N>
 std::string_view name_of(const Names<E, N>& names, E value) {

@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 
+#include "core/bench_checks.hpp"
 #include "core/reference.hpp"
 #include "shaders/common/interface.h"
 #include "vulkan/scan_kernels.hpp"
@@ -38,58 +39,6 @@ void compute_to_all(VkCommandBuffer cmd) {
                      VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT);
 }
 
-// What the checks need to know of the input: the device check's float tolerance, and the
-// reduction a Kind::reduce run must produce.
-struct InputFacts {
-  float tolerance = 0;
-  std::function<bool(const std::byte*)> reduction_acceptable;
-};
-
-InputFacts input_facts(const BenchCase& c, std::span<const std::byte> input) {
-  return reference::visit(c.dtype, [&](auto tag) {
-    using T = decltype(tag);
-    const std::span<const T> x(reinterpret_cast<const T*>(input.data()), c.n);
-    InputFacts facts;
-    double max_abs = 0, sum_abs = 0;
-    for (const T& v : x) {
-      const double a = std::fabs(static_cast<double>(v));
-      max_abs = std::max(max_abs, a);
-      sum_abs += a;
-    }
-    if (is_float(c.dtype)) {
-      if (c.op == Op::add) facts.tolerance = static_cast<float>(1e-5 * max_abs);
-      if (c.op == Op::mul)
-        facts.tolerance = static_cast<float>(4.0 * std::numeric_limits<T>::epsilon());
-    }
-    double want = 0;
-    if (c.kind == Kind::reduce) {
-      if constexpr (std::is_floating_point_v<T>) {
-        if (c.op == Op::min || c.op == Op::max) {
-          want = static_cast<double>(reference::scan(Kind::reduce, c.op, x)[0]);  // exact
-        } else {
-          const std::vector<double> wide(x.begin(), x.end());
-          want = reference::scan<double>(Kind::reduce, c.op, wide)[0];
-        }
-      } else {
-        // Integers compare exactly, as bits (doubles cannot hold every 64-bit value).
-        const T exact = reference::scan(Kind::reduce, c.op, x)[0];
-        facts.reduction_acceptable = [exact](const std::byte* got) {
-          return std::memcmp(got, &exact, sizeof(T)) == 0;
-        };
-        return facts;
-      }
-    }
-    const Op op = c.op;
-    const std::size_t n = c.n;
-    facts.reduction_acceptable = [=](const std::byte* got) {
-      T value;
-      std::memcpy(&value, got, sizeof(T));
-      return reference::within_tolerance<T>(op, value, want, sum_abs, n);
-    };
-    return facts;
-  });
-}
-
 }  // namespace
 
 std::vector<BenchResult> VulkanDevice::benchmark(const BenchCase& c,
@@ -104,7 +53,7 @@ std::vector<BenchResult> VulkanDevice::benchmark(const BenchCase& c,
   std::unique_ptr<VulkanBuffer> flush;
   if (!c.hot) flush = std::make_unique<VulkanBuffer>(context_, flush_bytes(info()));
   const Value init = reference::identity_value(c.dtype, c.op);
-  const InputFacts facts = input_facts(c, input);
+  const detail::InputFacts facts = detail::input_facts(c, input);
 
   // Every implementation with its kernels, spine and bindings.
   std::vector<std::unique_ptr<ScanKernels>> kernels;

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/tuning.hpp"
 #include "shaders/common/interface.h"
 #include "shaders/common/tile_state.h"
 #include "vulkan/check.hpp"
@@ -160,16 +161,10 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
                                  : std::max<std::uint32_t>(1, tuning.max_spins);
   spec_[GS_SPEC_STATISTICS] = tuning.statistics;
   spec_[GS_SPEC_LOOKBACK_DEPTH] = tuning.lookback_depth ? tuning.lookback_depth : 1;
-  if (tuning.blocking_mask && implementation == Implementation::csdl) {
-    throw UsageError(
-        "csdl cannot run with simulated blocking: its look-back would wait forever for a tile "
-        "that never posts (csdldf falls back instead)");
+  if (implementation == Implementation::cub) {
+    throw UsageError("cub is the CUDA baseline; it runs with --backend cuda");
   }
-  if (tuning.dispatch_order && implementation == Implementation::csdl) {
-    throw UsageError(
-        "dispatch-order tiles need the fallback of csdldf (decoupled look-back could wait "
-        "forever)");
-  }
+  detail::check_tuning(implementation, tuning);
   if (tuning.dispatch_order && context_->info().type == "CPU") {
     // A CPU driver may start the second half of the grid first; a tile there then falls
     // back through hundreds of unstarted predecessors, and llvmpipe cuts loops that long.
@@ -260,6 +255,7 @@ void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDesc
       break;
     }
     case Implementation::memcpy:
+    case Implementation::cub:  // refused by the constructor
       dispatch(cmd, set, pipelines_->get(shader_, spec_), push, push.tile_count);
       break;
   }

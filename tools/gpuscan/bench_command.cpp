@@ -91,6 +91,15 @@ int run_bench(const BenchOptions& options) {
   // CPU drivers get a sweep that finishes in a minute or two; GPUs the full one.
   const auto sizes = parse_sizes(options.sizes.empty() ? (cpu ? "10:22" : "10:28") : options.sizes);
   const int runs = options.runs > 0 ? options.runs : (cpu ? 5 : 30);
+  std::vector<Implementation> implementations = options.implementations;
+  if (implementations.empty()) {
+    implementations = {Implementation::csdldf, Implementation::csdl, Implementation::rts,
+                       Implementation::memcpy};
+    // CUB, the scan NVIDIA users compare with, where it applies: CUDA sums.
+    if (info.backend == Backend::cuda && options.op == Op::add) {
+      implementations.push_back(Implementation::cub);
+    }
+  }
   std::fprintf(stderr, "bench: %s (%s), %s %s %s, %d runs per size%s\n", info.name.c_str(),
                info.type.c_str(), std::string(to_string(options.dtype)).c_str(),
                std::string(to_string(options.op)).c_str(),
@@ -117,7 +126,7 @@ int run_bench(const BenchOptions& options) {
     bench_case.runs = runs;
     bench_case.hot = options.hot;
     bench_case.seed = options.seed + n;
-    bench_case.implementations = options.implementations;
+    bench_case.implementations = implementations;
     bench_case.tuning = options.tuning;
     const auto results = benchmark(device, bench_case);
 

@@ -14,8 +14,8 @@ struct BenchOptions {
   DType dtype = DType::u32;
   Op op = Op::add;
   Kind kind = Kind::inclusive;
-  std::vector<Implementation> implementations{Implementation::csdldf, Implementation::csdl,
-                                              Implementation::rts, Implementation::memcpy};
+  // Empty: csdldf, csdl, rts, memcpy, and cub on CUDA for sums.
+  std::vector<Implementation> implementations;
   std::string sizes;  // "lo:hi" powers of two, or a list "n1,n2,..."; empty: device default
   int runs = 0;       // 0: device default
   bool hot = false;

@@ -31,7 +31,8 @@ std::vector<Implementation> parse_implementations(const std::string& list) {
   for (std::string item; std::getline(stream, item, ',');) {
     const auto implementation = parse_implementation(item);
     if (!implementation) {
-      throw UsageError("--algorithms: unknown '" + item + "' (known: csdldf, csdl, rts, memcpy)");
+      throw UsageError("--algorithms: unknown '" + item +
+                       "' (known: csdldf, csdl, rts, memcpy, cub)");
     }
     implementations.push_back(*implementation);
   }
@@ -87,7 +88,7 @@ int main(int argc, char** argv) {
   scan_cmd->add_option("--device", scan.device, "Pick the device whose name contains this text");
 
   cli::BenchOptions bench;
-  std::string algorithms = "csdldf,csdl,rts,memcpy";
+  std::string algorithms;
   CLI::App* bench_cmd =
       app.add_subcommand("bench", "Time every algorithm against memcpy over a size sweep");
   std::string backend = "any", dtype = "u32", op = "add", kind = "inclusive";
@@ -97,8 +98,9 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--op", op, "add, mul, min, max, and, or or xor")->capture_default_str();
   bench_cmd->add_option("--kind", kind, "inclusive, exclusive or reduce")->capture_default_str();
   CLI::Option* algorithms_option =
-      bench_cmd->add_option("--algorithms", algorithms, "Comma-separated: csdldf,csdl,rts,memcpy")
-          ->capture_default_str();
+      bench_cmd->add_option("--algorithms", algorithms,
+                            "Comma-separated: csdldf,csdl,rts,memcpy,cub (cub: CUDA, sums only; "
+                            "default: all that apply)");
   bench_cmd->add_option(
       "--sizes", bench.sizes,
       "LO:HI for 2^LO..2^HI, or N1,N2,... (default 10:28 on a GPU, 10:22 on a CPU driver)");
@@ -176,7 +178,8 @@ int main(int argc, char** argv) {
       bench.op = parse_choice<Op>("--op", op, parse_op, "add, mul, min, max, and, or, xor");
       bench.kind = parse_choice<Kind>("--kind", kind, parse_kind, "inclusive, exclusive, reduce");
       if (bench.blocking && !algorithms_option->count()) algorithms = "csdldf,memcpy";
-      bench.implementations = parse_implementations(algorithms);
+      // Empty: every algorithm that applies to the device and case (run_bench decides).
+      if (!algorithms.empty()) bench.implementations = parse_implementations(algorithms);
       if (bench.blocking && std::count(bench.implementations.begin(), bench.implementations.end(),
                                        Implementation::csdl)) {
         throw UsageError(

@@ -1,0 +1,42 @@
+// The CUDA backend: NVIDIA GPUs through the CUDA runtime.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "core/backend.hpp"
+
+namespace gpuscan::cuda {
+
+// Every CUDA GPU; empty where there is no driver or no GPU.
+std::vector<DeviceInfo> list_devices();
+// The first CUDA GPU whose name contains `name` (case-insensitive; empty: the first).
+std::shared_ptr<detail::DeviceImpl> open_device(std::string_view name);
+
+class CudaDevice : public detail::DeviceImpl {
+ public:
+  CudaDevice(int ordinal, DeviceInfo info);
+  ~CudaDevice() override;
+
+  const DeviceInfo& info() const override { return info_; }
+  std::shared_ptr<detail::BufferImpl> allocate(std::size_t bytes) override;
+  void upload(detail::BufferImpl& destination, std::span<const std::byte> source) override;
+  void download(const detail::BufferImpl& source, std::span<std::byte> destination,
+                std::size_t source_offset) override;
+  std::unique_ptr<detail::ScannerImpl> make_scanner(const ScanSpec& spec,
+                                                    const Tuning& tuning) override;
+  std::vector<BenchResult> benchmark(const BenchCase& bench_case,
+                                     std::span<const std::byte> input) override;
+
+ private:
+  void select() const;
+
+  int ordinal_;
+  DeviceInfo info_;
+  cudaStream_t stream_ = nullptr;
+};
+
+}  // namespace gpuscan::cuda

@@ -1,0 +1,75 @@
+#include "cuda/cuda_scanner.hpp"
+
+#include <string>
+
+#include "cuda/check.hpp"
+
+namespace gpuscan::cuda {
+namespace {
+
+Implementation implementation_of(Algorithm algorithm) {
+  switch (algorithm) {
+    case Algorithm::csdl:
+      return Implementation::csdl;
+    case Algorithm::rts:
+      return Implementation::rts;
+    default:
+      return Implementation::csdldf;
+  }
+}
+
+}  // namespace
+
+CudaScanner::CudaScanner(const DeviceInfo& device, cudaStream_t stream, const ScanSpec& spec,
+                         const Tuning& tuning)
+    : device_(device),
+      stream_(stream),
+      spec_(spec),
+      launcher_(spec.dtype, spec.op, spec.kind, implementation_of(spec.algorithm), tuning) {
+  check(cudaEventCreate(&start_), "creating an event");
+  check(cudaEventCreate(&end_), "creating an event");
+}
+
+CudaScanner::~CudaScanner() {
+  cudaEventDestroy(start_);
+  cudaEventDestroy(end_);
+}
+
+RunResult CudaScanner::run(const detail::BufferImpl& in, std::size_t in_offset,
+                           detail::BufferImpl& out, std::size_t out_offset, std::size_t n,
+                           Value init) {
+  if (n > launcher_.max_elements()) {
+    throw UsageError(std::to_string(n) + " elements are more than one run takes (at most " +
+                     std::to_string(launcher_.max_elements()) + ")");
+  }
+  const std::size_t element = size_of(spec_.dtype);
+  const auto* source = dynamic_cast<const DeviceMemory&>(in).as<std::byte>() + in_offset * element;
+  auto* target = dynamic_cast<DeviceMemory&>(out).as<std::byte>() + out_offset * element;
+  check(cudaEventRecord(start_, stream_), "recording an event");
+  launcher_.launch(source, target, n, init, stream_);
+  check(cudaEventRecord(end_, stream_), "recording an event");
+  check(cudaEventSynchronize(end_), "running the scan");
+  float ms = 0;
+  check(cudaEventElapsedTime(&ms, start_, end_), "timing the scan");
+  RunResult result{ms, std::nullopt};
+  // Only csdl can give up a look-back; only the statistics variant counts.
+  if (spec_.algorithm == Algorithm::csdl || launcher_.counts_statistics()) {
+    RunControl counts{};
+    check(cudaMemcpy(&counts, launcher_.last_counts(), sizeof(counts), cudaMemcpyDeviceToHost),
+          "reading the run's counts");
+    if (counts.abandoned != 0) {
+      throw ForwardProgressError("csdl on " + device_.name + ": " +
+                                 std::to_string(counts.abandoned) +
+                                 " look-backs gave up waiting for a predecessor that made no "
+                                 "progress (the device does not guarantee forward progress); use "
+                                 "csdldf");
+    }
+    if (launcher_.counts_statistics()) {
+      result.statistics =
+          Statistics{counts.spins, counts.lookback_steps, counts.fallbacks, counts.insertions};
+    }
+  }
+  return result;
+}
+
+}  // namespace gpuscan::cuda

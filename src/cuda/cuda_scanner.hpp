@@ -1,0 +1,29 @@
+// The CUDA Scanner: one launcher, run synchronously and timed with events.
+#pragma once
+
+#include "core/backend.hpp"
+#include "cuda/scan_launcher.hpp"
+
+namespace gpuscan::cuda {
+
+class CudaScanner : public detail::ScannerImpl {
+ public:
+  CudaScanner(const DeviceInfo& device, cudaStream_t stream, const ScanSpec& spec,
+              const Tuning& tuning);
+  ~CudaScanner() override;
+
+  std::size_t max_elements() const override { return launcher_.max_elements(); }
+  // Offsets keep 16-byte alignment, which the vector loads need.
+  std::size_t offset_granule() const override { return 16 / size_of(spec_.dtype); }
+  RunResult run(const detail::BufferImpl& in, std::size_t in_offset, detail::BufferImpl& out,
+                std::size_t out_offset, std::size_t n, Value init) override;
+
+ private:
+  const DeviceInfo& device_;
+  cudaStream_t stream_;
+  ScanSpec spec_;
+  ScanLauncher launcher_;
+  cudaEvent_t start_ = nullptr, end_ = nullptr;
+};
+
+}  // namespace gpuscan::cuda

@@ -1,0 +1,110 @@
+// The kernel launchers for one element type, GS_CUDA_DTYPE (CMake compiles this file once
+// per type, in parallel). Every operator the type has gets its kernels here.
+#include <type_traits>
+
+#include "cuda/check.hpp"
+#include "cuda/kernels/chained_scan.cuh"
+#include "cuda/kernels/check.cuh"
+#include "cuda/kernels/monoid.cuh"
+#include "cuda/kernels/reduce_then_scan.cuh"
+#include "shaders/common/interface.h"
+
+namespace gpuscan::cuda {
+
+#if GS_CUDA_DTYPE == GS_DTYPE_U32
+using Element = std::uint32_t;
+#elif GS_CUDA_DTYPE == GS_DTYPE_I32
+using Element = std::int32_t;
+#elif GS_CUDA_DTYPE == GS_DTYPE_F32
+using Element = float;
+#elif GS_CUDA_DTYPE == GS_DTYPE_U64
+using Element = std::uint64_t;
+#elif GS_CUDA_DTYPE == GS_DTYPE_I64
+using Element = std::int64_t;
+#elif GS_CUDA_DTYPE == GS_DTYPE_F64
+using Element = double;
+#else
+#error "GS_CUDA_DTYPE must name an element type of shaders/common/interface.h"
+#endif
+
+namespace {
+
+// Calls f with the Monoid of `op` for T (bitwise operators exist for integers only; the
+// library refuses them for floats before any launch).
+template <class T, class F>
+void with_monoid(Op op, F&& f) {
+  switch (op) {
+    case Op::mul:
+      return f(Monoid<T, Op::mul>{});
+    case Op::min:
+      return f(Monoid<T, Op::min>{});
+    case Op::max:
+      return f(Monoid<T, Op::max>{});
+    default:
+      break;
+  }
+  if constexpr (std::is_integral_v<T>) {
+    switch (op) {
+      case Op::bit_and:
+        return f(Monoid<T, Op::bit_and>{});
+      case Op::bit_or:
+        return f(Monoid<T, Op::bit_or>{});
+      case Op::bit_xor:
+        return f(Monoid<T, Op::bit_xor>{});
+      default:
+        break;
+    }
+  }
+  return f(Monoid<T, Op::add>{});
+}
+
+template <class M, class S>
+void launch_chained_with(const ScanArgs& scan, const ChainArgs& chain, cudaStream_t stream) {
+  const dim3 grid(scan.tile_count), block(scan.block_size);
+  if (chain.statistics) {
+    chained_scan<M, S, kVectorsPerThread, true><<<grid, block, 0, stream>>>(scan, chain);
+  } else {
+    chained_scan<M, S, kVectorsPerThread, false><<<grid, block, 0, stream>>>(scan, chain);
+  }
+}
+
+}  // namespace
+
+template <class T>
+void launch_chained_scan(Op op, const ScanArgs& scan, const ChainArgs& chain, cudaStream_t stream) {
+  with_monoid<T>(op, [&](auto monoid) {
+    using M = decltype(monoid);
+    if constexpr (sizeof(T) == 4) {
+      if (chain.packed) return launch_chained_with<M, PackedState<T>>(scan, chain, stream);
+    }
+    launch_chained_with<M, SplitState<T>>(scan, chain, stream);
+  });
+  check(cudaGetLastError(), "launching the chained scan");
+}
+
+template <class T>
+void launch_reduce_then_scan(Op op, const ScanArgs& scan, void* spine, cudaStream_t stream) {
+  with_monoid<T>(op, [&](auto monoid) {
+    using M = decltype(monoid);
+    T* values = static_cast<T*>(spine);
+    const dim3 grid(scan.tile_count), block(scan.block_size);
+    rts_reduce<M, kVectorsPerThread><<<grid, block, 0, stream>>>(scan, values);
+    rts_spine<M><<<1, 1024, 0, stream>>>(scan.tile_count, values);
+    rts_scan<M, kVectorsPerThread><<<grid, block, 0, stream>>>(scan, values);
+  });
+  check(cudaGetLastError(), "launching reduce-then-scan");
+}
+
+template <class T>
+void launch_check(Op op, const CheckArgs& args, cudaStream_t stream) {
+  with_monoid<T>(op, [&](auto monoid) {
+    check_run<decltype(monoid)><<<1024, 256, 0, stream>>>(args);
+  });
+  check(cudaGetLastError(), "launching the device check");
+}
+
+template void launch_chained_scan<Element>(Op, const ScanArgs&, const ChainArgs&, cudaStream_t);
+template void launch_reduce_then_scan<Element>(Op, const ScanArgs&, void*, cudaStream_t);
+template void launch_check<Element>(Op, const CheckArgs&, cudaStream_t);
+
+}  // namespace gpuscan::cuda

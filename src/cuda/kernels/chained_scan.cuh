@@ -1,0 +1,172 @@
+// Single-pass chained scan. With ChainArgs::fallback it is decoupled fallback (csdldf): a
+// look-back that waits too long on a tile reduces that tile itself. Without, it is
+// decoupled look-back (csdl), which waits as long as it takes and so needs forward
+// progress. The same protocol as shaders/chained_scan.comp (docs/protocol.md).
+#pragma once
+
+#include "cuda/kernels/tile_scan.cuh"
+#include "cuda/kernels/tile_state.cuh"
+#include "cuda/launch.hpp"
+
+namespace gpuscan::cuda {
+
+// What the look-back warp did; counted by the statistics variant only.
+struct LookbackCounts {
+  std::uint32_t spins = 0, steps = 0, fallbacks = 0, insertions = 0;
+};
+
+// The look-back warp's walk and its fallback insertions.
+template <class M, class S, bool kStats>
+struct LookBack {
+  using T = typename M::T;
+  Spine<M, S> spine;
+  const ChainArgs& chain;
+  LookbackCounts counts;
+
+  // How many steps a look-back of `tile` waits on the not-ready tile `cursor` before it
+  // falls back: max_spins for the nearest successor, longer the further back the blocking
+  // tile lies (up to 64 times), so that the nearest successor's insertion serves the others.
+  __device__ __forceinline__ std::uint32_t patience(std::uint32_t tile, std::uint32_t cursor) const {
+    return chain.fallback ? chain.max_spins * min(tile - cursor, 64u) : chain.max_spins;
+  }
+
+  // Walks back from `cursor`, accumulating into `prefix`, until an INCLUSIVE tile ends the
+  // walk (true), or the newest tile not yet taken stays unreadable for patience() steps
+  // (false: the caller falls back on `cursor`). csdl then gives up and reports it instead.
+  __device__ bool walk(std::uint32_t tile, std::uint32_t& cursor, T& prefix) {
+    using Sp = Spine<M, S>;
+    std::uint32_t spins = 0;
+    for (;;) {
+      const typename S::Word word = spine.read_window(cursor);
+      if constexpr (kStats) ++counts.steps;
+      const std::uint32_t state = Sp::tile_state(word);
+      const T value = Sp::tile_value(word);
+      const int not_ready = Sp::first_slot_in(state, GS_STATE_NOT_READY);
+      const int inclusive = Sp::first_slot_in(state, GS_STATE_INCLUSIVE);
+      if (inclusive < not_ready) {
+        prefix = M::combine(Sp::reduce_window(value, inclusive + 1), prefix);
+        return true;
+      }
+      // Slots before tile 0 read NOT_READY, and tile 0 is never READY: cursor stays >= 0.
+      if (not_ready > 0) {
+        prefix = M::combine(Sp::reduce_window(value, not_ready), prefix);
+        cursor -= not_ready;
+        spins = 0;
+        continue;
+      }
+      if constexpr (kStats) ++counts.spins;
+      if (++spins >= patience(tile, cursor)) {
+        if (!chain.fallback && lane_id() == 0) atomicAdd(&chain.control->abandoned, 1u);
+        return !chain.fallback;
+      }
+    }
+  }
+
+  // Offers the fallback's `reduction` of `cursor` and continues from what was there.
+  // Returns true when the prefix is complete.
+  __device__ bool insert(std::uint32_t& cursor, T& prefix, T reduction) {
+    using Sp = Spine<M, S>;
+    const auto before =
+        spine.post(cursor, cursor == 0 ? GS_STATE_INCLUSIVE : GS_STATE_READY, reduction);
+    if constexpr (kStats) {
+      ++counts.fallbacks;
+      const bool was_posted = S::state_of(before) != GS_STATE_NOT_READY;
+      if (__ballot_sync(kFullMask, was_posted) == 0) ++counts.insertions;
+    }
+    const std::uint32_t state = __shfl_sync(kFullMask, Sp::tile_state(before), 0);
+    const T value = __shfl_sync(kFullMask, Sp::tile_value(before), 0);
+    if (state == GS_STATE_INCLUSIVE) {
+      prefix = M::combine(value, prefix);
+      return true;
+    }
+    prefix = M::combine(reduction, prefix);
+    if (cursor == 0) return true;
+    cursor -= 1;
+    return false;
+  }
+
+  __device__ void add_counts() const {
+    RunControl& control = *chain.control;
+    if (counts.spins) atomicAdd(&control.spins, counts.spins);
+    if (counts.steps) atomicAdd(&control.lookback_steps, counts.steps);
+    if (counts.fallbacks) atomicAdd(&control.fallbacks, counts.fallbacks);
+    if (counts.insertions) atomicAdd(&control.insertions, counts.insertions);
+  }
+};
+
+// The next run's spine and counters start from zero: each block clears its share now, as
+// the run after this one cannot start before this one ends.
+__device__ __forceinline__ void clear_for_next_run(const ChainArgs& chain) {
+  const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
+  for (std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+       i < chain.next_spine_words; i += stride) {
+    chain.next_spine[i] = 0;
+  }
+  constexpr int control_words = sizeof(RunControl) / sizeof(std::uint32_t);
+  if (blockIdx.x == 0 && threadIdx.x < control_words) {
+    reinterpret_cast<std::uint32_t*>(chain.next_control)[threadIdx.x] = 0;
+  }
+}
+
+template <class M, class S, int VPT, bool kStats>
+__global__ void __launch_bounds__(1024) chained_scan(ScanArgs scan, ChainArgs chain) {
+  using T = typename M::T;
+  constexpr std::uint32_t kDone = 0xFFFFFFFFu;
+  __shared__ BlockPartials<T> partials;
+  __shared__ std::uint32_t block_tile;
+  __shared__ std::uint32_t block_lookback;  // kDone, or the tile the block must reduce
+  __shared__ T block_prefix;
+
+  // Tiles come from the counter, never the block id: every tile before ours has been
+  // claimed by a block that is running.
+  if (threadIdx.x == 0) block_tile = atomicAdd(&chain.control->tile_counter, 1u);
+  clear_for_next_run(chain);
+  __syncthreads();
+  const std::uint32_t tile = block_tile;
+  const T* in = static_cast<const T*>(scan.in);
+  const T init = from_bits<T>(scan.init_bits);
+
+  Vector<T> rows[VPT];
+  T aggregate = tile_local_scan<M, VPT, true>(in, scan.n, tile, partials, kSlotOwn, rows);
+  // The init value belongs to tile 0, for its owner and for any fallback on it alike.
+  if (tile == 0) aggregate = M::combine(init, aggregate);
+
+  const bool lookback_warp = warp_id() == 0;
+  LookBack<M, S, kStats> look{{static_cast<typename S::Word*>(chain.spine)}, chain, {}};
+  std::uint32_t cursor = tile - 1;
+  T prefix = M::identity();
+  bool done = tile == 0;
+  if (lookback_warp) {
+    if (tile == 0) {
+      look.spine.post(tile, GS_STATE_INCLUSIVE, aggregate);
+    } else if (((tile + 1) & chain.blocking_mask) != 0) {  // simulated blocking
+      look.spine.post(tile, GS_STATE_READY, aggregate);
+    }
+  }
+  for (;;) {
+    if (lookback_warp) {
+      if (!done) done = look.walk(tile, cursor, prefix);
+      if (lane_id() == 0) block_lookback = done ? kDone : cursor;
+    }
+    __syncthreads();
+    const std::uint32_t target = block_lookback;
+    if (target == kDone) break;
+    Vector<T> unused[VPT];
+    T reduction = tile_local_scan<M, VPT, false>(in, scan.n, target, partials, kSlotFallback, unused);
+    if (target == 0) reduction = M::combine(init, reduction);
+    if (lookback_warp) done = look.insert(cursor, prefix, reduction);
+  }
+
+  if (lookback_warp) {
+    if (tile != 0) look.spine.post(tile, GS_STATE_INCLUSIVE, M::combine(prefix, aggregate));
+    if constexpr (kStats) {
+      if (lane_id() == 0) look.add_counts();
+    }
+    if (lane_id() == 0) block_prefix = tile == 0 ? init : prefix;
+  }
+  __syncthreads();
+  store_tile<M, VPT>(static_cast<T*>(scan.out), scan.n, tile, scan.tile_count, scan.kind,
+                     block_prefix, partials, rows);
+}
+
+}  // namespace gpuscan::cuda

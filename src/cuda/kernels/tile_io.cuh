@@ -1,0 +1,110 @@
+// Moving a tile between global memory and registers, 16 bytes per load or store.
+//
+// A warp owns a contiguous block of the tile: VPT rows of 32 vectors, row k of lane l at
+// vector (warp * VPT + k) * 32 + l. Every load and store instruction of a warp thus covers
+// 512 contiguous bytes, and a thread's VPT loads are independent, so they are all in
+// flight at once. Full tiles take the vector path; only the last tile checks bounds.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "cuda/kernels/warp_scan.cuh"
+
+namespace gpuscan::cuda {
+
+constexpr int kVectorBytes = 16;
+
+template <class T>
+struct Vector {
+  static constexpr int size = kVectorBytes / sizeof(T);
+  T x[size];
+  __device__ __forceinline__ T& last() { return x[size - 1]; }
+  __device__ __forceinline__ const T& last() const { return x[size - 1]; }
+};
+
+template <class T, int VPT>
+struct TileShape {
+  static constexpr int per_thread = VPT * Vector<T>::size;
+  __device__ __forceinline__ static std::uint32_t elements() { return blockDim.x * per_thread; }
+  // Offset in the tile of this thread's row k.
+  __device__ __forceinline__ static std::uint32_t row_offset(int k) {
+    return ((warp_id() * VPT + k) * kWarpSize + lane_id()) * Vector<T>::size;
+  }
+  __device__ __forceinline__ static std::uint64_t first(std::uint32_t tile) {
+    return std::uint64_t{tile} * elements();
+  }
+};
+
+// The input is read once: stream it past L1 and mark it first to leave L2.
+template <class T>
+__device__ __forceinline__ Vector<T> load_vector(const T* p) {
+  const uint4 raw = __ldcs(reinterpret_cast<const uint4*>(p));
+  Vector<T> v;
+  std::memcpy(&v, &raw, sizeof(v));
+  return v;
+}
+
+template <class T>
+__device__ __forceinline__ void store_vector(T* p, const Vector<T>& v) {
+  uint4 raw;
+  std::memcpy(&raw, &v, sizeof(raw));
+  __stcs(reinterpret_cast<uint4*>(p), raw);
+}
+
+// This thread's rows of `tile`; elements past n read as `fill`.
+template <class T, int VPT>
+__device__ __forceinline__ void load_tile(const T* in, std::uint64_t n, std::uint32_t tile, T fill,
+                                          Vector<T> (&rows)[VPT]) {
+  using Shape = TileShape<T, VPT>;
+  const std::uint64_t first = Shape::first(tile);
+  const T* base = in + first;
+  if (first + Shape::elements() <= n) {
+#pragma unroll
+    for (int k = 0; k < VPT; ++k) rows[k] = load_vector(base + Shape::row_offset(k));
+    return;
+  }
+  const std::uint64_t valid = n - first;
+#pragma unroll
+  for (int k = 0; k < VPT; ++k) {
+#pragma unroll
+    for (int e = 0; e < Vector<T>::size; ++e) {
+      const std::uint32_t i = Shape::row_offset(k) + e;
+      rows[k].x[e] = i < valid ? base[i] : fill;
+    }
+  }
+}
+
+template <class T, int VPT>
+__device__ __forceinline__ void store_row(T* out, std::uint64_t n, std::uint32_t tile, int k,
+                                          const Vector<T>& row) {
+  using Shape = TileShape<T, VPT>;
+  const std::uint64_t first = Shape::first(tile);
+  T* base = out + first;
+  if (first + Shape::elements() <= n) {
+    store_vector(base + Shape::row_offset(k), row);
+    return;
+  }
+  const std::uint64_t valid = n - first;
+#pragma unroll
+  for (int e = 0; e < Vector<T>::size; ++e) {
+    const std::uint32_t i = Shape::row_offset(k) + e;
+    if (i < valid) base[i] = row.x[e];
+  }
+}
+
+template <class T>
+__device__ __forceinline__ std::uint64_t to_bits(T x) {
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &x, sizeof(T));
+  return bits;
+}
+
+template <class T>
+__device__ __forceinline__ T from_bits(std::uint64_t bits) {
+  T x;
+  std::memcpy(&x, &bits, sizeof(T));
+  return x;
+}
+
+}  // namespace gpuscan::cuda

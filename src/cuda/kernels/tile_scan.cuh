@@ -1,0 +1,89 @@
+// Thread -> warp -> block: the local scan of one tile, and its reduction.
+//
+// The owner of a tile and a fallback that reduces the same tile both call
+// tile_local_scan, so they combine the same elements in the same order and get the same
+// bits: the split tile-state words of two posts of one tile can then never mix two values.
+#pragma once
+
+#include "cuda/kernels/block_scan.cuh"
+#include "cuda/kernels/tile_io.cuh"
+#include "gpuscan/types.hpp"
+
+namespace gpuscan::cuda {
+
+// Thread level: sequential inclusive scan of one vector.
+template <class M>
+__device__ __forceinline__ void thread_scan(Vector<typename M::T>& v) {
+#pragma unroll
+  for (int e = 1; e < Vector<typename M::T>::size; ++e) v.x[e] = M::combine(v.x[e - 1], v.x[e]);
+}
+
+template <class M>
+__device__ __forceinline__ Vector<typename M::T> combine_each(typename M::T prefix,
+                                                              Vector<typename M::T> v) {
+#pragma unroll
+  for (int e = 0; e < Vector<typename M::T>::size; ++e) v.x[e] = M::combine(prefix, v.x[e]);
+  return v;
+}
+
+// Loads `tile`, scans each warp's block row by row, and scans the warp totals across the
+// block into `slot`. With kKeep, `rows` ends up holding the scanned elements relative to
+// the warp's block, for store_tile. Returns the tile's reduction (the same in every thread).
+template <class M, int VPT, bool kKeep>
+__device__ __forceinline__ typename M::T tile_local_scan(const typename M::T* in, std::uint64_t n,
+                                                         std::uint32_t tile,
+                                                         BlockPartials<typename M::T>& partials,
+                                                         int slot,
+                                                         Vector<typename M::T> (&rows)[VPT]) {
+  using T = typename M::T;
+  Vector<T> loaded[VPT];
+  load_tile<T, VPT>(in, n, tile, M::identity(), loaded);
+  T carry = M::identity();  // the warp's block so far, the same in every lane
+#pragma unroll
+  for (int k = 0; k < VPT; ++k) {
+    thread_scan<M>(loaded[k]);
+    const T inclusive = warp_inclusive_scan<M>(loaded[k].last());
+    const T row_prefix = M::combine(carry, warp_shift_up<M>(inclusive));
+    carry = M::combine(carry, warp_last(inclusive));
+    if constexpr (kKeep) rows[k] = combine_each<M>(row_prefix, loaded[k]);
+  }
+  block_scan_totals<M>(partials, slot, carry);
+  return block_total<M>(partials, slot);
+}
+
+// Writes the owned tile, whose predecessors reduce to `tile_prefix`: its inclusive or
+// exclusive scan, or for a reduction the last tile's running total as the one output.
+template <class M, int VPT>
+__device__ __forceinline__ void store_tile(typename M::T* out, std::uint64_t n, std::uint32_t tile,
+                                           std::uint32_t tile_count, Kind kind,
+                                           typename M::T tile_prefix,
+                                           const BlockPartials<typename M::T>& partials,
+                                           const Vector<typename M::T> (&rows)[VPT]) {
+  using T = typename M::T;
+  if (kind == Kind::reduce) {
+    if (tile == tile_count - 1 && threadIdx.x == 0) {
+      out[0] = M::combine(tile_prefix, block_total<M>(partials, kSlotOwn));
+    }
+    return;
+  }
+  const T prefix = M::combine(tile_prefix, warp_prefix<M>(partials, kSlotOwn));
+  T before = M::identity();  // exclusive: the inclusive value of the element before a row
+#pragma unroll
+  for (int k = 0; k < VPT; ++k) {
+    const Vector<T>& v = rows[k];
+    if (kind == Kind::exclusive) {
+      const T previous_lane = __shfl_up_sync(kFullMask, v.last(), 1);
+      if (lane_id() != 0) before = previous_lane;
+      Vector<T> shifted;
+      shifted.x[0] = before;
+#pragma unroll
+      for (int e = 1; e < Vector<T>::size; ++e) shifted.x[e] = v.x[e - 1];
+      store_row<T, VPT>(out, n, tile, k, combine_each<M>(prefix, shifted));
+      before = warp_last(v.last());
+    } else {
+      store_row<T, VPT>(out, n, tile, k, combine_each<M>(prefix, v));
+    }
+  }
+}
+
+}  // namespace gpuscan::cuda

@@ -1,0 +1,90 @@
+// What the host passes to the CUDA kernels, and the launchers that kernels.cu instantiates
+// once per element type. Plain C++: the host files include it without CUDA's compiler.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "gpuscan/types.hpp"
+
+namespace gpuscan::cuda {
+
+// Counters of one chained-scan run, in device memory. A run counts into its own block and
+// zeroes the other one for the run after it, so no reset needs a launch of its own.
+struct RunControl {
+  std::uint32_t tile_counter;
+  std::uint32_t abandoned;  // csdl look-backs that gave up waiting
+  std::uint32_t spins;      // the four statistics (statistics variant only)
+  std::uint32_t lookback_steps;
+  std::uint32_t fallbacks;
+  std::uint32_t insertions;
+  std::uint32_t unused[2];
+};
+
+// Threads per block times elements per thread; VPT rows of 16-byte vectors per thread.
+constexpr int kVectorsPerThread = 4;
+constexpr std::uint32_t kDefaultBlockSize = 256;
+inline std::uint32_t tile_elements(DType dtype, std::uint32_t block_size) {
+  return block_size * kVectorsPerThread * static_cast<std::uint32_t>(16 / size_of(dtype));
+}
+
+struct ScanArgs {
+  const void* in = nullptr;
+  void* out = nullptr;
+  std::uint64_t n = 0;
+  std::uint32_t tile_count = 0;
+  std::uint32_t block_size = kDefaultBlockSize;
+  Kind kind = Kind::inclusive;
+  std::uint64_t init_bits = 0;
+};
+
+// The tile chain of csdl/csdldf. `spine` is all zeros on entry; the run zeroes the first
+// `next_spine_words` 32-bit words of `next_spine` and all of `next_control` for the next.
+struct ChainArgs {
+  void* spine = nullptr;
+  std::uint32_t* next_spine = nullptr;
+  std::uint64_t next_spine_words = 0;
+  RunControl* control = nullptr;
+  RunControl* next_control = nullptr;
+  std::uint32_t max_spins = 4;
+  std::uint32_t blocking_mask = 0xFFFFFFFFu;
+  bool fallback = true;     // csdldf; false: csdl
+  bool packed = false;      // one 64-bit word per tile (32-bit types only)
+  bool statistics = false;  // the counting variant
+};
+
+// 32-bit words of spine one tile takes.
+inline std::uint32_t spine_words_per_tile(DType dtype, bool packed) {
+  return packed ? 2 : static_cast<std::uint32_t>(size_of(dtype) * 8 / 16);
+}
+
+// The device check of a run: mismatches are added to *errors.
+struct CheckArgs {
+  const void* in = nullptr;
+  const void* out = nullptr;
+  std::uint64_t n = 0;
+  Kind kind = Kind::inclusive;
+  std::uint64_t init_bits = 0;
+  bool copy = false;    // out must equal in (the memcpy baseline)
+  float tolerance = 0;  // float sums and products, as the Vulkan validation kernel
+  std::uint32_t* errors = nullptr;
+};
+
+template <class T>
+void launch_chained_scan(Op op, const ScanArgs& scan, const ChainArgs& chain, cudaStream_t stream);
+// Three launches: tile reductions into `spine` (tile_count elements), their scan, the scan.
+template <class T>
+void launch_reduce_then_scan(Op op, const ScanArgs& scan, void* spine, cudaStream_t stream);
+template <class T>
+void launch_check(Op op, const CheckArgs& check, cudaStream_t stream);
+void launch_fill(std::uint32_t* words, std::uint64_t count, std::uint32_t value,
+                 cudaStream_t stream);
+
+// cub::DeviceScan / DeviceReduce with cuda::std::plus, the baseline of the benchmark.
+std::size_t cub_temp_bytes(DType dtype, Kind kind, std::uint64_t n);
+void launch_cub_sum(DType dtype, Kind kind, const void* in, void* out, std::uint64_t n, void* temp,
+                    std::size_t temp_bytes, cudaStream_t stream);
+
+}  // namespace gpuscan::cuda

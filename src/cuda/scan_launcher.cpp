@@ -1,0 +1,134 @@
+#include "cuda/scan_launcher.hpp"
+
+#include <limits>
+#include <string>
+
+#include "core/reference.hpp"
+#include "core/tuning.hpp"
+
+namespace gpuscan::cuda {
+namespace {
+
+// Look-back steps without progress before csdl gives up: on a GPU with forward progress a
+// wait never comes near this.
+constexpr std::uint32_t csdl_wait_limit = 1u << 22;
+
+std::uint32_t block_size_of(const Tuning& tuning) {
+  const std::uint32_t size = tuning.workgroup_size ? tuning.workgroup_size : kDefaultBlockSize;
+  if (size % 32 != 0 || size < 64 || size > 1024) {
+    throw UsageError("CUDA block size " + std::to_string(size) +
+                     " must be a multiple of 32 in [64, 1024]");
+  }
+  return size;
+}
+
+void check_cuda_tuning(DType dtype, Implementation implementation, const Tuning& tuning) {
+  detail::check_tuning(implementation, tuning);
+  if (tuning.vectors_per_thread != 0 && tuning.vectors_per_thread != kVectorsPerThread) {
+    throw UsageError("the CUDA kernels take " + std::to_string(kVectorsPerThread) +
+                     " vectors per thread");
+  }
+  if (tuning.subgroup_size != 0 && tuning.subgroup_size != 32) {
+    throw UsageError("CUDA warps have 32 lanes; logical subgroups are a Vulkan test option");
+  }
+  if (tuning.lookback_depth > 1) {
+    throw UsageError("the CUDA look-back reads one window per step (look-back depth 1)");
+  }
+  if (tuning.dispatch_order) {
+    throw UsageError("dispatch-order tiles are a Vulkan option; CUDA tiles come from the counter");
+  }
+  if (tuning.tile_state == TileState::packed && size_of(dtype) != 4) {
+    throw UsageError("a packed tile state needs a 32-bit type (" + std::string(to_string(dtype)) +
+                     " uses the split one)");
+  }
+}
+
+}  // namespace
+
+ScanLauncher::ScanLauncher(DType dtype, Op op, Kind kind, Implementation implementation,
+                           const Tuning& tuning)
+    : dtype_(dtype),
+      op_(op),
+      kind_(kind),
+      implementation_(implementation),
+      block_size_(block_size_of(tuning)),
+      controls_(2 * sizeof(RunControl)) {
+  check_cuda_tuning(dtype, implementation, tuning);
+  if (implementation == Implementation::cub && op != Op::add) {
+    throw UsageError("the cub baseline runs sums only (--op add)");
+  }
+  chain_.fallback = implementation == Implementation::csdldf;
+  chain_.max_spins = implementation == Implementation::csdl ? csdl_wait_limit : tuning.max_spins;
+  if (chain_.max_spins == 0) throw UsageError("max spins must be at least 1");
+  chain_.blocking_mask = tuning.blocking_mask.value_or(0xFFFFFFFFu);
+  chain_.packed = size_of(dtype) == 4 && tuning.tile_state != TileState::split;
+  chain_.statistics = tuning.statistics;
+  check(cudaMemset(controls_.data(), 0, controls_.size()), "clearing run counters");
+}
+
+bool ScanLauncher::chained() const {
+  return implementation_ == Implementation::csdldf || implementation_ == Implementation::csdl;
+}
+
+std::size_t ScanLauncher::max_elements() const {
+  // Tile indices are 32-bit.
+  return std::size_t{std::numeric_limits<std::uint32_t>::max()} *
+         tile_elements(dtype_, block_size_);
+}
+
+void ScanLauncher::launch(const void* in, void* out, std::uint64_t n, Value init,
+                          cudaStream_t stream) {
+  const std::uint64_t per_tile = tile_elements(dtype_, block_size_);
+  const auto tiles = static_cast<std::uint32_t>((n + per_tile - 1) / per_tile);
+  const std::size_t element = size_of(dtype_);
+  ScanArgs scan{in, out, n, tiles, block_size_, kind_, init.bits};
+  switch (implementation_) {
+    case Implementation::memcpy:
+      check(cudaMemcpyAsync(out, in, n * element, cudaMemcpyDeviceToDevice, stream), "copying");
+      return;
+    case Implementation::cub: {
+      const std::size_t bytes = cub_temp_bytes(dtype_, kind_, n);
+      if (cub_temp_.size() < bytes) cub_temp_ = DeviceMemory(bytes);
+      launch_cub_sum(dtype_, kind_, in, out, n, cub_temp_.data(), bytes, stream);
+      return;
+    }
+    case Implementation::rts:
+      if (rts_spine_.size() < tiles * element) rts_spine_ = DeviceMemory(tiles * element);
+      reference::visit(dtype_, [&](auto tag) {
+        launch_reduce_then_scan<decltype(tag)>(op_, scan, rts_spine_.data(), stream);
+      });
+      return;
+    default:
+      launch_chained(in, out, n, tiles, init, stream);
+  }
+}
+
+void ScanLauncher::launch_chained(const void* in, void* out, std::uint64_t n, std::uint32_t tiles,
+                                  Value init, cudaStream_t stream) {
+  const std::uint64_t words = std::uint64_t{tiles} * spine_words_per_tile(dtype_, chain_.packed);
+  if (words > spine_capacity_words_) {
+    // Both spines start over, zeroed; the run counters of both are zero already (each run
+    // clears the other's).
+    for (DeviceMemory& spine : spines_) {
+      spine = DeviceMemory(words * 4);
+      check(cudaMemsetAsync(spine.data(), 0, words * 4, stream), "clearing the spine");
+    }
+    dirty_words_ = {0, 0};
+    spine_capacity_words_ = words;
+  }
+  parity_ ^= 1;
+  const std::uint32_t next = parity_ ^ 1;
+  ChainArgs chain = chain_;
+  chain.spine = spines_[parity_].data();
+  chain.next_spine = spines_[next].as<std::uint32_t>();
+  chain.next_spine_words = dirty_words_[next];
+  chain.control = controls_.as<RunControl>() + parity_;
+  chain.next_control = controls_.as<RunControl>() + next;
+  dirty_words_[parity_] = words;
+  dirty_words_[next] = 0;
+  const ScanArgs scan{in, out, n, tiles, block_size_, kind_, init.bits};
+  reference::visit(dtype_,
+                   [&](auto tag) { launch_chained_scan<decltype(tag)>(op_, scan, chain, stream); });
+}
+
+}  // namespace gpuscan::cuda

@@ -1,0 +1,50 @@
+// One implementation of one scan, ready to launch on any buffers of the device: the tile
+// shape, the tile chain (two spines and run counters that each run clears for the next),
+// the spine of reduce-then-scan, CUB's temporary storage. Used by the Scanner and the
+// benchmark alike.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <optional>
+
+#include "cuda/launch.hpp"
+#include "cuda/memory.hpp"
+#include "gpuscan/bench.hpp"
+
+namespace gpuscan::cuda {
+
+class ScanLauncher {
+ public:
+  ScanLauncher(DType dtype, Op op, Kind kind, Implementation implementation, const Tuning& tuning);
+
+  // Enqueues a run of n >= 1 elements on `stream`. `in` and `out` are 16-byte aligned.
+  void launch(const void* in, void* out, std::uint64_t n, Value init, cudaStream_t stream);
+
+  // The counts of the latest chained run, in device memory; read them once the stream has
+  // passed the run.
+  const RunControl* last_counts() const { return controls_.as<RunControl>() + parity_; }
+  bool chained() const;
+  bool counts_statistics() const { return chained() && chain_.statistics; }
+  std::size_t max_elements() const;
+
+ private:
+  void launch_chained(const void* in, void* out, std::uint64_t n, std::uint32_t tiles, Value init,
+                      cudaStream_t stream);
+
+  DType dtype_;
+  Op op_;
+  Kind kind_;
+  Implementation implementation_;
+  std::uint32_t block_size_;
+  ChainArgs chain_;  // the fixed part: spin limit, blocking, variant
+  std::array<DeviceMemory, 2> spines_;
+  std::array<std::uint64_t, 2> dirty_words_{};  // what the last run on each spine wrote
+  std::uint64_t spine_capacity_words_ = 0;
+  DeviceMemory controls_;  // two RunControl blocks
+  std::uint32_t parity_ = 0;
+  DeviceMemory rts_spine_;
+  DeviceMemory cub_temp_;
+};
+
+}  // namespace gpuscan::cuda

@@ -1,0 +1,279 @@
+// The CUDA backend against the CPU reference: every type, operator, kind and algorithm,
+// sizes around tiles, both tile states and several block sizes, simulated blocking at
+// every rate, statistics, the benchmark with CUB, and more than 2^32 elements. Needs a
+// CUDA GPU; where there is none (CI) every test skips and says why.
+#include <cstring>
+#include <optional>
+#include <string>
+
+#include "scan_check.hpp"
+
+namespace gpuscan::testing {
+namespace {
+
+// The CUDA GPU of the run (GPUSCAN_TEST_DEVICE picks one by name), or why there is none.
+struct CudaUnderTest {
+  std::optional<Device> device;
+  std::string missing;
+};
+
+CudaUnderTest& cuda_under_test() {
+  static CudaUnderTest under_test = [] {
+    CudaUnderTest result;
+    const char* name = std::getenv("GPUSCAN_TEST_DEVICE");
+    try {
+      result.device = Device::open(Backend::cuda, name ? name : "");
+      std::printf("CUDA test device: %s (%s)\n", result.device->info().name.c_str(),
+                  result.device->info().driver.c_str());
+    } catch (const DeviceError& e) {
+      result.missing = e.what();
+    }
+    return result;
+  }();
+  return under_test;
+}
+
+class CudaTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!cuda_under_test().device)
+      GTEST_SKIP() << "needs a CUDA GPU: " << cuda_under_test().missing;
+  }
+  Device& device() { return *cuda_under_test().device; }
+  void expect_matches(const Case& c, std::size_t n, std::optional<Value> init = {}) {
+    expect_scan_matches_on(device(), c, n, init);
+  }
+};
+
+std::vector<Op> ops_of(DType dtype) {
+  if (is_float(dtype)) return {Op::add, Op::mul, Op::min, Op::max};
+  return {Op::add, Op::mul, Op::min, Op::max, Op::bit_and, Op::bit_or, Op::bit_xor};
+}
+
+constexpr DType all_dtypes[] = {DType::u32, DType::i32, DType::f32,
+                                DType::u64, DType::i64, DType::f64};
+constexpr Algorithm all_algorithms[] = {Algorithm::csdldf, Algorithm::csdl, Algorithm::rts};
+
+Value three(DType dtype) {
+  return reference::visit(dtype, [](auto tag) { return Value::of(static_cast<decltype(tag)>(3)); });
+}
+
+TEST_F(CudaTest, EveryTypeOperatorKindAndAlgorithmMatchesTheReference) {
+  for (DType dtype : all_dtypes) {
+    for (Op op : ops_of(dtype)) {
+      for (Kind kind : {Kind::inclusive, Kind::exclusive, Kind::reduce}) {
+        for (Algorithm algorithm : all_algorithms) {
+          const Case c{{dtype, op, kind, algorithm}, {}};
+          for (std::size_t n : {std::size_t{1}, std::size_t{4097}, (std::size_t{1} << 18) + 3}) {
+            expect_matches(c, n);
+          }
+          expect_matches(c, 10007, three(dtype));
+        }
+      }
+    }
+  }
+}
+
+TEST_F(CudaTest, SizesAroundTilesPrimesAndPowersOfTwo) {
+  std::vector<std::size_t> sizes = {0, 1, 2, 3, 4, 5, 7919, 104729, 1299709};
+  for (DType dtype : {DType::u32, DType::u64}) {
+    const std::size_t tile = 256 * 4 * (16 / size_of(dtype));
+    for (std::size_t n = tile - 1; n <= tile + 1; ++n) sizes.push_back(n);
+    for (std::size_t n = 2 * tile - 1; n <= 2 * tile + 1; ++n) sizes.push_back(n);
+  }
+  for (int k = 10; k <= 24; k += 2) {
+    for (std::size_t n :
+         {(std::size_t{1} << k) - 1, std::size_t{1} << k, (std::size_t{1} << k) + 1})
+      sizes.push_back(n);
+  }
+  for (Algorithm algorithm : all_algorithms) {
+    for (std::size_t n : sizes) {
+      expect_matches({{DType::u32, Op::add, Kind::inclusive, algorithm}, {}}, n);
+      expect_matches({{DType::u64, Op::add, Kind::exclusive, algorithm}, {}}, n);
+    }
+  }
+}
+
+// One Scanner, many runs: each run clears the tile state of the next, across sizes that
+// grow and shrink the spine.
+TEST_F(CudaTest, RepeatedRunsOnTheSameScannerStayCorrect) {
+  for (Algorithm algorithm : all_algorithms) {
+    Scanner scanner(device(), {DType::u32, Op::add, Kind::inclusive, algorithm});
+    const std::size_t largest = std::size_t{1} << 22;
+    Buffer in = device().allocate(largest * 4), out = device().allocate(largest * 4);
+    for (std::size_t n : {largest, std::size_t{5000}, std::size_t{1} << 20, largest - 3,
+                          std::size_t{1}, std::size_t{300000}, largest}) {
+      const std::uint64_t seed = next_seed();
+      SCOPED_TRACE("n=" + std::to_string(n) + " seed=" + std::to_string(seed) + " " +
+                   std::string(to_string(algorithm)));
+      const auto bytes = reference::random_input(DType::u32, Op::add, n, seed);
+      std::vector<std::uint32_t> input(n), result(n, 0xA5A5A5A5u);
+      std::memcpy(input.data(), bytes.data(), bytes.size());
+      device().upload(in, bytes);
+      device().upload(out, std::as_bytes(std::span(result)));
+      scanner.run(in, out, n);
+      device().download(out, std::as_writable_bytes(std::span(result)));
+      EXPECT_EQ(result, reference::scan<std::uint32_t>(Kind::inclusive, Op::add, input));
+    }
+  }
+}
+
+TEST_F(CudaTest, BothTileStatesAndEveryBlockSizeStayExact) {
+  for (TileState state : {TileState::split, TileState::packed}) {
+    for (std::uint32_t block : {64u, 128u, 256u, 512u, 1024u}) {
+      Tuning tuning;
+      tuning.tile_state = state;
+      tuning.workgroup_size = block;
+      SCOPED_TRACE("block " + std::to_string(block) +
+                   (state == TileState::split ? " split" : " packed"));
+      for (std::size_t n : {std::size_t{3}, std::size_t{70001}, std::size_t{1} << 22}) {
+        expect_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, n);
+        expect_matches({{DType::f32, Op::max, Kind::exclusive, Algorithm::csdl}, tuning}, n);
+      }
+      if (state == TileState::split) {
+        expect_matches({{DType::i64, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, 999999);
+      }
+    }
+  }
+}
+
+TEST_F(CudaTest, ExactUnderSimulatedBlockingAtEveryRate) {
+  for (std::uint32_t k = 0; k <= 9; ++k) {
+    for (std::uint32_t spins : {1u, 4u}) {
+      Tuning tuning;
+      tuning.blocking_mask = (1u << k) - 1;
+      tuning.max_spins = spins;
+      SCOPED_TRACE("blocking mask " + std::to_string(*tuning.blocking_mask) + " spins " +
+                   std::to_string(spins));
+      for (TileState state : {TileState::split, TileState::packed}) {
+        tuning.tile_state = state;
+        expect_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning},
+                       (std::size_t{1} << 20) + 3);
+      }
+      tuning.tile_state = TileState::automatic;
+      expect_matches({{DType::u64, Op::bit_xor, Kind::exclusive, Algorithm::csdldf}, tuning},
+                     300007, three(DType::u64));
+      // Floats: owner and fallbacks must post the same bits, or the split words mix.
+      expect_matches({{DType::f32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, 500001);
+      expect_matches({{DType::f64, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, 500001);
+    }
+  }
+}
+
+// Statistics are zero for a single tile (no look-back at all); with every tile blocked
+// every later tile steps back at least once, fallbacks happen, and never more successful
+// insertions than fallbacks.
+TEST_F(CudaTest, StatisticsCountWhatTheLookBackDid) {
+  const auto run = [&](std::size_t n, Tuning tuning) {
+    tuning.statistics = true;
+    Scanner scanner(device(), {DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning);
+    Buffer in = device().allocate(n * 4), out = device().allocate(n * 4);
+    device().upload(in, reference::random_input(DType::u32, Op::add, n, next_seed()));
+    const RunResult result = scanner.run(in, out, n);
+    EXPECT_TRUE(result.statistics.has_value());
+    return result.statistics.value_or(Statistics{});
+  };
+  const Statistics single = run(4096, Tuning{});
+  EXPECT_EQ(single.spins + single.lookback_steps + single.fallbacks + single.insertions, 0u);
+  Tuning blocked;
+  blocked.blocking_mask = 0;
+  blocked.max_spins = 1;
+  const std::size_t tiles = 4096;
+  const Statistics s = run(tiles * 4096, blocked);
+  EXPECT_GE(s.lookback_steps, tiles - 1);
+  EXPECT_GE(s.spins, s.fallbacks);
+  EXPECT_LE(s.insertions, s.fallbacks);
+  EXPECT_GT(s.fallbacks, 0u) << "every tile blocked, yet no look-back ever fell back";
+}
+
+TEST_F(CudaTest, BenchmarkValidatesEveryRunOfEveryImplementation) {
+  BenchCase c;
+  c.n = (std::size_t{1} << 20) + 7;
+  c.runs = 3;
+  c.seed = next_seed();
+  for (DType dtype : {DType::u32, DType::f32, DType::u64, DType::f64}) {
+    for (Kind kind : {Kind::inclusive, Kind::exclusive, Kind::reduce}) {
+      c.dtype = dtype;
+      c.kind = kind;
+      c.implementations = {Implementation::csdldf, Implementation::csdl, Implementation::rts,
+                           Implementation::memcpy, Implementation::cub};
+      for (const auto& r : benchmark(device(), c)) {
+        EXPECT_EQ(r.validated, 3) << to_string(r.implementation) << " " << to_string(dtype) << " "
+                                  << to_string(kind) << " seed=" << c.seed;
+        for (double ms : r.ms) EXPECT_GT(ms, 0.0);
+      }
+    }
+  }
+}
+
+// Benchmark runs under blocking validate too; CUB is refused where it cannot compute the case.
+TEST_F(CudaTest, BenchmarkUnderBlockingAndCubOnlyForSums) {
+  BenchCase c;
+  c.n = 100000;
+  c.runs = 2;
+  c.seed = next_seed();
+  c.tuning.blocking_mask = 0;  // every tile blocked ...
+  c.tuning.max_spins = 1;
+  c.implementations = {Implementation::csdldf};
+  for (const auto& r : benchmark(device(), c)) EXPECT_EQ(r.validated, 2);
+  c.op = Op::mul;  // ... and a baseline that cannot compute this case is refused
+  c.implementations = {Implementation::cub};
+  EXPECT_THROW(benchmark(device(), c), UsageError);
+}
+
+TEST_F(CudaTest, RefusesWhatItCannotDo) {
+  const auto make = [&](Algorithm algorithm, DType dtype, const Tuning& tuning) {
+    Scanner scanner(device(), {dtype, Op::add, Kind::inclusive, algorithm}, tuning);
+  };
+  Tuning blocking;
+  blocking.blocking_mask = 1;
+  EXPECT_THROW(make(Algorithm::csdl, DType::u32, blocking), UsageError);
+  Tuning packed;
+  packed.tile_state = TileState::packed;
+  EXPECT_THROW(make(Algorithm::csdldf, DType::u64, packed), UsageError);
+  Tuning odd_block;
+  odd_block.workgroup_size = 100;
+  EXPECT_THROW(make(Algorithm::csdldf, DType::u32, odd_block), UsageError);
+  Tuning logical;
+  logical.subgroup_size = 8;
+  EXPECT_THROW(make(Algorithm::csdldf, DType::u32, logical), UsageError);
+  Tuning ordered;
+  ordered.dispatch_order = true;
+  EXPECT_THROW(make(Algorithm::csdldf, DType::u32, ordered), UsageError);
+}
+
+// 64-bit offsets: 2^32 + 4101 elements (17 GB in, 17 GB out), checked on the host.
+TEST_F(CudaTest, MoreThanTwoToTheThirtyTwoElements) {
+  const std::size_t n = (std::size_t{1} << 32) + 4101;
+  const std::size_t bytes = n * sizeof(std::uint32_t);
+  std::optional<Buffer> in, out;
+  try {
+    in = device().allocate(bytes);
+    out = device().allocate(bytes);
+  } catch (const DeviceError& e) {
+    GTEST_SKIP() << "needs 2 x " << bytes / (1 << 20) << " MiB of device memory: " << e.what();
+  }
+  const std::uint64_t seed = next_seed();
+  SCOPED_TRACE("seed=" + std::to_string(seed));
+  std::vector<std::uint32_t> data(n);
+  for (std::size_t i = 0; i < n; ++i)
+    data[i] = static_cast<std::uint32_t>((i * 2654435761u + seed) >> 7);
+  device().upload(*in, std::as_bytes(std::span(data)));
+  for (Algorithm algorithm : {Algorithm::csdldf, Algorithm::rts}) {
+    SCOPED_TRACE(std::string(to_string(algorithm)));
+    Scanner scanner(device(), {DType::u32, Op::add, Kind::inclusive, algorithm});
+    scanner.run(*in, *out, n);
+    std::vector<std::uint32_t> result(n);
+    device().download(*out, std::as_writable_bytes(std::span(result)));
+    std::uint32_t acc = 0;
+    std::size_t wrong = 0, first_wrong = n;
+    for (std::size_t i = 0; i < n; ++i) {
+      acc += data[i];
+      if (result[i] != acc && wrong++ == 0) first_wrong = i;
+    }
+    EXPECT_EQ(wrong, 0u) << "first wrong element " << first_wrong;
+  }
+}
+
+}  // namespace
+}  // namespace gpuscan::testing
