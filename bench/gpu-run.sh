@@ -13,7 +13,8 @@
 # and 16 lanes), the CLI test, then the benchmarks; then the CUDA suite and the CUDA
 # benchmarks (with CUB), writing everything under $OUT. GPU_RUN_BACKENDS picks the halves
 # ("vulkan cuda" by default).
-# GPU_RUN_TESTS=0 skips the tests; GPU_RUN_SIZES overrides the Vulkan benchmark sweep,
+# GPU_RUN_TESTS=0 skips the tests, GPU_RUN_CUDA_BENCH=0 the CUDA benchmarks,
+# GPU_RUN_CUDA_TUNING=1 adds a CUDA tuning sweep; GPU_RUN_SIZES overrides the Vulkan benchmark sweep,
 # GPU_RUN_CUDA_SIZES the CUDA one; GPU_RUN_LOGICAL_SUBGROUPS the logical
 # subgroup sizes the type matrix runs again with (empty: none); GPU_RUN_TUNING=1 adds a
 # tuning sweep, with the driver's register counts (GPUSCAN_PIPELINE_STATISTICS=1).
@@ -92,7 +93,7 @@ cuda_bench() {  # name, then gpuscan bench arguments
   "$bin/gpuscan" bench --backend cuda "$@" --csv "$out/cuda-$name.csv" 2>&1 | grep -v "^bench: n =" ||
     status=1
 }
-{
+[ "${GPU_RUN_CUDA_BENCH:-1}" = 1 ] && {
   cuda_bench u32-add-inclusive --sizes "$cuda_sizes"
   cuda_bench f32-add-inclusive --sizes "$cuda_sizes" --dtype f32
   cuda_bench u64-add-inclusive --sizes "$cuda_sizes" --dtype u64
@@ -100,4 +101,30 @@ cuda_bench() {  # name, then gpuscan bench arguments
   cuda_bench u32-add-inclusive-blocking --sizes 24:28 --runs 20 --blocking --stats
 } | tee "$out/cuda-bench.log"
 fi
+
+if [ "${GPU_RUN_CUDA_TUNING:-0}" = 1 ]; then
+  echo "== CUDA tuning sweep: block size, vectors per thread, look-back depth =="
+  large=67108864,268435456,1073741824
+  small=65536,262144,1048576
+  sweep() {  # dtype, sizes, then bench options
+    local dtype=$1 sizes=$2
+    shift 2
+    echo "-- $dtype $*"
+    "$bin/gpuscan" bench --backend cuda --dtype "$dtype" --sizes "$sizes" --runs 10 \
+      --algorithms csdldf,cub,memcpy "$@" 2>&1 | grep -E "csdldf|cub" || status=1
+  }
+  for shape in "256 4" "256 8" "512 4" "128 8"; do
+    set -- $shape
+    for depth in 1 2 4; do sweep u32 $large --workgroup-size "$1" --vectors-per-thread "$2" --lookback-depth $depth; done
+  done
+  sweep u32 $large --vectors-per-thread 8 --lookback-depth 2 --stats
+  sweep u32 $large --vectors-per-thread 8 --lookback-depth 2 --dispatch-order
+  sweep u32 $large --vectors-per-thread 8 --lookback-depth 2 --max-spins 16
+  for vpt in 4 8; do
+    for depth in 1 4; do sweep u64 $large --vectors-per-thread $vpt --lookback-depth $depth; done
+  done
+  for extra in "" "--dispatch-order" "--vectors-per-thread 8 --lookback-depth 2"; do
+    sweep u32 $small $extra
+  done
+fi 2>&1 | tee "$out/cuda-tuning.log"
 exit $status

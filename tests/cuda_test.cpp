@@ -118,6 +118,30 @@ TEST_F(CudaTest, RepeatedRunsOnTheSameScannerStayCorrect) {
   }
 }
 
+// Every tile shape, look-back depth and tile order the kernels are compiled or tuned for.
+TEST_F(CudaTest, EveryTileShapeAndLookBackStaysExact) {
+  for (std::uint32_t rows : {4u, 8u}) {
+    for (std::uint32_t depth : {1u, 2u, 3u, 4u}) {
+      for (bool ordered : {false, true}) {
+        Tuning tuning;
+        tuning.vectors_per_thread = rows;
+        tuning.lookback_depth = depth;
+        tuning.dispatch_order = ordered;
+        tuning.max_spins = depth;  // short waits: fallbacks happen too
+        SCOPED_TRACE("rows " + std::to_string(rows) + " depth " + std::to_string(depth) +
+                     (ordered ? " dispatch order" : ""));
+        for (std::size_t n : {std::size_t{5}, std::size_t{8193}, std::size_t{1} << 22}) {
+          expect_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, n);
+          expect_matches({{DType::f64, Op::add, Kind::exclusive, Algorithm::csdldf}, tuning}, n);
+        }
+        tuning.dispatch_order = false;
+        expect_matches({{DType::i32, Op::max, Kind::inclusive, Algorithm::rts}, tuning}, 300001);
+        expect_matches({{DType::u64, Op::mul, Kind::reduce, Algorithm::csdl}, tuning}, 300001);
+      }
+    }
+  }
+}
+
 TEST_F(CudaTest, BothTileStatesAndEveryBlockSizeStayExact) {
   for (TileState state : {TileState::split, TileState::packed}) {
     for (std::uint32_t block : {64u, 128u, 256u, 512u, 1024u}) {
@@ -239,7 +263,13 @@ TEST_F(CudaTest, RefusesWhatItCannotDo) {
   EXPECT_THROW(make(Algorithm::csdldf, DType::u32, logical), UsageError);
   Tuning ordered;
   ordered.dispatch_order = true;
-  EXPECT_THROW(make(Algorithm::csdldf, DType::u32, ordered), UsageError);
+  EXPECT_THROW(make(Algorithm::csdl, DType::u32, ordered), UsageError);
+  Tuning deep;
+  deep.lookback_depth = 5;
+  EXPECT_THROW(make(Algorithm::csdldf, DType::u32, deep), UsageError);
+  Tuning rows;
+  rows.vectors_per_thread = 6;
+  EXPECT_THROW(make(Algorithm::rts, DType::u32, rows), UsageError);
 }
 
 // 64-bit offsets: 2^32 + 4101 elements (17 GB in, 17 GB out), checked on the host.

@@ -58,14 +58,23 @@ void with_monoid(Op op, F&& f) {
   return f(Monoid<T, Op::add>{});
 }
 
+// Calls f with the rows per thread the kernels are compiled for.
+template <class F>
+void with_vectors_per_thread(std::uint32_t vectors_per_thread, F&& f) {
+  if (vectors_per_thread == 8) return f(std::integral_constant<int, 8>{});
+  f(std::integral_constant<int, 4>{});
+}
+
 template <class M, class S>
 void launch_chained_with(const ScanArgs& scan, const ChainArgs& chain, cudaStream_t stream) {
   const dim3 grid(scan.tile_count), block(scan.block_size);
-  if (chain.statistics) {
-    chained_scan<M, S, kVectorsPerThread, true><<<grid, block, 0, stream>>>(scan, chain);
-  } else {
-    chained_scan<M, S, kVectorsPerThread, false><<<grid, block, 0, stream>>>(scan, chain);
-  }
+  with_vectors_per_thread(scan.vectors_per_thread, [&](auto vpt) {
+    if (chain.statistics) {
+      chained_scan<M, S, vpt(), true><<<grid, block, 0, stream>>>(scan, chain);
+    } else {
+      chained_scan<M, S, vpt(), false><<<grid, block, 0, stream>>>(scan, chain);
+    }
+  });
 }
 
 }  // namespace
@@ -88,9 +97,11 @@ void launch_reduce_then_scan(Op op, const ScanArgs& scan, void* spine, cudaStrea
     using M = decltype(monoid);
     T* values = static_cast<T*>(spine);
     const dim3 grid(scan.tile_count), block(scan.block_size);
-    rts_reduce<M, kVectorsPerThread><<<grid, block, 0, stream>>>(scan, values);
-    rts_spine<M><<<1, 1024, 0, stream>>>(scan.tile_count, values);
-    rts_scan<M, kVectorsPerThread><<<grid, block, 0, stream>>>(scan, values);
+    with_vectors_per_thread(scan.vectors_per_thread, [&](auto vpt) {
+      rts_reduce<M, vpt()><<<grid, block, 0, stream>>>(scan, values);
+      rts_spine<M><<<1, 1024, 0, stream>>>(scan.tile_count, values);
+      rts_scan<M, vpt()><<<grid, block, 0, stream>>>(scan, values);
+    });
   });
   check(cudaGetLastError(), "launching reduce-then-scan");
 }

@@ -23,11 +23,14 @@ struct RunControl {
   std::uint32_t unused[2];
 };
 
-// Threads per block times elements per thread; VPT rows of 16-byte vectors per thread.
-constexpr int kVectorsPerThread = 4;
+// Threads per block times elements per thread: VPT rows of 16-byte vectors per thread
+// (compiled for 4 and 8).
+constexpr std::uint32_t kDefaultVectorsPerThread = 4;
 constexpr std::uint32_t kDefaultBlockSize = 256;
-inline std::uint32_t tile_elements(DType dtype, std::uint32_t block_size) {
-  return block_size * kVectorsPerThread * static_cast<std::uint32_t>(16 / size_of(dtype));
+constexpr int kMaxLookbackDepth = 4;
+inline std::uint32_t tile_elements(DType dtype, std::uint32_t block_size,
+                                   std::uint32_t vectors_per_thread) {
+  return block_size * vectors_per_thread * static_cast<std::uint32_t>(16 / size_of(dtype));
 }
 
 struct ScanArgs {
@@ -36,6 +39,7 @@ struct ScanArgs {
   std::uint64_t n = 0;
   std::uint32_t tile_count = 0;
   std::uint32_t block_size = kDefaultBlockSize;
+  std::uint32_t vectors_per_thread = kDefaultVectorsPerThread;
   Kind kind = Kind::inclusive;
   std::uint64_t init_bits = 0;
 };
@@ -50,6 +54,8 @@ struct ChainArgs {
   RunControl* next_control = nullptr;
   std::uint32_t max_spins = 4;
   std::uint32_t blocking_mask = 0xFFFFFFFFu;
+  int lookback_depth = 1;  // windows one look-back step reads, up to kMaxLookbackDepth
+  bool dispatch_order = false;  // tile = block id instead of the counter (csdldf)
   bool fallback = true;     // csdldf; false: csdl
   bool packed = false;      // one 64-bit word per tile (32-bit types only)
   bool statistics = false;  // the counting variant

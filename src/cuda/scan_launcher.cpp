@@ -24,18 +24,16 @@ std::uint32_t block_size_of(const Tuning& tuning) {
 
 void check_cuda_tuning(DType dtype, Implementation implementation, const Tuning& tuning) {
   detail::check_tuning(implementation, tuning);
-  if (tuning.vectors_per_thread != 0 && tuning.vectors_per_thread != kVectorsPerThread) {
-    throw UsageError("the CUDA kernels take " + std::to_string(kVectorsPerThread) +
-                     " vectors per thread");
+  if (tuning.vectors_per_thread != 0 && tuning.vectors_per_thread != 4 &&
+      tuning.vectors_per_thread != 8) {
+    throw UsageError("the CUDA kernels take 4 or 8 vectors (16 bytes each) per thread");
   }
   if (tuning.subgroup_size != 0 && tuning.subgroup_size != 32) {
     throw UsageError("CUDA warps have 32 lanes; logical subgroups are a Vulkan test option");
   }
-  if (tuning.lookback_depth > 1) {
-    throw UsageError("the CUDA look-back reads one window per step (look-back depth 1)");
-  }
-  if (tuning.dispatch_order) {
-    throw UsageError("dispatch-order tiles are a Vulkan option; CUDA tiles come from the counter");
+  if (tuning.lookback_depth > kMaxLookbackDepth) {
+    throw UsageError("the CUDA look-back reads at most " + std::to_string(kMaxLookbackDepth) +
+                     " windows per step");
   }
   if (tuning.tile_state == TileState::packed && size_of(dtype) != 4) {
     throw UsageError("a packed tile state needs a 32-bit type (" + std::string(to_string(dtype)) +
@@ -52,6 +50,8 @@ ScanLauncher::ScanLauncher(DType dtype, Op op, Kind kind, Implementation impleme
       kind_(kind),
       implementation_(implementation),
       block_size_(block_size_of(tuning)),
+      vectors_per_thread_(tuning.vectors_per_thread ? tuning.vectors_per_thread
+                                                    : kDefaultVectorsPerThread),
       controls_(2 * sizeof(RunControl)) {
   check_cuda_tuning(dtype, implementation, tuning);
   if (implementation == Implementation::cub && op != Op::add) {
@@ -63,6 +63,8 @@ ScanLauncher::ScanLauncher(DType dtype, Op op, Kind kind, Implementation impleme
   chain_.blocking_mask = tuning.blocking_mask.value_or(0xFFFFFFFFu);
   chain_.packed = size_of(dtype) == 4 && tuning.tile_state != TileState::split;
   chain_.statistics = tuning.statistics;
+  chain_.lookback_depth = static_cast<int>(tuning.lookback_depth ? tuning.lookback_depth : 1);
+  chain_.dispatch_order = tuning.dispatch_order;
   check(cudaMemset(controls_.data(), 0, controls_.size()), "clearing run counters");
 }
 
@@ -73,15 +75,15 @@ bool ScanLauncher::chained() const {
 std::size_t ScanLauncher::max_elements() const {
   // Tile indices are 32-bit.
   return std::size_t{std::numeric_limits<std::uint32_t>::max()} *
-         tile_elements(dtype_, block_size_);
+         tile_elements(dtype_, block_size_, vectors_per_thread_);
 }
 
 void ScanLauncher::launch(const void* in, void* out, std::uint64_t n, Value init,
                           cudaStream_t stream) {
-  const std::uint64_t per_tile = tile_elements(dtype_, block_size_);
+  const std::uint64_t per_tile = tile_elements(dtype_, block_size_, vectors_per_thread_);
   const auto tiles = static_cast<std::uint32_t>((n + per_tile - 1) / per_tile);
   const std::size_t element = size_of(dtype_);
-  ScanArgs scan{in, out, n, tiles, block_size_, kind_, init.bits};
+  ScanArgs scan{in, out, n, tiles, block_size_, vectors_per_thread_, kind_, init.bits};
   switch (implementation_) {
     case Implementation::memcpy:
       check(cudaMemcpyAsync(out, in, n * element, cudaMemcpyDeviceToDevice, stream), "copying");
@@ -126,7 +128,7 @@ void ScanLauncher::launch_chained(const void* in, void* out, std::uint64_t n, st
   chain.next_control = controls_.as<RunControl>() + next;
   dirty_words_[parity_] = words;
   dirty_words_[next] = 0;
-  const ScanArgs scan{in, out, n, tiles, block_size_, kind_, init.bits};
+  const ScanArgs scan{in, out, n, tiles, block_size_, vectors_per_thread_, kind_, init.bits};
   reference::visit(dtype_,
                    [&](auto tag) { launch_chained_scan<decltype(tag)>(op_, scan, chain, stream); });
 }

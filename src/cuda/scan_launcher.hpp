@@ -37,6 +37,7 @@ class ScanLauncher {
   Kind kind_;
   Implementation implementation_;
   std::uint32_t block_size_;
+  std::uint32_t vectors_per_thread_;
   ChainArgs chain_;  // the fixed part: spin limit, blocking, variant
   std::array<DeviceMemory, 2> spines_;
   std::array<std::uint64_t, 2> dirty_words_{};  // what the last run on each spine wrote

@@ -30,27 +30,41 @@ struct LookBack {
     return chain.fallback ? chain.max_spins * min(tile - cursor, 64u) : chain.max_spins;
   }
 
-  // Walks back from `cursor`, accumulating into `prefix`, until an INCLUSIVE tile ends the
-  // walk (true), or the newest tile not yet taken stays unreadable for patience() steps
-  // (false: the caller falls back on `cursor`). csdl then gives up and reports it instead.
+  // Walks back from `cursor`, lookback_depth windows per step (independent reads: one
+  // round trip), accumulating into `prefix`, until an INCLUSIVE tile ends the walk (true),
+  // or the newest tile not yet taken stays unreadable for patience() steps (false: the
+  // caller falls back on `cursor`). csdl then gives up and reports it instead.
   __device__ bool walk(std::uint32_t tile, std::uint32_t& cursor, T& prefix) {
     using Sp = Spine<M, S>;
     std::uint32_t spins = 0;
     for (;;) {
-      const typename S::Word word = spine.read_window(cursor);
-      if constexpr (kStats) ++counts.steps;
-      const std::uint32_t state = Sp::tile_state(word);
-      const T value = Sp::tile_value(word);
-      const int not_ready = Sp::first_slot_in(state, GS_STATE_NOT_READY);
-      const int inclusive = Sp::first_slot_in(state, GS_STATE_INCLUSIVE);
-      if (inclusive < not_ready) {
-        prefix = M::combine(Sp::reduce_window(value, inclusive + 1), prefix);
-        return true;
+      typename S::Word words[kMaxLookbackDepth];
+#pragma unroll
+      for (int d = 0; d < kMaxLookbackDepth; ++d) {
+        if (d < chain.lookback_depth) words[d] = spine.read_window(cursor, d);
       }
-      // Slots before tile 0 read NOT_READY, and tile 0 is never READY: cursor stays >= 0.
-      if (not_ready > 0) {
+      if constexpr (kStats) ++counts.steps;
+      // Take the windows in order while they are all READY; stop at an INCLUSIVE tile
+      // (done) or at a tile not ready yet (read again from there).
+      bool moved = false;
+#pragma unroll
+      for (int d = 0; d < kMaxLookbackDepth; ++d) {
+        if (d >= chain.lookback_depth) break;
+        const std::uint32_t state = Sp::tile_state(words[d]);
+        const T value = Sp::tile_value(words[d]);
+        const int not_ready = Sp::first_slot_in(state, GS_STATE_NOT_READY);
+        const int inclusive = Sp::first_slot_in(state, GS_STATE_INCLUSIVE);
+        if (inclusive < not_ready) {
+          prefix = M::combine(Sp::reduce_window(value, inclusive + 1), prefix);
+          return true;
+        }
+        // Slots before tile 0 read NOT_READY, and tile 0 is never READY: cursor stays >= 0.
         prefix = M::combine(Sp::reduce_window(value, not_ready), prefix);
         cursor -= not_ready;
+        moved = moved || not_ready > 0;
+        if (not_ready < Sp::kWindow) break;
+      }
+      if (moved) {
         spins = 0;
         continue;
       }
@@ -117,9 +131,12 @@ __global__ void __launch_bounds__(1024) chained_scan(ScanArgs scan, ChainArgs ch
   __shared__ std::uint32_t block_lookback;  // kDone, or the tile the block must reduce
   __shared__ T block_prefix;
 
-  // Tiles come from the counter, never the block id: every tile before ours has been
-  // claimed by a block that is running.
-  if (threadIdx.x == 0) block_tile = atomicAdd(&chain.control->tile_counter, 1u);
+  // Tiles come from the counter, not the block id: every tile before ours has been claimed
+  // by a block that is running. (With dispatch_order, the block id: still safe, as a
+  // look-back falls back on a tile whose block has not started, and one round trip less.)
+  if (threadIdx.x == 0) {
+    block_tile = chain.dispatch_order ? blockIdx.x : atomicAdd(&chain.control->tile_counter, 1u);
+  }
   clear_for_next_run(chain);
   __syncthreads();
   const std::uint32_t tile = block_tile;

@@ -74,9 +74,10 @@ struct Spine {
     return atomicMax(&words[std::uint64_t{tile} * K + j], S::word_of(state, value, j));
   }
 
-  // Slot s holds tile cursor - s; slots before tile 0 read NOT_READY.
-  __device__ __forceinline__ Word read_window(std::uint32_t cursor) const {
-    const std::uint32_t back = window_slot();
+  // Window `depth` of the tiles before `cursor`: slot s holds tile
+  // cursor - depth * kWindow - s. Slots before tile 0 read NOT_READY.
+  __device__ __forceinline__ Word read_window(std::uint32_t cursor, int depth) const {
+    const std::uint32_t back = depth * kWindow + window_slot();
     if (back > cursor) return Word{GS_STATE_NOT_READY};
     ::cuda::atomic_ref<Word, ::cuda::thread_scope_device> word(
         words[std::uint64_t{cursor - back} * K + word_index()]);
