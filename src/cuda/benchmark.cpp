@@ -62,7 +62,7 @@ std::vector<BenchResult> CudaDevice::benchmark(const BenchCase& c,
   std::vector<std::unique_ptr<ScanLauncher>> launchers;
   for (const Implementation implementation : c.implementations) {
     launchers.push_back(
-        std::make_unique<ScanLauncher>(c.dtype, c.op, c.kind, implementation, c.tuning));
+        std::make_unique<ScanLauncher>(c.dtype, c.op, c.kind, implementation, c.tuning, stream_));
     if (c.n > launchers.back()->max_elements()) {
       throw UsageError(std::to_string(c.n) + " elements are more than one run takes");
     }

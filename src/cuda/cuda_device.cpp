@@ -87,8 +87,12 @@ void CudaDevice::upload(detail::BufferImpl& destination, std::span<const std::by
   select();
   auto& memory = dynamic_cast<DeviceMemory&>(destination);
   if (source.size() > memory.size()) throw UsageError("upload larger than the buffer");
-  check(cudaMemcpy(memory.data(), source.data(), source.size(), cudaMemcpyHostToDevice),
+  // On the device's stream, then waited for: a plain cudaMemcpy from pageable memory may
+  // return before its DMA is done, and it is not ordered with the stream's kernels.
+  check(cudaMemcpyAsync(memory.data(), source.data(), source.size(), cudaMemcpyHostToDevice,
+                        stream_),
         "uploading");
+  check(cudaStreamSynchronize(stream_), "uploading");
 }
 
 void CudaDevice::download(const detail::BufferImpl& source, std::span<std::byte> destination,
@@ -98,9 +102,10 @@ void CudaDevice::download(const detail::BufferImpl& source, std::span<std::byte>
   if (source_offset + destination.size() > memory.size()) {
     throw UsageError("download past the end of the buffer");
   }
-  check(cudaMemcpy(destination.data(), memory.as<std::byte>() + source_offset, destination.size(),
-                   cudaMemcpyDeviceToHost),
+  check(cudaMemcpyAsync(destination.data(), memory.as<std::byte>() + source_offset,
+                        destination.size(), cudaMemcpyDeviceToHost, stream_),
         "downloading");
+  check(cudaStreamSynchronize(stream_), "downloading");
 }
 
 std::unique_ptr<detail::ScannerImpl> CudaDevice::make_scanner(const ScanSpec& spec,

@@ -25,7 +25,7 @@ CudaScanner::CudaScanner(const DeviceInfo& device, cudaStream_t stream, const Sc
     : device_(device),
       stream_(stream),
       spec_(spec),
-      launcher_(spec.dtype, spec.op, spec.kind, implementation_of(spec.algorithm), tuning) {
+      launcher_(spec.dtype, spec.op, spec.kind, implementation_of(spec.algorithm), tuning, stream) {
   check(cudaEventCreate(&start_), "creating an event");
   check(cudaEventCreate(&end_), "creating an event");
 }
@@ -55,8 +55,10 @@ RunResult CudaScanner::run(const detail::BufferImpl& in, std::size_t in_offset,
   // Only csdl can give up a look-back; only the statistics variant counts.
   if (spec_.algorithm == Algorithm::csdl || launcher_.counts_statistics()) {
     RunControl counts{};
-    check(cudaMemcpy(&counts, launcher_.last_counts(), sizeof(counts), cudaMemcpyDeviceToHost),
+    check(cudaMemcpyAsync(&counts, launcher_.last_counts(), sizeof(counts),
+                          cudaMemcpyDeviceToHost, stream_),
           "reading the run's counts");
+    check(cudaStreamSynchronize(stream_), "reading the run's counts");
     if (counts.abandoned != 0) {
       throw ForwardProgressError("csdl on " + device_.name + ": " +
                                  std::to_string(counts.abandoned) +

@@ -44,7 +44,7 @@ void check_cuda_tuning(DType dtype, Implementation implementation, const Tuning&
 }  // namespace
 
 ScanLauncher::ScanLauncher(DType dtype, Op op, Kind kind, Implementation implementation,
-                           const Tuning& tuning)
+                           const Tuning& tuning, cudaStream_t stream)
     : dtype_(dtype),
       op_(op),
       kind_(kind),
@@ -65,7 +65,7 @@ ScanLauncher::ScanLauncher(DType dtype, Op op, Kind kind, Implementation impleme
   chain_.statistics = tuning.statistics;
   chain_.lookback_depth = static_cast<int>(tuning.lookback_depth ? tuning.lookback_depth : 1);
   chain_.dispatch_order = tuning.dispatch_order;
-  check(cudaMemset(controls_.data(), 0, controls_.size()), "clearing run counters");
+  check(cudaMemsetAsync(controls_.data(), 0, controls_.size(), stream), "clearing run counters");
 }
 
 bool ScanLauncher::chained() const {

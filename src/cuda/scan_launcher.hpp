@@ -16,7 +16,9 @@ namespace gpuscan::cuda {
 
 class ScanLauncher {
  public:
-  ScanLauncher(DType dtype, Op op, Kind kind, Implementation implementation, const Tuning& tuning);
+  // Memory is prepared on `stream`, the stream every launch must then use.
+  ScanLauncher(DType dtype, Op op, Kind kind, Implementation implementation, const Tuning& tuning,
+               cudaStream_t stream);
 
   // Enqueues a run of n >= 1 elements on `stream`. `in` and `out` are 16-byte aligned.
   void launch(const void* in, void* out, std::uint64_t n, Value init, cudaStream_t stream);
