@@ -113,17 +113,17 @@ if [ "${GPU_RUN_CUDA_TUNING:-0}" = 1 ]; then
     "$bin/gpuscan" bench --backend cuda --dtype "$dtype" --sizes "$sizes" --runs 10 \
       --algorithms csdldf,cub,memcpy "$@" 2>&1 | grep -E "csdldf|cub" || status=1
   }
-  for shape in "256 4" "256 8" "512 4" "128 8"; do
-    set -- $shape
-    for depth in 1 2 4; do sweep u32 $large --workgroup-size "$1" --vectors-per-thread "$2" --lookback-depth $depth; done
+  for rows in 4 8; do
+    for staged in 2 3 4; do sweep u32 $large --vectors-per-thread $rows --staged-tiles $staged; done
   done
-  sweep u32 $large --vectors-per-thread 8 --lookback-depth 2 --stats
-  sweep u32 $large --vectors-per-thread 8 --lookback-depth 2 --dispatch-order
-  sweep u32 $large --vectors-per-thread 8 --lookback-depth 2 --max-spins 16
-  for vpt in 4 8; do
-    for depth in 1 4; do sweep u64 $large --vectors-per-thread $vpt --lookback-depth $depth; done
+  sweep u32 $large --staged-tiles 3 --lookback-depth 2
+  sweep u32 $large --staged-tiles 3 --dispatch-order
+  sweep u32 $large --staged-tiles 3 --stats
+  sweep u32 $large --staged-tiles 3 --workgroup-size 512
+  for rows in 4 8; do
+    for staged in 2 3; do sweep u64 $large --vectors-per-thread $rows --staged-tiles $staged; done
   done
-  for extra in "" "--dispatch-order" "--vectors-per-thread 8 --lookback-depth 2"; do
+  for extra in "" "--dispatch-order" "--staged-tiles 3"; do
     sweep u32 $small $extra
   done
 fi 2>&1 | tee "$out/cuda-tuning.log"

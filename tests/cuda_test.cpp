@@ -127,8 +127,10 @@ TEST_F(CudaTest, EveryTileShapeAndLookBackStaysExact) {
         tuning.vectors_per_thread = rows;
         tuning.lookback_depth = depth;
         tuning.dispatch_order = ordered;
+        tuning.staged_tiles = 1 + depth;
         tuning.max_spins = depth;  // short waits: fallbacks happen too
         SCOPED_TRACE("rows " + std::to_string(rows) + " depth " + std::to_string(depth) +
+                     " staged " + std::to_string(tuning.staged_tiles) +
                      (ordered ? " dispatch order" : ""));
         for (std::size_t n : {std::size_t{5}, std::size_t{8193}, std::size_t{1} << 22}) {
           expect_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, n);
@@ -270,6 +272,13 @@ TEST_F(CudaTest, RefusesWhatItCannotDo) {
   Tuning rows;
   rows.vectors_per_thread = 6;
   EXPECT_THROW(make(Algorithm::rts, DType::u32, rows), UsageError);
+  Tuning wide;
+  wide.vectors_per_thread = 8;
+  wide.workgroup_size = 1024;
+  EXPECT_THROW(make(Algorithm::csdldf, DType::u32, wide), UsageError);
+  Tuning staged;
+  staged.staged_tiles = 5;
+  EXPECT_THROW(make(Algorithm::csdldf, DType::u32, staged), UsageError);
 }
 
 // 64-bit offsets: 2^32 + 4101 elements (17 GB in, 17 GB out), checked on the host.

@@ -1,5 +1,6 @@
 // The kernel launchers for one element type, GS_CUDA_DTYPE (CMake compiles this file once
 // per type, in parallel). Every operator the type has gets its kernels here.
+#include <algorithm>
 #include <type_traits>
 
 #include "cuda/check.hpp"
@@ -65,14 +66,36 @@ void with_vectors_per_thread(std::uint32_t vectors_per_thread, F&& f) {
   f(std::integral_constant<int, 4>{});
 }
 
+// A persistent launch: as many blocks as fit on the device at once (at most one per
+// tile), each with two staging buffers of dynamic shared memory.
+template <class Kernel>
+void launch_persistent(Kernel kernel, std::size_t staging_bytes, const ScanArgs& scan,
+                       const ChainArgs& chain, cudaStream_t stream) {
+  int device = 0, processors = 0, per_processor = 0;
+  check(cudaGetDevice(&device), "finding the device");
+  check(cudaDeviceGetAttribute(&processors, cudaDevAttrMultiProcessorCount, device),
+        "counting multiprocessors");
+  check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             static_cast<int>(staging_bytes)),
+        "reserving shared memory");
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_processor, kernel,
+                                                      static_cast<int>(scan.block_size),
+                                                      staging_bytes),
+        "computing occupancy");
+  const auto resident = static_cast<std::uint32_t>(std::max(1, processors * per_processor));
+  kernel<<<std::min(scan.tile_count, resident), scan.block_size, staging_bytes, stream>>>(scan,
+                                                                                         chain);
+}
+
 template <class M, class S>
 void launch_chained_with(const ScanArgs& scan, const ChainArgs& chain, cudaStream_t stream) {
-  const dim3 grid(scan.tile_count), block(scan.block_size);
   with_vectors_per_thread(scan.vectors_per_thread, [&](auto vpt) {
+    const std::size_t staging_bytes =
+        chain.staged_tiles * std::size_t{scan.block_size} * vpt() * kVectorBytes;
     if (chain.statistics) {
-      chained_scan<M, S, vpt(), true><<<grid, block, 0, stream>>>(scan, chain);
+      launch_persistent(chained_scan<M, S, vpt(), true>, staging_bytes, scan, chain, stream);
     } else {
-      chained_scan<M, S, vpt(), false><<<grid, block, 0, stream>>>(scan, chain);
+      launch_persistent(chained_scan<M, S, vpt(), false>, staging_bytes, scan, chain, stream);
     }
   });
 }

@@ -28,6 +28,14 @@ struct RunControl {
 constexpr std::uint32_t kDefaultVectorsPerThread = 4;
 constexpr std::uint32_t kDefaultBlockSize = 256;
 constexpr int kMaxLookbackDepth = 4;
+// Tiles a persistent block has staged into shared memory: the one it scans and the next.
+constexpr std::uint32_t kDefaultStagedTiles = 2;
+constexpr std::uint32_t kMaxStagedTiles = 4;
+// The largest block a tile shape is compiled for: 64 registers a thread for 4 rows, 128
+// for 8 (fewer would spill).
+constexpr std::uint32_t max_block_size(std::uint32_t vectors_per_thread) {
+  return 4096 / vectors_per_thread;
+}
 inline std::uint32_t tile_elements(DType dtype, std::uint32_t block_size,
                                    std::uint32_t vectors_per_thread) {
   return block_size * vectors_per_thread * static_cast<std::uint32_t>(16 / size_of(dtype));
@@ -55,6 +63,7 @@ struct ChainArgs {
   std::uint32_t max_spins = 4;
   std::uint32_t blocking_mask = 0xFFFFFFFFu;
   int lookback_depth = 1;  // windows one look-back step reads, up to kMaxLookbackDepth
+  std::uint32_t staged_tiles = kDefaultStagedTiles;  // per block, 2 .. kMaxStagedTiles
   bool dispatch_order = false;  // tile = block id instead of the counter (csdldf)
   bool fallback = true;     // csdldf; false: csdl
   bool packed = false;      // one 64-bit word per tile (32-bit types only)

@@ -54,6 +54,11 @@ ScanLauncher::ScanLauncher(DType dtype, Op op, Kind kind, Implementation impleme
                                                     : kDefaultVectorsPerThread),
       controls_(2 * sizeof(RunControl)) {
   check_cuda_tuning(dtype, implementation, tuning);
+  if (block_size_ > max_block_size(vectors_per_thread_)) {
+    throw UsageError("CUDA blocks of " + std::to_string(vectors_per_thread_) +
+                     " vectors per thread have at most " +
+                     std::to_string(max_block_size(vectors_per_thread_)) + " threads");
+  }
   if (implementation == Implementation::cub && op != Op::add) {
     throw UsageError("the cub baseline runs sums only (--op add)");
   }
@@ -65,6 +70,10 @@ ScanLauncher::ScanLauncher(DType dtype, Op op, Kind kind, Implementation impleme
   chain_.statistics = tuning.statistics;
   chain_.lookback_depth = static_cast<int>(tuning.lookback_depth ? tuning.lookback_depth : 1);
   chain_.dispatch_order = tuning.dispatch_order;
+  chain_.staged_tiles = tuning.staged_tiles ? tuning.staged_tiles : kDefaultStagedTiles;
+  if (chain_.staged_tiles < 2 || chain_.staged_tiles > kMaxStagedTiles) {
+    throw UsageError("staged tiles must be in [2, " + std::to_string(kMaxStagedTiles) + "]");
+  }
   check(cudaMemsetAsync(controls_.data(), 0, controls_.size(), stream), "clearing run counters");
 }
 

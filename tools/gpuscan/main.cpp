@@ -132,6 +132,8 @@ int main(int argc, char** argv) {
       "Logical subgroup size, a power of two up to the hardware's (default: the hardware's)");
   bench_cmd->add_option("--lookback-depth", bench.tuning.lookback_depth,
                         "Windows of tiles a look-back step reads at once (default 1)");
+  bench_cmd->add_option("--staged-tiles", bench.tuning.staged_tiles,
+                        "CUDA: tiles a block stages into shared memory ahead (2..4, default 2)");
   std::string tile_state = "auto";
   bench_cmd
       ->add_option(

@@ -4,6 +4,8 @@
 // progress. The same protocol as shaders/chained_scan.comp (docs/protocol.md).
 #pragma once
 
+#include <cuda_pipeline_primitives.h>
+
 #include "cuda/kernels/tile_scan.cuh"
 #include "cuda/kernels/tile_state.cuh"
 #include "cuda/launch.hpp"
@@ -108,6 +110,15 @@ struct LookBack {
   }
 };
 
+// Block-wide scratch of the chained scan.
+template <class T>
+struct ChainedShared {
+  BlockPartials<T> partials;
+  std::uint32_t tiles[kMaxStagedTiles];  // the tile of each staging buffer
+  std::uint32_t lookback;  // the look-back's verdict: done, or the tile to reduce
+  T prefix;
+};
+
 // The next run's spine and counters start from zero: each block clears its share now, as
 // the run after this one cannot start before this one ends.
 __device__ __forceinline__ void clear_for_next_run(const ChainArgs& chain) {
@@ -122,29 +133,30 @@ __device__ __forceinline__ void clear_for_next_run(const ChainArgs& chain) {
   }
 }
 
+// The tile a block takes after `tile` (kNoTile: the first): from the counter, not the
+// block id, so that every tile before it has been claimed by a block that is running.
+// (With dispatch_order, by block id: still safe, as a look-back falls back on a tile whose
+// block has not started, and one round trip less.) Thread 0 only.
+constexpr std::uint32_t kNoTile = 0xFFFFFFFFu;
+__device__ __forceinline__ std::uint32_t claim_tile(const ChainArgs& chain, std::uint32_t tile) {
+  if (chain.dispatch_order) return tile == kNoTile ? blockIdx.x : tile + gridDim.x;
+  return atomicAdd(&chain.control->tile_counter, 1u);
+}
+
+// One tile, given this thread's loaded rows: local scan, post, look-back with fallbacks,
+// post the inclusive value, write the output.
 template <class M, class S, int VPT, bool kStats>
-__global__ void __launch_bounds__(1024) chained_scan(ScanArgs scan, ChainArgs chain) {
+__device__ __forceinline__ void scan_tile(const ScanArgs& scan, const ChainArgs& chain,
+                                          std::uint32_t tile,
+                                          Vector<typename M::T> (&loaded)[VPT],
+                                          ChainedShared<typename M::T>& shared) {
   using T = typename M::T;
   constexpr std::uint32_t kDone = 0xFFFFFFFFu;
-  __shared__ BlockPartials<T> partials;
-  __shared__ std::uint32_t block_tile;
-  __shared__ std::uint32_t block_lookback;  // kDone, or the tile the block must reduce
-  __shared__ T block_prefix;
-
-  // Tiles come from the counter, not the block id: every tile before ours has been claimed
-  // by a block that is running. (With dispatch_order, the block id: still safe, as a
-  // look-back falls back on a tile whose block has not started, and one round trip less.)
-  if (threadIdx.x == 0) {
-    block_tile = chain.dispatch_order ? blockIdx.x : atomicAdd(&chain.control->tile_counter, 1u);
-  }
-  clear_for_next_run(chain);
-  __syncthreads();
-  const std::uint32_t tile = block_tile;
   const T* in = static_cast<const T*>(scan.in);
   const T init = from_bits<T>(scan.init_bits);
 
   Vector<T> rows[VPT];
-  T aggregate = tile_local_scan<M, VPT, true>(in, scan.n, tile, partials, kSlotOwn, rows);
+  T aggregate = tile_local_scan<M, VPT, true>(loaded, shared.partials, kSlotOwn, rows);
   // The init value belongs to tile 0, for its owner and for any fallback on it alike.
   if (tile == 0) aggregate = M::combine(init, aggregate);
 
@@ -163,13 +175,14 @@ __global__ void __launch_bounds__(1024) chained_scan(ScanArgs scan, ChainArgs ch
   for (;;) {
     if (lookback_warp) {
       if (!done) done = look.walk(tile, cursor, prefix);
-      if (lane_id() == 0) block_lookback = done ? kDone : cursor;
+      if (lane_id() == 0) shared.lookback = done ? kDone : cursor;
     }
     __syncthreads();
-    const std::uint32_t target = block_lookback;
+    const std::uint32_t target = shared.lookback;
     if (target == kDone) break;
     Vector<T> unused[VPT];
-    T reduction = tile_local_scan<M, VPT, false>(in, scan.n, target, partials, kSlotFallback, unused);
+    T reduction =
+        load_and_scan<M, VPT, false>(in, scan.n, target, shared.partials, kSlotFallback, unused);
     if (target == 0) reduction = M::combine(init, reduction);
     if (lookback_warp) done = look.insert(cursor, prefix, reduction);
   }
@@ -179,11 +192,57 @@ __global__ void __launch_bounds__(1024) chained_scan(ScanArgs scan, ChainArgs ch
     if constexpr (kStats) {
       if (lane_id() == 0) look.add_counts();
     }
-    if (lane_id() == 0) block_prefix = tile == 0 ? init : prefix;
+    if (lane_id() == 0) shared.prefix = tile == 0 ? init : prefix;
   }
   __syncthreads();
   store_tile<M, VPT>(static_cast<T*>(scan.out), scan.n, tile, scan.tile_count, scan.kind,
-                     block_prefix, partials, rows);
+                     shared.prefix, shared.partials, rows);
+}
+
+// Persistent blocks: each takes tile after tile, and while it scans, looks back and writes
+// one, the input of the next staged_tiles - 1 is already on its way into shared memory
+// (cp.async), so the block's loads stay in flight through the look-back instead of waiting
+// for it. Dynamic shared memory: staged_tiles buffers of blockDim * VPT vectors, used as a
+// ring; shared.tiles holds which tile each buffer is for.
+template <class M, class S, int VPT, bool kStats>
+__global__ void __launch_bounds__(max_block_size(VPT)) chained_scan(ScanArgs scan, ChainArgs chain) {
+  using T = typename M::T;
+  extern __shared__ uint4 staging[];
+  __shared__ ChainedShared<T> shared;
+  const T* in = static_cast<const T*>(scan.in);
+  const std::uint32_t stages = chain.staged_tiles;
+  const std::uint32_t buffer_vectors = blockDim.x * VPT;
+
+  // Thread 0's last claim, for the dispatch order.
+  std::uint32_t claimed = kNoTile;
+  if (threadIdx.x == 0) {
+    for (std::uint32_t s = 0; s + 1 < stages; ++s) shared.tiles[s] = claimed = claim_tile(chain, claimed);
+  }
+  clear_for_next_run(chain);
+  __syncthreads();
+  for (std::uint32_t s = 0; s + 1 < stages; ++s) {
+    stage_tile<T, VPT>(in, scan.n, shared.tiles[s], scan.tile_count, staging + s * buffer_vectors);
+  }
+  for (std::uint32_t slot = 0;; slot = slot + 1 == stages ? 0 : slot + 1) {
+    const std::uint32_t tile = shared.tiles[slot];
+    if (tile >= scan.tile_count) break;
+    // Top up the ring: the buffer freed by the previous tile takes the next claim.
+    const std::uint32_t refill = slot == 0 ? stages - 1 : slot - 1;
+    __syncthreads();  // everyone is done with the previous tile and its buffer
+    if (threadIdx.x == 0) shared.tiles[refill] = claimed = claim_tile(chain, claimed);
+    __syncthreads();
+    stage_tile<T, VPT>(in, scan.n, shared.tiles[refill], scan.tile_count,
+                       staging + refill * buffer_vectors);
+    Vector<T> loaded[VPT];
+    if (TileShape<T, VPT>::first(tile) + TileShape<T, VPT>::elements() <= scan.n) {
+      // This tile's copies are in; the ones staged after it may not be.
+      wait_for_stage(stages - 1);
+      load_staged<T, VPT>(staging + slot * buffer_vectors, loaded);
+    } else {
+      load_tile<T, VPT>(in, scan.n, tile, M::identity(), loaded);
+    }
+    scan_tile<M, S, VPT, kStats>(scan, chain, tile, loaded, shared);
+  }
 }
 
 }  // namespace gpuscan::cuda

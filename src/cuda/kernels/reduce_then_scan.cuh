@@ -8,13 +8,13 @@
 namespace gpuscan::cuda {
 
 template <class M, int VPT>
-__global__ void __launch_bounds__(1024) rts_reduce(ScanArgs scan, typename M::T* spine) {
+__global__ void __launch_bounds__(max_block_size(VPT)) rts_reduce(ScanArgs scan, typename M::T* spine) {
   using T = typename M::T;
   __shared__ BlockPartials<T> partials;
   Vector<T> unused[VPT];
   const std::uint32_t tile = blockIdx.x;
-  T total = tile_local_scan<M, VPT, false>(static_cast<const T*>(scan.in), scan.n, tile, partials,
-                                           kSlotOwn, unused);
+  T total = load_and_scan<M, VPT, false>(static_cast<const T*>(scan.in), scan.n, tile, partials,
+                                         kSlotOwn, unused);
   if (tile == 0) total = M::combine(from_bits<T>(scan.init_bits), total);
   if (threadIdx.x == 0) spine[tile] = total;
 }
@@ -42,13 +42,13 @@ __global__ void __launch_bounds__(1024) rts_spine(std::uint32_t count, typename 
 }
 
 template <class M, int VPT>
-__global__ void __launch_bounds__(1024) rts_scan(ScanArgs scan, const typename M::T* spine) {
+__global__ void __launch_bounds__(max_block_size(VPT)) rts_scan(ScanArgs scan, const typename M::T* spine) {
   using T = typename M::T;
   __shared__ BlockPartials<T> partials;
   Vector<T> rows[VPT];
   const std::uint32_t tile = blockIdx.x;
-  tile_local_scan<M, VPT, true>(static_cast<const T*>(scan.in), scan.n, tile, partials, kSlotOwn,
-                                rows);
+  load_and_scan<M, VPT, true>(static_cast<const T*>(scan.in), scan.n, tile, partials, kSlotOwn,
+                              rows);
   const T prefix = tile == 0 ? from_bits<T>(scan.init_bits) : spine[tile];
   store_tile<M, VPT>(static_cast<T*>(scan.out), scan.n, tile, scan.tile_count, scan.kind, prefix,
                      partials, rows);

@@ -26,18 +26,16 @@ __device__ __forceinline__ Vector<typename M::T> combine_each(typename M::T pref
   return v;
 }
 
-// Loads `tile`, scans each warp's block row by row, and scans the warp totals across the
-// block into `slot`. With kKeep, `rows` ends up holding the scanned elements relative to
-// the warp's block, for store_tile. Returns the tile's reduction (the same in every thread).
+// Scans this thread's `loaded` rows of a tile: each warp's block row by row, then the warp
+// totals across the block into `slot`. With kKeep, `rows` ends up holding the scanned
+// elements relative to the warp's block, for store_tile. Returns the tile's reduction (the
+// same in every thread).
 template <class M, int VPT, bool kKeep>
-__device__ __forceinline__ typename M::T tile_local_scan(const typename M::T* in, std::uint64_t n,
-                                                         std::uint32_t tile,
+__device__ __forceinline__ typename M::T tile_local_scan(Vector<typename M::T> (&loaded)[VPT],
                                                          BlockPartials<typename M::T>& partials,
                                                          int slot,
                                                          Vector<typename M::T> (&rows)[VPT]) {
   using T = typename M::T;
-  Vector<T> loaded[VPT];
-  load_tile<T, VPT>(in, n, tile, M::identity(), loaded);
   T carry = M::identity();  // the warp's block so far, the same in every lane
 #pragma unroll
   for (int k = 0; k < VPT; ++k) {
@@ -49,6 +47,18 @@ __device__ __forceinline__ typename M::T tile_local_scan(const typename M::T* in
   }
   block_scan_totals<M>(partials, slot, carry);
   return block_total<M>(partials, slot);
+}
+
+// Loads `tile` from global memory and scans it.
+template <class M, int VPT, bool kKeep>
+__device__ __forceinline__ typename M::T load_and_scan(const typename M::T* in, std::uint64_t n,
+                                                       std::uint32_t tile,
+                                                       BlockPartials<typename M::T>& partials,
+                                                       int slot,
+                                                       Vector<typename M::T> (&rows)[VPT]) {
+  Vector<typename M::T> loaded[VPT];
+  load_tile<typename M::T, VPT>(in, n, tile, M::identity(), loaded);
+  return tile_local_scan<M, VPT, kKeep>(loaded, partials, slot, rows);
 }
 
 // Writes the owned tile, whose predecessors reduce to `tile_prefix`: its inclusive or
