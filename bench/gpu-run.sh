@@ -61,7 +61,7 @@ bench() {  # name, then gpuscan bench arguments
 {
   bench u32-add-inclusive --sizes "$sizes"
   bench u32-add-inclusive-tuned --sizes "$sizes" --workgroup-size 1024 --vectors-per-thread 2 \
-    --dispatch-order --algorithms csdldf,rts,memcpy
+    --tile-order dispatch --algorithms csdldf,rts,memcpy
   bench u64-add-inclusive --sizes "$sizes" --dtype u64
   bench u32-add-inclusive-stats --sizes 20:28 --runs 10 --algorithms csdldf,csdl,memcpy --stats
   bench u32-add-inclusive-blocking --sizes 24:28 --runs 20 --blocking --stats
@@ -117,13 +117,14 @@ if [ "${GPU_RUN_CUDA_TUNING:-0}" = 1 ]; then
     for staged in 2 3 4; do sweep u32 $large --vectors-per-thread $rows --staged-tiles $staged; done
   done
   sweep u32 $large --staged-tiles 3 --lookback-depth 2
-  sweep u32 $large --staged-tiles 3 --dispatch-order
+  sweep u32 $large --staged-tiles 3 --max-spins 16
   sweep u32 $large --staged-tiles 3 --stats
-  sweep u32 $large --staged-tiles 3 --workgroup-size 512
+  sweep u32 $large --staged-tiles 3 --tile-state split
+  sweep u32 $large --staged-tiles 3 --tile-order counter
   for rows in 4 8; do
-    for staged in 2 3; do sweep u64 $large --vectors-per-thread $rows --staged-tiles $staged; done
+    for staged in 2 3 4; do sweep u64 $large --vectors-per-thread $rows --staged-tiles $staged; done
   done
-  for extra in "" "--dispatch-order" "--staged-tiles 3"; do
+  for extra in "" "--staged-tiles 2" "--staged-tiles 2 --vectors-per-thread 8" "--staged-tiles 2 --workgroup-size 128"; do
     sweep u32 $small $extra
   done
 fi 2>&1 | tee "$out/cuda-tuning.log"

@@ -36,8 +36,10 @@ struct Tuning {
   // csdldf on GPUs (refused for csdl and on CPU drivers; other algorithms have no tile
   // chain): take tiles in dispatch order (the workgroup id) instead of claiming them from an
   // atomic counter. Still safe, since a look-back falls back on a tile whose workgroup has
-  // not started, but fast only where the device starts workgroups in order.
-  bool dispatch_order = false;
+  // not started, but fast only where the device starts workgroups in order. Unset: the
+  // backend's choice (CUDA csdldf: dispatch order, its persistent blocks are all resident;
+  // otherwise the counter).
+  std::optional<bool> dispatch_order;
   // How csdl/csdldf store a tile's state: split over 32-bit words (portable), or for
   // 32-bit types one 64-bit word (needs 64-bit buffer atomics; fewer, cheaper look-back
   // steps). Automatic: packed where the device and type allow, else split.
@@ -46,7 +48,7 @@ struct Tuning {
   // 0: as many as one buffer binding of the device allows.
   std::size_t chunk_elements = 0;
   // CUDA: tiles a persistent block has on their way into shared memory, the one it scans
-  // included (2..4; 0: 2). More keep more loads in flight through look-backs.
+  // included (2..4; 0: 3). More keep more loads in flight through look-backs.
   std::uint32_t staged_tiles = 0;
   // Run the statistics variant of csdl/csdldf (separate pipelines: the normal ones pay
   // nothing for it).

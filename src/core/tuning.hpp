@@ -12,7 +12,7 @@ inline void check_tuning(Implementation implementation, const Tuning& tuning) {
         "csdl cannot run with simulated blocking: its look-back would wait forever for a tile "
         "that never posts (csdldf falls back instead)");
   }
-  if (tuning.dispatch_order && implementation == Implementation::csdl) {
+  if (tuning.dispatch_order.value_or(false) && implementation == Implementation::csdl) {
     throw UsageError(
         "dispatch-order tiles need the fallback of csdldf (decoupled look-back could wait "
         "forever)");

@@ -1,6 +1,8 @@
 // The kernel launchers for one element type, GS_CUDA_DTYPE (CMake compiles this file once
 // per type, in parallel). Every operator the type has gets its kernels here.
 #include <algorithm>
+#include <mutex>
+#include <vector>
 #include <type_traits>
 
 #include "cuda/check.hpp"
@@ -68,21 +70,46 @@ void with_vectors_per_thread(std::uint32_t vectors_per_thread, F&& f) {
 
 // A persistent launch: as many blocks as fit on the device at once (at most one per
 // tile), each with two staging buffers of dynamic shared memory.
+// The blocks of `kernel` the device holds at once, asked once per kernel, device and shape
+// (the queries would otherwise add microseconds to every small scan).
 template <class Kernel>
-void launch_persistent(Kernel kernel, std::size_t staging_bytes, const ScanArgs& scan,
-                       const ChainArgs& chain, cudaStream_t stream) {
-  int device = 0, processors = 0, per_processor = 0;
+std::uint32_t resident_blocks(Kernel kernel, std::uint32_t block_size, std::size_t shared_bytes) {
+  struct Entry {
+    const void* kernel;
+    int device;
+    std::uint32_t block_size;
+    std::size_t shared_bytes;
+    std::uint32_t blocks;
+  };
+  static std::mutex mutex;
+  static std::vector<Entry> known;
+  int device = 0;
   check(cudaGetDevice(&device), "finding the device");
+  const std::lock_guard lock(mutex);
+  for (const Entry& e : known) {
+    if (e.kernel == reinterpret_cast<const void*>(kernel) && e.device == device &&
+        e.block_size == block_size && e.shared_bytes == shared_bytes) {
+      return e.blocks;
+    }
+  }
+  int processors = 0, per_processor = 0;
   check(cudaDeviceGetAttribute(&processors, cudaDevAttrMultiProcessorCount, device),
         "counting multiprocessors");
   check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             static_cast<int>(staging_bytes)),
+                             static_cast<int>(shared_bytes)),
         "reserving shared memory");
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_processor, kernel,
-                                                      static_cast<int>(scan.block_size),
-                                                      staging_bytes),
+                                                      static_cast<int>(block_size), shared_bytes),
         "computing occupancy");
-  const auto resident = static_cast<std::uint32_t>(std::max(1, processors * per_processor));
+  const auto blocks = static_cast<std::uint32_t>(std::max(1, processors * per_processor));
+  known.push_back({reinterpret_cast<const void*>(kernel), device, block_size, shared_bytes, blocks});
+  return blocks;
+}
+
+template <class Kernel>
+void launch_persistent(Kernel kernel, std::size_t staging_bytes, const ScanArgs& scan,
+                       const ChainArgs& chain, cudaStream_t stream) {
+  const std::uint32_t resident = resident_blocks(kernel, scan.block_size, staging_bytes);
   kernel<<<std::min(scan.tile_count, resident), scan.block_size, staging_bytes, stream>>>(scan,
                                                                                          chain);
 }

@@ -28,8 +28,9 @@ struct RunControl {
 constexpr std::uint32_t kDefaultVectorsPerThread = 4;
 constexpr std::uint32_t kDefaultBlockSize = 256;
 constexpr int kMaxLookbackDepth = 4;
-// Tiles a persistent block has staged into shared memory: the one it scans and the next.
-constexpr std::uint32_t kDefaultStagedTiles = 2;
+// Tiles a persistent block has staged into shared memory: the one it scans and the next
+// two (measured best on an H200, docs/performance.md).
+constexpr std::uint32_t kDefaultStagedTiles = 3;
 constexpr std::uint32_t kMaxStagedTiles = 4;
 // The largest block a tile shape is compiled for: 64 registers a thread for 4 rows, 128
 // for 8 (fewer would spill).

@@ -69,7 +69,7 @@ ScanLauncher::ScanLauncher(DType dtype, Op op, Kind kind, Implementation impleme
   chain_.packed = size_of(dtype) == 4 && tuning.tile_state != TileState::split;
   chain_.statistics = tuning.statistics;
   chain_.lookback_depth = static_cast<int>(tuning.lookback_depth ? tuning.lookback_depth : 1);
-  chain_.dispatch_order = tuning.dispatch_order;
+  chain_.dispatch_order = tuning.dispatch_order.value_or(implementation == Implementation::csdldf);
   chain_.staged_tiles = tuning.staged_tiles ? tuning.staged_tiles : kDefaultStagedTiles;
   if (chain_.staged_tiles < 2 || chain_.staged_tiles > kMaxStagedTiles) {
     throw UsageError("staged tiles must be in [2, " + std::to_string(kMaxStagedTiles) + "]");

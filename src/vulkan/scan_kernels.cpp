@@ -165,13 +165,14 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
     throw UsageError("cub is the CUDA baseline; it runs with --backend cuda");
   }
   detail::check_tuning(implementation, tuning);
-  if (tuning.dispatch_order && context_->info().type == "CPU") {
+  const bool dispatch_order = tuning.dispatch_order.value_or(false);
+  if (dispatch_order && context_->info().type == "CPU") {
     // A CPU driver may start the second half of the grid first; a tile there then falls
     // back through hundreds of unstarted predecessors, and llvmpipe cuts loops that long.
     throw UsageError("dispatch-order tiles are for GPUs; " + context_->info().name +
                      " may start workgroups far out of order");
   }
-  spec_[GS_SPEC_DISPATCH_ORDER] = tuning.dispatch_order;
+  spec_[GS_SPEC_DISPATCH_ORDER] = dispatch_order;
   if (spec_[GS_SPEC_LOOKBACK_DEPTH] > 16) throw UsageError("look-back depth must be in [1, 16]");
   // The workgroup's shared memory must hold the partials of two tiles.
   const std::size_t shared =

@@ -133,7 +133,7 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--lookback-depth", bench.tuning.lookback_depth,
                         "Windows of tiles a look-back step reads at once (default 1)");
   bench_cmd->add_option("--staged-tiles", bench.tuning.staged_tiles,
-                        "CUDA: tiles a block stages into shared memory ahead (2..4, default 2)");
+                        "CUDA: tiles a block has staged into shared memory, its own included (2..4, default 3)");
   std::string tile_state = "auto";
   bench_cmd
       ->add_option(
@@ -141,9 +141,12 @@ int main(int argc, char** argv) {
           "csdl/csdldf tile state: split (portable 32-bit words), packed (one 64-bit word, "
           "32-bit types) or auto (packed where possible)")
       ->capture_default_str();
-  bench_cmd->add_flag(
-      "--dispatch-order", bench.tuning.dispatch_order,
-      "csdldf only: take tiles in workgroup-id order instead of from an atomic counter");
+  std::string tile_order = "auto";
+  bench_cmd
+      ->add_option("--tile-order", tile_order,
+                   "csdldf: dispatch (tiles in workgroup-id order), counter (claimed from an "
+                   "atomic counter) or auto (CUDA: dispatch, Vulkan: counter)")
+      ->capture_default_str();
   bench_cmd->add_option("--csv", bench.csv, "Also write the results as CSV to this file");
 
   try {
@@ -197,6 +200,14 @@ int main(int argc, char** argv) {
             return std::nullopt;
           },
           "auto, split, packed");
+      const auto order = parse_choice<std::string_view>(
+          "--tile-order", tile_order,
+          [](std::string_view text) -> std::optional<std::string_view> {
+            if (text == "auto" || text == "counter" || text == "dispatch") return text;
+            return std::nullopt;
+          },
+          "auto, counter, dispatch");
+      if (order != "auto") bench.tuning.dispatch_order = order == "dispatch";
       return cli::run_bench(bench);
     }
   } catch (const UsageError& e) {
