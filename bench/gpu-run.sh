@@ -113,19 +113,15 @@ if [ "${GPU_RUN_CUDA_TUNING:-0}" = 1 ]; then
     "$bin/gpuscan" bench --backend cuda --dtype "$dtype" --sizes "$sizes" --runs 10 \
       --algorithms csdldf,cub,memcpy "$@" 2>&1 | grep -E "csdldf|cub" || status=1
   }
-  for rows in 4 8; do
-    for staged in 2 3 4; do sweep u32 $large --vectors-per-thread $rows --staged-tiles $staged; done
-  done
-  sweep u32 $large --staged-tiles 3 --lookback-depth 2
-  sweep u32 $large --staged-tiles 3 --max-spins 16
-  sweep u32 $large --staged-tiles 3 --stats
-  sweep u32 $large --staged-tiles 3 --tile-state split
-  sweep u32 $large --staged-tiles 3 --tile-order counter
-  for rows in 4 8; do
-    for staged in 2 3 4; do sweep u64 $large --vectors-per-thread $rows --staged-tiles $staged; done
-  done
-  for extra in "" "--staged-tiles 2" "--staged-tiles 2 --vectors-per-thread 8" "--staged-tiles 2 --workgroup-size 128"; do
-    sweep u32 $small $extra
-  done
+  sweep u32 $large --max-spins 1
+  sweep u32 $large --max-spins 16
+  sweep u32 $large --workgroup-size 128
+  sweep u32 $large --workgroup-size 128 --staged-tiles 3
+  sweep u32 $large --workgroup-size 512
+  sweep u64 $large --lookback-depth 2
+  sweep u64 $large --lookback-depth 4
+  sweep u64 $large --vectors-per-thread 4 --lookback-depth 4
+  sweep u32 $small --workgroup-size 128
+  sweep u32 $small --workgroup-size 512
 fi 2>&1 | tee "$out/cuda-tuning.log"
 exit $status

@@ -1,6 +1,7 @@
 // The kernel launchers for one element type, GS_CUDA_DTYPE (CMake compiles this file once
 // per type, in parallel). Every operator the type has gets its kernels here.
 #include <algorithm>
+#include <string>
 #include <mutex>
 #include <vector>
 #include <type_traits>
@@ -92,11 +93,20 @@ std::uint32_t resident_blocks(Kernel kernel, std::uint32_t block_size, std::size
       return e.blocks;
     }
   }
-  int processors = 0, per_processor = 0;
+  int processors = 0, per_processor = 0, optin = 0;
   check(cudaDeviceGetAttribute(&processors, cudaDevAttrMultiProcessorCount, device),
         "counting multiprocessors");
+  // Allow the kernel all the dynamic shared memory a block may have, once for every shape.
+  check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+        "reading the shared memory limit");
+  cudaFuncAttributes attributes{};
+  check(cudaFuncGetAttributes(&attributes, kernel), "reading kernel attributes");
+  if (shared_bytes + attributes.sharedSizeBytes > static_cast<std::size_t>(optin)) {
+    throw UsageError("the tile shape needs " + std::to_string(shared_bytes) +
+                     " bytes of shared memory, more than a block may have");
+  }
   check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             static_cast<int>(shared_bytes)),
+                             optin - static_cast<int>(attributes.sharedSizeBytes)),
         "reserving shared memory");
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_processor, kernel,
                                                       static_cast<int>(block_size), shared_bytes),

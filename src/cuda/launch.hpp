@@ -24,13 +24,15 @@ struct RunControl {
 };
 
 // Threads per block times elements per thread: VPT rows of 16-byte vectors per thread
-// (compiled for 4 and 8).
-constexpr std::uint32_t kDefaultVectorsPerThread = 4;
+// (compiled for 4 and 8; by default 16 elements a thread: 4 rows of 32-bit, 8 of 64-bit).
+inline std::uint32_t default_vectors_per_thread(DType dtype) {
+  return static_cast<std::uint32_t>(size_of(dtype));
+}
 constexpr std::uint32_t kDefaultBlockSize = 256;
 constexpr int kMaxLookbackDepth = 4;
 // Tiles a persistent block has staged into shared memory: the one it scans and the next
-// two (measured best on an H200, docs/performance.md).
-constexpr std::uint32_t kDefaultStagedTiles = 3;
+// (3 and 4 measured no faster on an H200, docs/performance.md).
+constexpr std::uint32_t kDefaultStagedTiles = 2;
 constexpr std::uint32_t kMaxStagedTiles = 4;
 // The largest block a tile shape is compiled for: 64 registers a thread for 4 rows, 128
 // for 8 (fewer would spill).
@@ -48,7 +50,7 @@ struct ScanArgs {
   std::uint64_t n = 0;
   std::uint32_t tile_count = 0;
   std::uint32_t block_size = kDefaultBlockSize;
-  std::uint32_t vectors_per_thread = kDefaultVectorsPerThread;
+  std::uint32_t vectors_per_thread = 4;
   Kind kind = Kind::inclusive;
   std::uint64_t init_bits = 0;
 };

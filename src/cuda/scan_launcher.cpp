@@ -51,7 +51,7 @@ ScanLauncher::ScanLauncher(DType dtype, Op op, Kind kind, Implementation impleme
       implementation_(implementation),
       block_size_(block_size_of(tuning)),
       vectors_per_thread_(tuning.vectors_per_thread ? tuning.vectors_per_thread
-                                                    : kDefaultVectorsPerThread),
+                                                    : default_vectors_per_thread(dtype)),
       controls_(2 * sizeof(RunControl)) {
   check_cuda_tuning(dtype, implementation, tuning);
   if (block_size_ > max_block_size(vectors_per_thread_)) {
