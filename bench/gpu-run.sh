@@ -113,15 +113,12 @@ if [ "${GPU_RUN_CUDA_TUNING:-0}" = 1 ]; then
     "$bin/gpuscan" bench --backend cuda --dtype "$dtype" --sizes "$sizes" --runs 10 \
       --algorithms csdldf,cub,memcpy "$@" 2>&1 | grep -E "csdldf|cub" || status=1
   }
-  sweep u32 $large --max-spins 1
-  sweep u32 $large --max-spins 16
-  sweep u32 $large --workgroup-size 128
-  sweep u32 $large --workgroup-size 128 --staged-tiles 3
-  sweep u32 $large --workgroup-size 512
-  sweep u64 $large --lookback-depth 2
-  sweep u64 $large --lookback-depth 4
-  sweep u64 $large --vectors-per-thread 4 --lookback-depth 4
-  sweep u32 $small --workgroup-size 128
-  sweep u32 $small --workgroup-size 512
+  for spins in 1 2 4; do
+    echo "-- u32 blocking sweep, max spins $spins"
+    "$bin/gpuscan" bench --backend cuda --sizes 67108864,268435456 --runs 10 --blocking --max-spins $spins 2>&1 |
+      grep -E "csdldf +(-|1/1 |1/2 |1/64 )" || status=1
+  done
+  sweep u64 $large --workgroup-size 128
+  sweep u64 $large --workgroup-size 512
 fi 2>&1 | tee "$out/cuda-tuning.log"
 exit $status

@@ -155,6 +155,7 @@ TEST_F(CudaTest, BothTileStatesAndEveryBlockSizeStayExact) {
         expect_matches({{DType::f32, Op::max, Kind::exclusive, Algorithm::csdl}, tuning}, n);
       }
       if (state == TileState::split) {
+        tuning.vectors_per_thread = 4;  // 64-bit types default to 8 rows, at most 512 threads
         expect_matches({{DType::i64, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, 999999);
       }
     }
