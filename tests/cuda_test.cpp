@@ -125,7 +125,7 @@ TEST_F(CudaTest, EveryTileShapeAndLookBackStaysExact) {
         tuning.vectors_per_thread = rows;
         tuning.lookback_depth = depth;
         tuning.dispatch_order = ordered;
-        tuning.staged_tiles = std::min(1 + depth, 4u);
+        tuning.staged_tiles = depth;
         tuning.max_spins = depth;  // short waits: fallbacks happen too
         SCOPED_TRACE("rows " + std::to_string(rows) + " depth " + std::to_string(depth) +
                      " staged " + std::to_string(tuning.staged_tiles) +

@@ -48,7 +48,8 @@ struct Tuning {
   // 0: as many as one buffer binding of the device allows.
   std::size_t chunk_elements = 0;
   // CUDA: tiles a persistent block has on their way into shared memory, the one it scans
-  // included (2..4; 0: 2). More keep more loads in flight through look-backs.
+  // included (1..4; 0: 2 in dispatch order, 1 with the counter). More keep more loads in
+  // flight through look-backs.
   std::uint32_t staged_tiles = 0;
   // Run the statistics variant of csdl/csdldf (separate pipelines: the normal ones pay
   // nothing for it).

@@ -30,8 +30,8 @@ inline std::uint32_t default_vectors_per_thread(DType dtype) {
 }
 constexpr std::uint32_t kDefaultBlockSize = 256;
 constexpr int kMaxLookbackDepth = 4;
-// Tiles a persistent block has staged into shared memory: the one it scans and the next
-// (3 and 4 measured no faster on an H200, docs/performance.md).
+// Tiles a persistent block in dispatch order has staged into shared memory: the one it
+// scans and the next (3 and 4 measured no faster on an H200, docs/performance.md).
 constexpr std::uint32_t kDefaultStagedTiles = 2;
 constexpr std::uint32_t kMaxStagedTiles = 4;
 // The largest block a tile shape is compiled for: 64 registers a thread for 4 rows, 128
@@ -66,7 +66,7 @@ struct ChainArgs {
   std::uint32_t max_spins = 4;
   std::uint32_t blocking_mask = 0xFFFFFFFFu;
   int lookback_depth = 1;  // windows one look-back step reads, up to kMaxLookbackDepth
-  std::uint32_t staged_tiles = kDefaultStagedTiles;  // per block, 2 .. kMaxStagedTiles
+  std::uint32_t staged_tiles = kDefaultStagedTiles;  // per block, 1 .. kMaxStagedTiles
   bool dispatch_order = false;  // tile = block id instead of the counter (csdldf)
   bool fallback = true;     // csdldf; false: csdl
   bool packed = false;      // one 64-bit word per tile (32-bit types only)
