@@ -44,9 +44,8 @@ std::size_t cub_temp_bytes(DType dtype, Kind kind, std::uint64_t n) {
 
 void launch_cub_sum(DType dtype, Kind kind, const void* in, void* out, std::uint64_t n, void* temp,
                     std::size_t temp_bytes, cudaStream_t stream) {
-  reference::visit(dtype, [&](auto tag) {
-    cub_sum<decltype(tag)>(kind, in, out, n, temp, temp_bytes, stream);
-  });
+  reference::visit(
+      dtype, [&](auto tag) { cub_sum<decltype(tag)>(kind, in, out, n, temp, temp_bytes, stream); });
 }
 
 }  // namespace gpuscan::cuda

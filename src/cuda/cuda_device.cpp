@@ -89,9 +89,9 @@ void CudaDevice::upload(detail::BufferImpl& destination, std::span<const std::by
   if (source.size() > memory.size()) throw UsageError("upload larger than the buffer");
   // On the device's stream, then waited for: a plain cudaMemcpy from pageable memory may
   // return before its DMA is done, and it is not ordered with the stream's kernels.
-  check(cudaMemcpyAsync(memory.data(), source.data(), source.size(), cudaMemcpyHostToDevice,
-                        stream_),
-        "uploading");
+  check(
+      cudaMemcpyAsync(memory.data(), source.data(), source.size(), cudaMemcpyHostToDevice, stream_),
+      "uploading");
   check(cudaStreamSynchronize(stream_), "uploading");
 }
 

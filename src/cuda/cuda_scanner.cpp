@@ -55,8 +55,8 @@ RunResult CudaScanner::run(const detail::BufferImpl& in, std::size_t in_offset,
   // Only csdl can give up a look-back; only the statistics variant counts.
   if (spec_.algorithm == Algorithm::csdl || launcher_.counts_statistics()) {
     RunControl counts{};
-    check(cudaMemcpyAsync(&counts, launcher_.last_counts(), sizeof(counts),
-                          cudaMemcpyDeviceToHost, stream_),
+    check(cudaMemcpyAsync(&counts, launcher_.last_counts(), sizeof(counts), cudaMemcpyDeviceToHost,
+                          stream_),
           "reading the run's counts");
     check(cudaStreamSynchronize(stream_), "reading the run's counts");
     if (counts.abandoned != 0) {

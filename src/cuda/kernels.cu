@@ -1,10 +1,10 @@
 // The kernel launchers for one element type, GS_CUDA_DTYPE (CMake compiles this file once
 // per type, in parallel). Every operator the type has gets its kernels here.
 #include <algorithm>
-#include <string>
 #include <mutex>
-#include <vector>
+#include <string>
 #include <type_traits>
+#include <vector>
 
 #include "cuda/check.hpp"
 #include "cuda/kernels/chained_scan.cuh"
@@ -112,7 +112,8 @@ std::uint32_t resident_blocks(Kernel kernel, std::uint32_t block_size, std::size
                                                       static_cast<int>(block_size), shared_bytes),
         "computing occupancy");
   const auto blocks = static_cast<std::uint32_t>(std::max(1, processors * per_processor));
-  known.push_back({reinterpret_cast<const void*>(kernel), device, block_size, shared_bytes, blocks});
+  known.push_back(
+      {reinterpret_cast<const void*>(kernel), device, block_size, shared_bytes, blocks});
   return blocks;
 }
 
@@ -121,7 +122,7 @@ void launch_persistent(Kernel kernel, std::size_t staging_bytes, const ScanArgs&
                        const ChainArgs& chain, cudaStream_t stream) {
   const std::uint32_t resident = resident_blocks(kernel, scan.block_size, staging_bytes);
   kernel<<<std::min(scan.tile_count, resident), scan.block_size, staging_bytes, stream>>>(scan,
-                                                                                         chain);
+                                                                                          chain);
 }
 
 template <class M, class S>
@@ -168,9 +169,8 @@ void launch_reduce_then_scan(Op op, const ScanArgs& scan, void* spine, cudaStrea
 
 template <class T>
 void launch_check(Op op, const CheckArgs& args, cudaStream_t stream) {
-  with_monoid<T>(op, [&](auto monoid) {
-    check_run<decltype(monoid)><<<1024, 256, 0, stream>>>(args);
-  });
+  with_monoid<T>(op,
+                 [&](auto monoid) { check_run<decltype(monoid)><<<1024, 256, 0, stream>>>(args); });
   check(cudaGetLastError(), "launching the device check");
 }
 

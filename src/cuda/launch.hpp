@@ -68,9 +68,9 @@ struct ChainArgs {
   int lookback_depth = 1;  // windows one look-back step reads, up to kMaxLookbackDepth
   std::uint32_t staged_tiles = kDefaultStagedTiles;  // per block, 1 .. kMaxStagedTiles
   bool dispatch_order = false;  // tile = block id instead of the counter (csdldf)
-  bool fallback = true;     // csdldf; false: csdl
-  bool packed = false;      // one 64-bit word per tile (32-bit types only)
-  bool statistics = false;  // the counting variant
+  bool fallback = true;         // csdldf; false: csdl
+  bool packed = false;          // one 64-bit word per tile (32-bit types only)
+  bool statistics = false;      // the counting variant
 };
 
 // 32-bit words of spine one tile takes.

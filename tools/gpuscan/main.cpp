@@ -133,7 +133,8 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--lookback-depth", bench.tuning.lookback_depth,
                         "Windows of tiles a look-back step reads at once (default 1)");
   bench_cmd->add_option("--staged-tiles", bench.tuning.staged_tiles,
-                        "CUDA: tiles a block has staged into shared memory, its own included (1..4; default 2, 1 with --tile-order counter)");
+                        "CUDA: tiles a block has staged into shared memory, its own included "
+                        "(1..4; default 2, 1 with --tile-order counter)");
   std::string tile_state = "auto";
   bench_cmd
       ->add_option(

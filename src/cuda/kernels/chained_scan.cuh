@@ -28,7 +28,8 @@ struct LookBack {
   // How many steps a look-back of `tile` waits on the not-ready tile `cursor` before it
   // falls back: max_spins for the nearest successor, longer the further back the blocking
   // tile lies (up to 64 times), so that the nearest successor's insertion serves the others.
-  __device__ __forceinline__ std::uint32_t patience(std::uint32_t tile, std::uint32_t cursor) const {
+  __device__ __forceinline__ std::uint32_t patience(std::uint32_t tile,
+                                                    std::uint32_t cursor) const {
     return chain.fallback ? chain.max_spins * min(tile - cursor, 64u) : chain.max_spins;
   }
 
@@ -115,7 +116,7 @@ template <class T>
 struct ChainedShared {
   BlockPartials<T> partials;
   std::uint32_t tiles[kMaxStagedTiles];  // the tile of each staging buffer
-  std::uint32_t lookback;  // the look-back's verdict: done, or the tile to reduce
+  std::uint32_t lookback;                // the look-back's verdict: done, or the tile to reduce
   T prefix;
 };
 
@@ -147,8 +148,7 @@ __device__ __forceinline__ std::uint32_t claim_tile(const ChainArgs& chain, std:
 // post the inclusive value, write the output.
 template <class M, class S, int VPT, bool kStats>
 __device__ __forceinline__ void scan_tile(const ScanArgs& scan, const ChainArgs& chain,
-                                          std::uint32_t tile,
-                                          Vector<typename M::T> (&loaded)[VPT],
+                                          std::uint32_t tile, Vector<typename M::T> (&loaded)[VPT],
                                           ChainedShared<typename M::T>& shared) {
   using T = typename M::T;
   constexpr std::uint32_t kDone = 0xFFFFFFFFu;
@@ -204,10 +204,11 @@ __device__ __forceinline__ void scan_tile(const ScanArgs& scan, const ChainArgs&
 // (cp.async), so the block's loads stay in flight through the look-back instead of waiting
 // for it. Tiles from the counter are staged one at a time (staged_tiles 1): a tile claimed
 // ahead waits for its block's current one, and csdl's look-backs then wait on that chain
-// (measured: 0.21 of memcpy at 2^30 with two). Dynamic shared memory: staged_tiles buffers of blockDim * VPT vectors, used as a
-// ring; shared.tiles holds which tile each buffer is for.
+// (measured: 0.21 of memcpy at 2^30 with two). Dynamic shared memory: staged_tiles buffers of
+// blockDim * VPT vectors, used as a ring; shared.tiles holds which tile each buffer is for.
 template <class M, class S, int VPT, bool kStats>
-__global__ void __launch_bounds__(max_block_size(VPT)) chained_scan(ScanArgs scan, ChainArgs chain) {
+__global__ void __launch_bounds__(max_block_size(VPT))
+    chained_scan(ScanArgs scan, ChainArgs chain) {
   using T = typename M::T;
   extern __shared__ uint4 staging[];
   __shared__ ChainedShared<T> shared;
@@ -218,7 +219,8 @@ __global__ void __launch_bounds__(max_block_size(VPT)) chained_scan(ScanArgs sca
   // Thread 0's last claim, for the dispatch order.
   std::uint32_t claimed = kNoTile;
   if (threadIdx.x == 0) {
-    for (std::uint32_t s = 0; s + 1 < stages; ++s) shared.tiles[s] = claimed = claim_tile(chain, claimed);
+    for (std::uint32_t s = 0; s + 1 < stages; ++s)
+      shared.tiles[s] = claimed = claim_tile(chain, claimed);
   }
   clear_for_next_run(chain);
   __syncthreads();

@@ -44,7 +44,8 @@ __global__ void check_run(CheckArgs c) {
   const typename M::T* out = static_cast<const typename M::T*>(c.out);
   std::uint32_t errors = 0;
   const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
-  for (std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < c.n; i += stride) {
+  for (std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < c.n;
+       i += stride) {
     if (!matches<M>(c, out[i], expected<M>(c, i), i)) ++errors;
   }
   if (errors != 0) atomicAdd(c.errors, errors);

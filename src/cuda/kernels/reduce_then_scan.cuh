@@ -8,7 +8,8 @@
 namespace gpuscan::cuda {
 
 template <class M, int VPT>
-__global__ void __launch_bounds__(max_block_size(VPT)) rts_reduce(ScanArgs scan, typename M::T* spine) {
+__global__ void __launch_bounds__(max_block_size(VPT))
+    rts_reduce(ScanArgs scan, typename M::T* spine) {
   using T = typename M::T;
   __shared__ BlockPartials<T> partials;
   Vector<T> unused[VPT];
@@ -42,7 +43,8 @@ __global__ void __launch_bounds__(1024) rts_spine(std::uint32_t count, typename 
 }
 
 template <class M, int VPT>
-__global__ void __launch_bounds__(max_block_size(VPT)) rts_scan(ScanArgs scan, const typename M::T* spine) {
+__global__ void __launch_bounds__(max_block_size(VPT))
+    rts_scan(ScanArgs scan, const typename M::T* spine) {
   using T = typename M::T;
   __shared__ BlockPartials<T> partials;
   Vector<T> rows[VPT];

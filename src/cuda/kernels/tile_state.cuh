@@ -23,7 +23,8 @@ struct SplitState {
   static constexpr int kWords = sizeof(T) * 8 / GS_PIECE_BITS;
   __device__ __forceinline__ static std::uint32_t state_of(Word w) { return w & GS_STATE_MASK; }
   __device__ __forceinline__ static Word word_of(std::uint32_t state, T value, int j) {
-    return state | (static_cast<std::uint32_t>(to_bits(value) >> (GS_PIECE_BITS * j)) & GS_PIECE_MASK);
+    return state |
+           (static_cast<std::uint32_t>(to_bits(value) >> (GS_PIECE_BITS * j)) & GS_PIECE_MASK);
   }
   // Joins the pieces of the K lanes from `first` on.
   __device__ __forceinline__ static T value_of(Word w, int first) {
@@ -50,7 +51,9 @@ struct PackedState {
   __device__ __forceinline__ static Word word_of(std::uint32_t state, T value, int) {
     return (Word{state} << 32) | to_bits(value);
   }
-  __device__ __forceinline__ static T value_of(Word w, int) { return from_bits<T>(w & 0xFFFFFFFFu); }
+  __device__ __forceinline__ static T value_of(Word w, int) {
+    return from_bits<T>(w & 0xFFFFFFFFu);
+  }
 };
 
 // The look-back warp's view of the spine (S: SplitState or PackedState).

@@ -6,8 +6,12 @@ namespace gpuscan::cuda {
 constexpr unsigned kFullMask = 0xFFFFFFFFu;
 constexpr int kWarpSize = 32;
 
-__device__ __forceinline__ int lane_id() { return threadIdx.x & (kWarpSize - 1); }
-__device__ __forceinline__ int warp_id() { return threadIdx.x / kWarpSize; }
+__device__ __forceinline__ int lane_id() {
+  return threadIdx.x & (kWarpSize - 1);
+}
+__device__ __forceinline__ int warp_id() {
+  return threadIdx.x / kWarpSize;
+}
 
 // Kogge-Stone inclusive scan; lane l ends with lanes [0, l] combined in order.
 template <class M>
