@@ -27,11 +27,15 @@ struct Tuning {
   std::uint32_t max_spins = 4;
   // Simulated blocking: tiles with ((tile + 1) & mask) == 0 never post their aggregate.
   std::optional<std::uint32_t> blocking_mask;
+  // Threads per workgroup (Vulkan: a power of two; CUDA: a multiple of 32 in [64, 1024],
+  // at most 512 with 8 vectors per thread; default 256 on both).
   std::uint32_t workgroup_size = 0;
-  std::uint32_t vectors_per_thread = 0;  // four elements each
-  std::uint32_t subgroup_size = 0;       // logical subgroup size, <= the hardware's; 0: hardware
+  // Vectors per thread (Vulkan: of four elements, 1..64; CUDA: of 16 bytes, 4 or 8, by
+  // default 16 elements a thread).
+  std::uint32_t vectors_per_thread = 0;
+  std::uint32_t subgroup_size = 0;  // Vulkan: logical subgroup size, <= the hardware's
   // Windows of (subgroup size / words per tile) tiles a look-back step reads at once
-  // (default 1: deeper steps measured slower on an H200).
+  // (default 1: deeper steps measured slower on an H200; CUDA: at most 4).
   std::uint32_t lookback_depth = 0;
   // csdldf on GPUs (refused for csdl and on CPU drivers; other algorithms have no tile
   // chain): take tiles in dispatch order (the workgroup id) instead of claiming them from an
@@ -45,7 +49,7 @@ struct Tuning {
   // steps). Automatic: packed where the device and type allow, else split.
   TileState tile_state = TileState::automatic;
   // Elements per run: larger scans go in chunks, each chunk's carry the next one's init.
-  // 0: as many as one buffer binding of the device allows.
+  // 0: as many as one buffer binding of the device allows (CUDA: 2^32 - 1 tiles).
   std::size_t chunk_elements = 0;
   // CUDA: tiles a persistent block has on their way into shared memory, the one it scans
   // included (1..4; 0: 2 in dispatch order, 1 with the counter). More keep more loads in

@@ -17,7 +17,11 @@ std::vector<DeviceInfo> list_devices() {
 #ifdef GPUSCAN_HAS_CUDA
   devices = cuda::list_devices();
 #endif
-  for (DeviceInfo& info : vulkan::list_devices()) devices.push_back(std::move(info));
+  try {
+    for (DeviceInfo& info : vulkan::list_devices()) devices.push_back(std::move(info));
+  } catch (const DeviceError&) {
+    if (devices.empty()) throw;  // no Vulkan loader or driver: fine while CUDA has devices
+  }
   return devices;
 }
 

@@ -1,7 +1,7 @@
 // Buffers: device-local storage for the kernels, host-visible staging for transfers.
 #pragma once
 
-#include <vulkan/vulkan.h>
+#include <volk.h>
 
 #include <cstddef>
 #include <memory>

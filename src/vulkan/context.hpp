@@ -1,7 +1,7 @@
 // A logical device with one compute queue: what every other Vulkan piece is built on.
 #pragma once
 
-#include <vulkan/vulkan.h>
+#include <volk.h>
 
 #include <cstdint>
 #include <functional>

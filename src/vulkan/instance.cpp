@@ -92,6 +92,13 @@ Instance::Instance() {
   app.pEngineName = "gpuscan";
   app.apiVersion = VK_API_VERSION_1_3;
 
+  // The loader is opened at run time (volk), so that a machine without it can still use the
+  // CUDA backend.
+  static const VkResult loader = volkInitialize();
+  if (loader != VK_SUCCESS) {
+    throw DeviceError(
+        "no Vulkan loader found (libvulkan.so.1; Debian: apt-get install libvulkan1)");
+  }
   std::vector<const char*> layers;
   std::vector<const char*> extensions;
   const bool validate = validation_requested();
@@ -125,6 +132,7 @@ Instance::Instance() {
     throw DeviceError("no Vulkan driver found (Debian: apt-get install mesa-vulkan-drivers)");
   }
   check(result, "vkCreateInstance");
+  volkLoadInstance(instance_);
   if (validate) {
     auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
         vkGetInstanceProcAddr(instance_, "vkCreateDebugUtilsMessengerEXT"));

@@ -1,7 +1,7 @@
 // The Vulkan instance (one per process) and the physical devices it sees.
 #pragma once
 
-#include <vulkan/vulkan.h>
+#include <volk.h>
 
 #include <cstdint>
 #include <memory>

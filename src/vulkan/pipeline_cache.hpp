@@ -3,7 +3,7 @@
 // layout (the bindings of shaders/common/interface.h) and one push-constant range.
 #pragma once
 
-#include <vulkan/vulkan.h>
+#include <volk.h>
 
 #include <array>
 #include <cstdint>

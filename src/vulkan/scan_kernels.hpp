@@ -3,7 +3,7 @@
 // them and check their output.
 #pragma once
 
-#include <vulkan/vulkan.h>
+#include <volk.h>
 
 #include <cstddef>
 #include <cstdint>

@@ -1,7 +1,7 @@
 // A query pool of timestamp pairs: one pair brackets one timed run.
 #pragma once
 
-#include <vulkan/vulkan.h>
+#include <volk.h>
 
 #include <cstdint>
 #include <memory>

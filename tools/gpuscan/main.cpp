@@ -126,7 +126,8 @@ int main(int argc, char** argv) {
                         "Threads per workgroup (default 256)");
   bench_cmd->add_option(
       "--vectors-per-thread", bench.tuning.vectors_per_thread,
-      "Four-element vectors per thread (default 4 for 32-bit types, 2 for 64-bit)");
+      "Vectors per thread (Vulkan: of four elements, default 4 for 32-bit types, 2 for 64-bit; "
+      "CUDA: of 16 bytes, 4 or 8, default 16 elements a thread)");
   bench_cmd->add_option(
       "--subgroup-size", bench.tuning.subgroup_size,
       "Logical subgroup size, a power of two up to the hardware's (default: the hardware's)");
