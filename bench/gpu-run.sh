@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Everything one GPU session needs, in one call, on a machine that has the NVIDIA driver
-# but no Vulkan loader, no glslc and no package registry. Build on the development machine
+# but no Vulkan loader, no glslc and no package registry (the CUDA half needs no loader:
+# gpuscan opens it at run time, only for Vulkan). Build on the development machine
 # first (scripts/build), then run this from the repository root on the GPU machine with
 # build/bin and .gl carried along:
 #

@@ -8,7 +8,7 @@
 
 #include "cuda/check.hpp"
 #include "cuda/kernels/chained_scan.cuh"
-#include "cuda/kernels/check.cuh"
+#include "cuda/kernels/validation.cuh"
 #include "cuda/kernels/monoid.cuh"
 #include "cuda/kernels/reduce_then_scan.cuh"
 #include "shaders/common/interface.h"
