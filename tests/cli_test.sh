@@ -245,6 +245,12 @@ refused 2 "--init negative u32" scan in/u32_small.npy out/o.npy --init -1
 refused 2 "--init i32 below range" scan in/i32.npy out/o.npy --init -2147483649
 refused 2 "--init trailing text" scan in/f32.npy out/o.npy --op max --init 1.5x
 refused 2 "--init f32 overflow" scan in/f32.npy out/o.npy --op max --init 1e39
+# bench refuses what the device or an algorithm cannot take before any progress output.
+refused 2 "unknown --tile-order" bench --tile-order bogus --sizes 100
+refused 2 "cub on Vulkan" bench --backend vulkan --algorithms cub --sizes 100
+refused 2 "staged tiles on Vulkan" bench --backend vulkan --staged-tiles 2 --sizes 100
+refused 2 "csdl under blocking" bench --algorithms csdl,memcpy --blocking --sizes 100
+refused 2 "workgroup size not a power of two" bench --backend vulkan --workgroup-size 100 --sizes 100
 # Found only once the scan ran: still a usage error, still nothing left behind.
 refused 2 "OUT in a missing directory" scan in/u32_small.npy out/missing/o.npy
 # Device failures exit 1.

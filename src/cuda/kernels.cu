@@ -8,9 +8,9 @@
 
 #include "cuda/check.hpp"
 #include "cuda/kernels/chained_scan.cuh"
-#include "cuda/kernels/validation.cuh"
 #include "cuda/kernels/monoid.cuh"
 #include "cuda/kernels/reduce_then_scan.cuh"
+#include "cuda/kernels/validation.cuh"
 #include "shaders/common/interface.h"
 
 namespace gpuscan::cuda {

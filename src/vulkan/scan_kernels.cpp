@@ -164,6 +164,9 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
   if (implementation == Implementation::cub) {
     throw UsageError("cub is the CUDA baseline; it runs with --backend cuda");
   }
+  if (tuning.staged_tiles != 0) {
+    throw UsageError("staged tiles are a CUDA tuning; the Vulkan kernels do not stage tiles");
+  }
   detail::check_tuning(implementation, tuning);
   const bool dispatch_order = tuning.dispatch_order.value_or(false);
   if (dispatch_order && context_->info().type == "CPU") {

@@ -100,6 +100,20 @@ int run_bench(const BenchOptions& options) {
       implementations.push_back(Implementation::cub);
     }
   }
+  // A one-element rehearsal of the whole case: whatever this device or an algorithm cannot
+  // take is refused now, in one line, before any progress output.
+  {
+    BenchCase rehearsal;
+    rehearsal.dtype = options.dtype;
+    rehearsal.op = options.op;
+    rehearsal.kind = options.kind;
+    rehearsal.n = 1;
+    rehearsal.runs = 1;
+    rehearsal.hot = true;
+    rehearsal.implementations = implementations;
+    rehearsal.tuning = options.tuning;
+    benchmark(device, rehearsal);
+  }
   std::fprintf(stderr, "bench: %s (%s), %s %s %s, %d runs per size%s\n", info.name.c_str(),
                info.type.c_str(), std::string(to_string(options.dtype)).c_str(),
                std::string(to_string(options.op)).c_str(),
