@@ -49,7 +49,7 @@ struct Tuning {
   // steps). Automatic: packed where the device and type allow, else split.
   TileState tile_state = TileState::automatic;
   // Elements per run: larger scans go in chunks, each chunk's carry the next one's init.
-  // 0: as many as one buffer binding of the device allows (CUDA: 2^32 - 1 tiles).
+  // 0: as many as one buffer binding of the device allows (CUDA: 2^31 tiles).
   std::size_t chunk_elements = 0;
   // CUDA: tiles a persistent block has on their way into shared memory, the one it scans
   // included (1..4; 0: 2 in dispatch order, 1 with the counter). More keep more loads in

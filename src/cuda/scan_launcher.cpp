@@ -1,6 +1,5 @@
 #include "cuda/scan_launcher.hpp"
 
-#include <limits>
 #include <string>
 
 #include "core/reference.hpp"
@@ -84,9 +83,9 @@ bool ScanLauncher::chained() const {
 }
 
 std::size_t ScanLauncher::max_elements() const {
-  // Tile indices are 32-bit.
-  return std::size_t{std::numeric_limits<std::uint32_t>::max()} *
-         tile_elements(dtype_, block_size_, vectors_per_thread_);
+  // Tile indices are 32-bit, and a block's next tile (its last one plus the grid) must not
+  // wrap around: 2^31 tiles (2^43 elements by default), far beyond any device's memory.
+  return (std::size_t{1} << 31) * tile_elements(dtype_, block_size_, vectors_per_thread_);
 }
 
 void ScanLauncher::launch(const void* in, void* out, std::uint64_t n, Value init,
