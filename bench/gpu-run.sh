@@ -104,7 +104,7 @@ cuda_bench() {  # name, then gpuscan bench arguments
 fi
 
 if [ "${GPU_RUN_CUDA_TUNING:-0}" = 1 ]; then
-  echo "== CUDA tuning sweep: block size, vectors per thread, look-back depth =="
+  echo "== CUDA tuning sweep: spin limit under blocking, u64 block sizes =="
   large=67108864,268435456,1073741824
   small=65536,262144,1048576
   sweep() {  # dtype, sizes, then bench options

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 
 #include "core/backend.hpp"
 #include "cuda/check.hpp"
