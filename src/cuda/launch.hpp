@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "gpuscan/types.hpp"
+#include "shaders/common/interface.h"
 
 namespace gpuscan::cuda {
 
@@ -22,6 +23,13 @@ struct RunControl {
   std::uint32_t insertions;
   std::uint32_t unused[2];
 };
+// The same words, in the same order, as the Vulkan control buffer.
+static_assert(offsetof(RunControl, tile_counter) == 4 * GS_CONTROL_TILE_COUNTER);
+static_assert(offsetof(RunControl, abandoned) == 4 * GS_CONTROL_LOOKBACK_ABANDONED);
+static_assert(offsetof(RunControl, spins) == 4 * GS_CONTROL_SPINS);
+static_assert(offsetof(RunControl, lookback_steps) == 4 * GS_CONTROL_LOOKBACK_STEPS);
+static_assert(offsetof(RunControl, fallbacks) == 4 * GS_CONTROL_FALLBACKS);
+static_assert(offsetof(RunControl, insertions) == 4 * GS_CONTROL_INSERTIONS);
 
 // Threads per block times elements per thread: VPT rows of 16-byte vectors per thread
 // (compiled for 4 and 8; by default 16 elements a thread: 4 rows of 32-bit, 8 of 64-bit).
