@@ -10,9 +10,14 @@
 namespace gpuscan::cuda {
 
 inline void check(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) {
-    throw DeviceError(std::string("CUDA error ") + what + ": " + cudaGetErrorString(status));
+  if (status == cudaSuccess) return;
+  std::string message = std::string("CUDA error ") + what + ": " + cudaGetErrorString(status);
+  if (status == cudaErrorNoKernelImageForDevice || status == cudaErrorUnsupportedPtxVersion) {
+    // The kernels were compiled for other GPUs: say which, and how to build for this one.
+    message.append(" (this build's kernels are for CUDA architectures " GPUSCAN_CUDA_ARCHITECTURES
+                   "; rebuild with -DCMAKE_CUDA_ARCHITECTURES=native on this machine)");
   }
+  throw DeviceError(message);
 }
 
 }  // namespace gpuscan::cuda
