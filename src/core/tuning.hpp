@@ -1,10 +1,23 @@
-// Tuning requests that no backend can honour, refused the same way everywhere.
+// Shared by the backends: which kernel an algorithm runs, and the tuning requests that no
+// backend can honour, refused the same way everywhere.
 #pragma once
 
 #include "gpuscan/bench.hpp"
 #include "gpuscan/error.hpp"
 
 namespace gpuscan::detail {
+
+// The kernel a Scanner of `algorithm` runs.
+inline Implementation implementation_of(Algorithm algorithm) {
+  switch (algorithm) {
+    case Algorithm::csdl:
+      return Implementation::csdl;
+    case Algorithm::rts:
+      return Implementation::rts;
+    default:
+      return Implementation::csdldf;
+  }
+}
 
 inline void check_tuning(Implementation implementation, const Tuning& tuning) {
   if (tuning.blocking_mask && implementation == Implementation::csdl) {

@@ -2,30 +2,18 @@
 
 #include <string>
 
+#include "core/tuning.hpp"
 #include "cuda/check.hpp"
 
 namespace gpuscan::cuda {
-namespace {
-
-Implementation implementation_of(Algorithm algorithm) {
-  switch (algorithm) {
-    case Algorithm::csdl:
-      return Implementation::csdl;
-    case Algorithm::rts:
-      return Implementation::rts;
-    default:
-      return Implementation::csdldf;
-  }
-}
-
-}  // namespace
 
 CudaScanner::CudaScanner(const DeviceInfo& device, cudaStream_t stream, const ScanSpec& spec,
                          const Tuning& tuning)
     : device_(device),
       stream_(stream),
       spec_(spec),
-      launcher_(spec.dtype, spec.op, spec.kind, implementation_of(spec.algorithm), tuning, stream) {
+      launcher_(spec.dtype, spec.op, spec.kind, detail::implementation_of(spec.algorithm), tuning,
+                stream) {
   check(cudaEventCreate(&start_), "creating an event");
   check(cudaEventCreate(&end_), "creating an event");
 }

@@ -3,21 +3,11 @@
 #include <numeric>
 #include <string>
 
+#include "core/tuning.hpp"
 #include "gpuscan/error.hpp"
 #include "shaders/common/interface.h"
 
 namespace gpuscan::vulkan {
-
-Implementation implementation_of(Algorithm algorithm) {
-  switch (algorithm) {
-    case Algorithm::csdl:
-      return Implementation::csdl;
-    case Algorithm::rts:
-      return Implementation::rts;
-    default:
-      return Implementation::csdldf;
-  }
-}
 
 VulkanScanner::VulkanScanner(std::shared_ptr<const Context> context,
                              std::shared_ptr<PipelineCache> pipelines, const ScanSpec& spec,
@@ -26,7 +16,7 @@ VulkanScanner::VulkanScanner(std::shared_ptr<const Context> context,
       pipelines_(pipelines),
       spec_(spec),
       kernels_(context, pipelines, spec.dtype, spec.op, spec.kind,
-               implementation_of(spec.algorithm), tuning),
+               detail::implementation_of(spec.algorithm), tuning),
       control_(context, ScanKernels::control_bytes),
       timestamps_(context, 1) {}
 

@@ -10,8 +10,6 @@
 
 namespace gpuscan::vulkan {
 
-Implementation implementation_of(Algorithm algorithm);
-
 class VulkanScanner : public detail::ScannerImpl {
  public:
   VulkanScanner(std::shared_ptr<const Context> context, std::shared_ptr<PipelineCache> pipelines,
