@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <span>
 
@@ -16,5 +17,23 @@ struct InputFacts {
 };
 
 InputFacts input_facts(const BenchCase& c, std::span<const std::byte> input);
+
+// Whether the device check covers a run (every element follows from its predecessor); a
+// reduction's one output is instead compared with InputFacts::reduction_acceptable.
+inline bool checked_on_device(const BenchCase& c, Implementation implementation) {
+  return c.kind != Kind::reduce || implementation == Implementation::memcpy;
+}
+
+// Counts one timed run into `result`: abandoned (a csdl look-back gave up), validated (the
+// device check found no error and, for a reduction, `first` is acceptable), or neither.
+inline void count_run(BenchResult& result, const BenchCase& c, const InputFacts& facts,
+                      std::uint32_t abandoned, std::uint32_t check_errors, const std::byte* first) {
+  if (abandoned != 0) {
+    ++result.abandoned;
+  } else if (check_errors == 0 &&
+             (checked_on_device(c, result.implementation) || facts.reduction_acceptable(first))) {
+    ++result.validated;
+  }
+}
 
 }  // namespace gpuscan::detail

@@ -92,7 +92,7 @@ std::vector<BenchResult> CudaDevice::benchmark(const BenchCase& c,
     launchers[i]->launch(in.data(), out.data(), c.n, init, stream_);
     check(cudaEventRecord(events[2 * slot + 1], stream_), "recording an event");
     RunRecord* record = records.get() + slot;
-    if (c.kind != Kind::reduce || implementation == Implementation::memcpy) {
+    if (detail::checked_on_device(c, implementation)) {
       CheckArgs args{in.data(),
                      out.data(),
                      c.n,
@@ -122,24 +122,15 @@ std::vector<BenchResult> CudaDevice::benchmark(const BenchCase& c,
   std::vector<BenchResult> results;
   for (std::size_t i = 0; i < k; ++i) {
     BenchResult result{c.implementations[i], {}, 0, 0, {}};
-    const bool checked_on_device =
-        c.kind != Kind::reduce || c.implementations[i] == Implementation::memcpy;
     for (std::size_t slot = i; slot < slots; slot += k) {
       float ms = 0;
       check(cudaEventElapsedTime(&ms, events[2 * slot], events[2 * slot + 1]), "timing a run");
       result.ms.push_back(ms);
       const RunRecord& record = records.get()[slot];
       const auto* first = reinterpret_cast<const std::byte*>(&record.first);
-      if (record.counts.abandoned != 0) {
-        ++result.abandoned;
-      } else if (record.check_errors == 0 &&
-                 (checked_on_device || facts.reduction_acceptable(first))) {
-        ++result.validated;
-      }
-      if (launchers[i]->counts_statistics()) {
-        result.statistics.push_back(Statistics{record.counts.spins, record.counts.lookback_steps,
-                                               record.counts.fallbacks, record.counts.insertions});
-      }
+      detail::count_run(result, c, facts, record.counts.abandoned, record.check_errors, first);
+      if (launchers[i]->counts_statistics())
+        result.statistics.push_back(record.counts.statistics());
     }
     results.push_back(std::move(result));
   }

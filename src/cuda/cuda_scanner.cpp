@@ -54,10 +54,7 @@ RunResult CudaScanner::run(const detail::BufferImpl& in, std::size_t in_offset,
                                  "progress (the device does not guarantee forward progress); use "
                                  "csdldf");
     }
-    if (launcher_.counts_statistics()) {
-      result.statistics =
-          Statistics{counts.spins, counts.lookback_steps, counts.fallbacks, counts.insertions};
-    }
+    if (launcher_.counts_statistics()) result.statistics = counts.statistics();
   }
   return result;
 }

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "gpuscan/scanner.hpp"
 #include "gpuscan/types.hpp"
 #include "shaders/common/interface.h"
 
@@ -22,6 +23,8 @@ struct RunControl {
   std::uint32_t fallbacks;
   std::uint32_t insertions;
   std::uint32_t unused[2];
+
+  Statistics statistics() const { return {spins, lookback_steps, fallbacks, insertions}; }
 };
 // The same words, in the same order, as the Vulkan control buffer.
 static_assert(offsetof(RunControl, tile_counter) == 4 * GS_CONTROL_TILE_COUNTER);

@@ -117,19 +117,13 @@ std::vector<BenchResult> VulkanDevice::benchmark(const BenchCase& c,
   std::vector<BenchResult> results;
   for (std::size_t i = 0; i < k; ++i) {
     BenchResult result{c.implementations[i], {}, 0, 0, {}};
-    const bool checked_on_device =
-        c.kind != Kind::reduce || c.implementations[i] == Implementation::memcpy;
     for (std::size_t slot = i; slot < slots; slot += k) {
       result.ms.push_back(ms[slot]);
       RunCounts run_counts;
       std::memcpy(&run_counts, checks.mapped() + slot * counts, counts);
       const std::byte* first = checks.mapped() + slots * counts + slot * element;
-      if (run_counts.abandoned != 0) {
-        ++result.abandoned;
-      } else if (run_counts.validation_errors == 0 &&
-                 (checked_on_device || facts.reduction_acceptable(first))) {
-        ++result.validated;
-      }
+      detail::count_run(result, c, facts, run_counts.abandoned, run_counts.validation_errors,
+                        first);
       if (kernels[i]->counts_statistics()) result.statistics.push_back(run_counts.statistics());
     }
     results.push_back(std::move(result));
