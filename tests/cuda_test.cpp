@@ -185,30 +185,8 @@ TEST_F(CudaTest, ExactUnderSimulatedBlockingAtEveryRate) {
   }
 }
 
-// Statistics are zero for a single tile (no look-back at all); with every tile blocked
-// every later tile steps back at least once, fallbacks happen, and never more successful
-// insertions than fallbacks.
 TEST_F(CudaTest, StatisticsCountWhatTheLookBackDid) {
-  const auto run = [&](std::size_t n, Tuning tuning) {
-    tuning.statistics = true;
-    Scanner scanner(device(), {DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning);
-    Buffer in = device().allocate(n * 4), out = device().allocate(n * 4);
-    device().upload(in, reference::random_input(DType::u32, Op::add, n, next_seed()));
-    const RunResult result = scanner.run(in, out, n);
-    EXPECT_TRUE(result.statistics.has_value());
-    return result.statistics.value_or(Statistics{});
-  };
-  const Statistics single = run(4096, Tuning{});
-  EXPECT_EQ(single.spins + single.lookback_steps + single.fallbacks + single.insertions, 0u);
-  Tuning blocked;
-  blocked.blocking_mask = 0;
-  blocked.max_spins = 1;
-  const std::size_t tiles = 4096;
-  const Statistics s = run(tiles * 4096, blocked);
-  EXPECT_GE(s.lookback_steps, tiles - 1);
-  EXPECT_GE(s.spins, s.fallbacks);
-  EXPECT_LE(s.insertions, s.fallbacks);
-  EXPECT_GT(s.fallbacks, 0u) << "every tile blocked, yet no look-back ever fell back";
+  expect_statistics_invariants(device(), 4096, 1);
 }
 
 TEST_F(CudaTest, BenchmarkValidatesEveryRunOfEveryImplementation) {

@@ -110,4 +110,36 @@ inline void expect_scan_matches(const Case& c, std::size_t n, std::uint32_t init
   expect_scan_matches(c, n, Value::of(init));
 }
 
+// The statistics variant counts what the look-back did: nothing for a single tile (4096
+// elements, the default tile of both backends); with every one of `tiles` tiles blocked and
+// one spin before a fallback, at least one step for every later tile, fallbacks (each after
+// a spin, so no more of them than spins; `runs` runs, at least one fallback in all), and
+// never more successful insertions than fallbacks.
+inline void expect_statistics_invariants(Device& device, std::size_t tiles, int runs) {
+  const auto run = [&](std::size_t n, Tuning tuning) {
+    tuning.statistics = true;
+    Scanner scanner(device, {DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning);
+    Buffer in = device.allocate(n * 4), out = device.allocate(n * 4);
+    device.upload(in, reference::random_input(DType::u32, Op::add, n, next_seed()));
+    const RunResult result = scanner.run(in, out, n);
+    EXPECT_TRUE(result.statistics.has_value());
+    return result.statistics.value_or(Statistics{});
+  };
+  const Statistics single = run(4096, Tuning{});
+  EXPECT_EQ(single.spins + single.lookback_steps + single.fallbacks + single.insertions, 0u);
+
+  Tuning blocked;
+  blocked.blocking_mask = 0;
+  blocked.max_spins = 1;
+  std::uint64_t fallbacks = 0;
+  for (int r = 0; r < runs; ++r) {
+    const Statistics s = run(tiles * 4096, blocked);
+    EXPECT_GE(s.lookback_steps, tiles - 1);
+    EXPECT_GE(s.spins, s.fallbacks);  // max_spins = 1: every fallback follows a spin
+    EXPECT_LE(s.insertions, s.fallbacks);
+    fallbacks += s.fallbacks;
+  }
+  EXPECT_GT(fallbacks, 0u) << "every tile blocked, yet no look-back ever fell back";
+}
+
 }  // namespace gpuscan::testing

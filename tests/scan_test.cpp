@@ -146,36 +146,8 @@ TEST_F(FallbackTest, DecoupledLookBackWithBlockingIsRefused) {
       UsageError);
 }
 
-// The statistics variant counts what the look-back did: nothing for a single tile; at least
-// one step for every later tile; under blocking, fallbacks (each after a spin) and never
-// more successful insertions than fallbacks.
 TEST_F(FallbackTest, StatisticsCountWhatTheLookBackDid) {
-  Device& device = test_device();
-  const auto run = [&](std::size_t n, Tuning tuning) {
-    tuning.statistics = true;
-    Scanner scanner(device, {DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning);
-    Buffer in = device.allocate(n * 4), out = device.allocate(n * 4);
-    device.upload(in, reference::random_input(DType::u32, Op::add, n, next_seed()));
-    const RunResult result = scanner.run(in, out, n);
-    EXPECT_TRUE(result.statistics.has_value());
-    return result.statistics.value_or(Statistics{});
-  };
-  const Statistics single = run(4096, Tuning{});
-  EXPECT_EQ(single.spins + single.lookback_steps + single.fallbacks + single.insertions, 0u);
-
-  Tuning blocked;
-  blocked.blocking_mask = 0;
-  blocked.max_spins = 1;
-  const std::size_t tiles = 256;
-  Statistics total;
-  for (int r = 0; r < 5; ++r) {
-    const Statistics s = run(tiles * 4096, blocked);
-    EXPECT_GE(s.lookback_steps, tiles - 1);
-    EXPECT_GE(s.spins, s.fallbacks);  // max_spins = 1: every fallback follows a spin
-    EXPECT_LE(s.insertions, s.fallbacks);
-    total.fallbacks += s.fallbacks;
-  }
-  EXPECT_GT(total.fallbacks, 0u) << "every tile blocked, yet no look-back ever fell back";
+  expect_statistics_invariants(test_device(), 256, 5);
 }
 
 TEST_F(FallbackTest, ExactUnderSimulatedBlockingAtEveryRate) {
