@@ -26,7 +26,10 @@ bin=build/bin
 sizes=${GPU_RUN_SIZES:-16:28}
 cuda_sizes=${GPU_RUN_CUDA_SIZES:-10:30}
 backends=${GPU_RUN_BACKENDS:-vulkan cuda}
-status=0
+# Failures are marked in a file: most steps run inside pipelines (| tee), whose subshells
+# cannot set a variable of this shell.
+rm -f "$out/failed"
+fail() { touch "$out/failed"; }
 
 for f in .gl/*.deb; do dpkg -x "$f" /; done
 ldconfig
@@ -39,33 +42,34 @@ icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
   "$bin/gpuscan" devices
 } 2>&1 | tee "$out/machine.txt"
 
+bench() {  # backend, name, then gpuscan bench arguments; writes $out/BACKEND-NAME.csv
+  local backend=$1 name=$2
+  shift 2
+  echo "== $backend bench $name: $* =="
+  "$bin/gpuscan" bench --backend "$backend" "$@" --csv "$out/$backend-$name.csv" 2>&1 |
+    grep -v "^bench: n =" || fail
+}
+
 if [[ " $backends " == *" vulkan "* ]]; then
 [ "${GPU_RUN_TESTS:-1}" = 1 ] && {
   echo "== tests (Vulkan on the GPU, validation layers on) =="
-  GPUSCAN_VALIDATION=1 "$bin/gpuscan_tests" --gtest_brief=1 || status=1
+  GPUSCAN_VALIDATION=1 "$bin/gpuscan_tests" --gtest_brief=1 || fail
   for lanes in ${GPU_RUN_LOGICAL_SUBGROUPS-4 8 16}; do
     echo "== type matrix with logical subgroups of $lanes =="
     GPUSCAN_VALIDATION=1 GPUSCAN_TEST_SUBGROUP_SIZE=$lanes "$bin/gpuscan_tests" --gtest_brief=1 \
-      --gtest_filter='Vulkan/TypeTest.*' || status=1
+      --gtest_filter='Vulkan/TypeTest.*' || fail
   done
   echo "== CLI =="
-  GPUSCAN_VALIDATION=1 tests/cli_test.sh "$bin/gpuscan" || status=1
+  GPUSCAN_VALIDATION=1 tests/cli_test.sh "$bin/gpuscan" || fail
 } 2>&1 | grep -v "^note:" | tee "$out/tests.log"
 
-bench() {  # name, then gpuscan bench arguments
-  local name=$1
-  shift
-  echo "== bench $name: $* =="
-  "$bin/gpuscan" bench --backend vulkan "$@" --csv "$out/vulkan-$name.csv" 2>&1 | grep -v "^bench: n =" ||
-    status=1
-}
 {
-  bench u32-add-inclusive --sizes "$sizes"
-  bench u32-add-inclusive-tuned --sizes "$sizes" --workgroup-size 1024 --vectors-per-thread 2 \
+  bench vulkan u32-add-inclusive --sizes "$sizes"
+  bench vulkan u32-add-inclusive-tuned --sizes "$sizes" --workgroup-size 1024 --vectors-per-thread 2 \
     --tile-order dispatch --algorithms csdldf,rts,memcpy
-  bench u64-add-inclusive --sizes "$sizes" --dtype u64
-  bench u32-add-inclusive-stats --sizes 20:28 --runs 10 --algorithms csdldf,csdl,memcpy --stats
-  bench u32-add-inclusive-blocking --sizes 24:28 --runs 20 --blocking --stats
+  bench vulkan u64-add-inclusive --sizes "$sizes" --dtype u64
+  bench vulkan u32-add-inclusive-stats --sizes 20:28 --runs 10 --algorithms csdldf,csdl,memcpy --stats
+  bench vulkan u32-add-inclusive-blocking --sizes 24:28 --runs 20 --blocking --stats
 } | tee "$out/bench.log"
 
 if [ "${GPU_RUN_TUNING:-0}" = 1 ]; then
@@ -76,7 +80,7 @@ if [ "${GPU_RUN_TUNING:-0}" = 1 ]; then
       echo "-- workgroup $1, vectors per thread $2, packed, max spins $spins"
       GPUSCAN_PIPELINE_STATISTICS=1 "$bin/gpuscan" bench --backend vulkan --sizes 26:28 --runs 20 \
         --algorithms csdldf,memcpy --workgroup-size "$1" --vectors-per-thread "$2" --tile-state packed \
-        --max-spins "$spins" --stats 2>&1 | grep -E "csdldf|pipeline chained" | cut -c1-150 || status=1
+        --max-spins "$spins" --stats 2>&1 | grep -E "csdldf|pipeline chained" | cut -c1-150 || fail
     done
   done 2>&1 | tee -a "$out/bench.log"
 fi
@@ -85,21 +89,14 @@ fi
 if [[ " $backends " == *" cuda "* ]]; then
 [ "${GPU_RUN_TESTS:-1}" = 1 ] && {
   echo "== tests (CUDA) =="
-  "$bin/gpuscan_cuda_tests" --gtest_brief=1 || status=1
+  "$bin/gpuscan_cuda_tests" --gtest_brief=1 || fail
 } 2>&1 | grep -v "^note:" | tee "$out/cuda-tests.log"
-cuda_bench() {  # name, then gpuscan bench arguments
-  local name=$1
-  shift
-  echo "== CUDA bench $name: $* =="
-  "$bin/gpuscan" bench --backend cuda "$@" --csv "$out/cuda-$name.csv" 2>&1 | grep -v "^bench: n =" ||
-    status=1
-}
 [ "${GPU_RUN_CUDA_BENCH:-1}" = 1 ] && {
-  cuda_bench u32-add-inclusive --sizes "$cuda_sizes"
-  cuda_bench f32-add-inclusive --sizes "$cuda_sizes" --dtype f32
-  cuda_bench u64-add-inclusive --sizes "$cuda_sizes" --dtype u64
-  cuda_bench u32-add-inclusive-split --sizes 24:30 --tile-state split --algorithms csdldf,cub,memcpy
-  cuda_bench u32-add-inclusive-blocking --sizes 24:28 --runs 20 --blocking --stats
+  bench cuda u32-add-inclusive --sizes "$cuda_sizes"
+  bench cuda f32-add-inclusive --sizes "$cuda_sizes" --dtype f32
+  bench cuda u64-add-inclusive --sizes "$cuda_sizes" --dtype u64
+  bench cuda u32-add-inclusive-split --sizes 24:30 --tile-state split --algorithms csdldf,cub,memcpy
+  bench cuda u32-add-inclusive-blocking --sizes 24:28 --runs 20 --blocking --stats
 } | tee "$out/cuda-bench.log"
 fi
 
@@ -112,14 +109,15 @@ if [ "${GPU_RUN_CUDA_TUNING:-0}" = 1 ]; then
     shift 2
     echo "-- $dtype $*"
     "$bin/gpuscan" bench --backend cuda --dtype "$dtype" --sizes "$sizes" --runs 10 \
-      --algorithms csdldf,cub,memcpy "$@" 2>&1 | grep -E "csdldf|cub" || status=1
+      --algorithms csdldf,cub,memcpy "$@" 2>&1 | grep -E "csdldf|cub" || fail
   }
   for spins in 1 2 4; do
     echo "-- u32 blocking sweep, max spins $spins"
     "$bin/gpuscan" bench --backend cuda --sizes 67108864,268435456 --runs 10 --blocking --max-spins $spins 2>&1 |
-      grep -E "csdldf +(-|1/1 |1/2 |1/64 )" || status=1
+      grep -E "csdldf +(-|1/1 |1/2 |1/64 )" || fail
   done
   sweep u64 $large --workgroup-size 128
   sweep u64 $large --workgroup-size 512
 fi 2>&1 | tee "$out/cuda-tuning.log"
-exit $status
+[ -e "$out/failed" ] && exit 1
+exit 0
