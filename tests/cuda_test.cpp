@@ -154,10 +154,9 @@ TEST_F(CudaTest, BothTileStatesAndEveryBlockSizeStayExact) {
         expect_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, n);
         expect_matches({{DType::f32, Op::max, Kind::exclusive, Algorithm::csdl}, tuning}, n);
       }
-      if (state == TileState::split) {
-        tuning.vectors_per_thread = 4;  // 64-bit types default to 8 rows, at most 512 threads
-        expect_matches({{DType::i64, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, 999999);
-      }
+      tuning.vectors_per_thread = 4;  // 64-bit types default to 8 rows, at most 512 threads
+      expect_matches({{DType::i64, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, 999999);
+      expect_matches({{DType::f64, Op::min, Kind::exclusive, Algorithm::csdl}, tuning}, 70001);
     }
   }
 }
@@ -175,9 +174,11 @@ TEST_F(CudaTest, ExactUnderSimulatedBlockingAtEveryRate) {
         expect_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning},
                        (std::size_t{1} << 20) + 3);
       }
-      tuning.tile_state = TileState::automatic;
-      expect_matches({{DType::u64, Op::bit_xor, Kind::exclusive, Algorithm::csdldf}, tuning},
-                     300007, three(DType::u64));
+      for (TileState state : {TileState::split, TileState::packed}) {
+        tuning.tile_state = state;
+        expect_matches({{DType::u64, Op::bit_xor, Kind::exclusive, Algorithm::csdldf}, tuning},
+                       300007, three(DType::u64));
+      }
       // Floats: owner and fallbacks must post the same bits, or the split words mix.
       expect_matches({{DType::f32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, 500001);
       expect_matches({{DType::f64, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, 500001);
@@ -231,9 +232,6 @@ TEST_F(CudaTest, RefusesWhatItCannotDo) {
   Tuning blocking;
   blocking.blocking_mask = 1;
   EXPECT_THROW(make(Algorithm::csdl, DType::u32, blocking), UsageError);
-  Tuning packed;
-  packed.tile_state = TileState::packed;
-  EXPECT_THROW(make(Algorithm::csdldf, DType::u64, packed), UsageError);
   Tuning odd_block;
   odd_block.workgroup_size = 100;
   EXPECT_THROW(make(Algorithm::csdldf, DType::u32, odd_block), UsageError);

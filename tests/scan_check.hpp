@@ -42,12 +42,7 @@ void expect_scan_matches_typed(Device& device, const Case& c, std::size_t n,
 
   Tuning tuning = c.tuning;
   if (tuning.subgroup_size == 0) tuning.subgroup_size = test_subgroup_size();
-  // A forced tile state applies where it can (packed: 32-bit types only).
-  const bool packable = size_of(c.spec.dtype) == 4;
-  if (tuning.tile_state == TileState::automatic &&
-      (packable || test_tile_state() == TileState::split)) {
-    tuning.tile_state = test_tile_state();
-  }
+  if (tuning.tile_state == TileState::automatic) tuning.tile_state = test_tile_state();
   Scanner scanner(device, c.spec, tuning);
   const std::size_t out_n = c.spec.kind == Kind::reduce ? 1 : n;
   Buffer in = device.allocate(n * sizeof(T));

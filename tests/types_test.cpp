@@ -58,13 +58,14 @@ TEST_P(TypeTest, SumsStayInToleranceWithEveryTileBlocked) {
   for (std::size_t n : {std::size_t{4096 * 9 + 1}, std::size_t{1} << 20}) {
     expect_scan_matches({{GetParam(), Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, n);
   }
-  if (size_of(GetParam()) == 4) {  // and with one 64-bit tile word
-    tuning.tile_state = TileState::packed;
+  // And with each tile state (lavapipe and the GPUs here have 64-bit atomics).
+  for (TileState state : {TileState::split, TileState::packed}) {
+    tuning.tile_state = state;
     expect_scan_matches({{GetParam(), Op::add, Kind::inclusive, Algorithm::csdldf}, tuning},
                         1 << 20);
-    Tuning packed;
-    packed.tile_state = TileState::packed;
-    expect_scan_matches({{GetParam(), Op::max, Kind::exclusive, Algorithm::csdl}, packed},
+    Tuning plain;
+    plain.tile_state = state;
+    expect_scan_matches({{GetParam(), Op::max, Kind::exclusive, Algorithm::csdl}, plain},
                         4096 * 9 + 1);
   }
 }

@@ -44,9 +44,10 @@ struct Tuning {
   // backend's choice (CUDA csdldf: dispatch order, its persistent blocks are all resident;
   // otherwise the counter).
   std::optional<bool> dispatch_order;
-  // How csdl/csdldf store a tile's state: split over 32-bit words (portable), or for
-  // 32-bit types one 64-bit word (needs 64-bit buffer atomics; fewer, cheaper look-back
-  // steps). Automatic: packed where the device and type allow, else split.
+  // How csdl/csdldf store a tile's state: split over 32-bit words, 16 value bits each
+  // (portable), or packed into 64-bit words, 32 value bits each, that one lane reads
+  // (needs 64-bit buffer atomics; a look-back step then covers 32 tiles of any type, not
+  // 16 or 8). Automatic: packed where the device allows, else split.
   TileState tile_state = TileState::automatic;
   // Elements per run: larger scans go in chunks, each chunk's carry the next one's init.
   // 0: as many as one buffer binding of the device allows (CUDA: 2^31 tiles).

@@ -9,9 +9,11 @@
 // all K of its words carry the same state.
 //
 // The portable form splits a tile's value over K = SPLIT_WORDS 32-bit words. Built with
-// GS_PACKED_STATE (32-bit types, devices with 64-bit buffer atomics), a tile is one 64-bit
-// word instead, K = 1: the state in the high half (the same codes), the value in the low
-// half. Then a window covers twice the tiles and no lanes need to agree.
+// GS_PACKED_STATE (devices with 64-bit buffer atomics), one lane holds a whole tile, K = 1:
+// each 32-bit half of the value takes a 64-bit spine word of its own, the state in its high
+// half (the same codes) and the half in its low half; one word for 32-bit types, two for
+// 64-bit ones, posted and read separately and counted only when both carry the same state.
+// Then a window covers 32 tiles of any type, and no lanes need to agree.
 #ifndef GPUSCAN_TILE_STATE_GLSL
 #define GPUSCAN_TILE_STATE_GLSL
 
@@ -20,16 +22,38 @@
 
 #if GS_PACKED_STATE
 #extension GL_EXT_shader_atomic_int64 : require
-#define TILE_WORD uint64_t
 #define WORDS_PER_TILE 1u
-uint state_of(TILE_WORD word) { return uint(word >> 32) & GS_STATE_MASK; }
-TILE_WORD word_of(uint state, T value) { return (uint64_t(state) << 32) | t_to_words(value).x; }
+#define SPINE_WORD uint64_t
+#define PARTS T_WORDS  // spine words a lane's TILE_WORD spans
+#if T_WORDS == 1
+#define TILE_WORD uint64_t
+uint64_t part_of(TILE_WORD word, uint p) { return word; }
+void set_part(inout TILE_WORD word, uint p, uint64_t x) { word = x; }
 #else
-#define TILE_WORD uint
+#define TILE_WORD u64vec2
+uint64_t part_of(TILE_WORD word, uint p) { return word[p]; }
+void set_part(inout TILE_WORD word, uint p, uint64_t x) { word[p] = x; }
+#endif
+uint state_of(TILE_WORD word) {
+  const uint state = uint(part_of(word, 0) >> 32) & GS_STATE_MASK;
+  for (uint p = 1; p < PARTS; ++p) {
+    if ((uint(part_of(word, p) >> 32) & GS_STATE_MASK) != state) return GS_STATE_NOT_READY;
+  }
+  return state;
+}
+uint64_t part_word(uint state, T value, uint p) {
+  return (uint64_t(state) << 32) | t_to_words(value)[p];
+}
+#else
 #define WORDS_PER_TILE SPLIT_WORDS
+#define SPINE_WORD uint
+#define PARTS 1
+#define TILE_WORD uint
+uint part_of(TILE_WORD word, uint p) { return word; }
+void set_part(inout TILE_WORD word, uint p, uint x) { word = x; }
 uint state_of(TILE_WORD word) { return word & GS_STATE_MASK; }
 #endif
-layout(binding = GS_BINDING_SPINE_WORDS, std430) buffer SpineWords { TILE_WORD spine_words[]; };
+layout(binding = GS_BINDING_SPINE_WORDS, std430) buffer SpineWords { SPINE_WORD spine_words[]; };
 
 // Tiles one window read covers, and windows read at once: a look-back step issues
 // LOOKBACK_DEPTH independent reads, so it costs one memory round trip for
@@ -42,28 +66,40 @@ uint word_index() { return sg_lane() % WORDS_PER_TILE; }
 uint window_slot() { return sg_lane() / WORDS_PER_TILE; }  // 0: the newest tile of the window
 
 #if !GS_PACKED_STATE
-// This lane's word of `value` in `state`: the 16-bit piece the word carries, and the state.
-TILE_WORD word_of(uint state, T value) {
+// Part p (the only one) of this lane's word of `value` in `state`: the 16-bit piece the
+// word carries, and the state.
+SPINE_WORD part_word(uint state, T value, uint p) {
   const uint j = word_index();
   return state | ((t_to_words(value)[j >> 1] >> (GS_PIECE_BITS * (j & 1))) & GS_PIECE_MASK);
 }
 #endif
 
+// Where part p of this lane's word of `tile` lies in the spine.
+uint spine_index(uint tile, uint p) { return (tile * WORDS_PER_TILE + word_index()) * PARTS + p; }
+
 // Moves `tile`'s words to `state` carrying `value`; a word already in a later state keeps
 // it. Returns, in the lanes of window slot 0, the words as they were before.
 TILE_WORD post_tile(uint tile, uint state, T value) {
-  if (window_slot() != 0) return TILE_WORD(GS_STATE_NOT_READY);
-  return atomicMax(spine_words[tile * WORDS_PER_TILE + word_index()], word_of(state, value),
-                   gl_ScopeQueueFamily, gl_StorageSemanticsNone, gl_SemanticsRelaxed);
+  TILE_WORD before = TILE_WORD(GS_STATE_NOT_READY);
+  if (window_slot() != 0) return before;
+  for (uint p = 0; p < PARTS; ++p) {
+    set_part(before, p, atomicMax(spine_words[spine_index(tile, p)], part_word(state, value, p),
+                                  gl_ScopeQueueFamily, gl_StorageSemanticsNone, gl_SemanticsRelaxed));
+  }
+  return before;
 }
 
 // Reads window `depth` of the tiles before `cursor`: slot s holds tile
 // cursor - depth * WINDOW - s. Slots before tile 0 read NOT_READY.
 TILE_WORD read_window(uint cursor, uint depth) {
+  TILE_WORD word = TILE_WORD(GS_STATE_NOT_READY);
   const uint back = depth * WINDOW + window_slot();
-  if (back > cursor) return TILE_WORD(GS_STATE_NOT_READY);
-  return atomicLoad(spine_words[(cursor - back) * WORDS_PER_TILE + word_index()],
-                    gl_ScopeQueueFamily, gl_StorageSemanticsNone, gl_SemanticsRelaxed);
+  if (back > cursor) return word;
+  for (uint p = 0; p < PARTS; ++p) {
+    set_part(word, p, atomicLoad(spine_words[spine_index(cursor - back, p)], gl_ScopeQueueFamily,
+                                 gl_StorageSemanticsNone, gl_SemanticsRelaxed));
+  }
+  return word;
 }
 
 // The state of this lane's tile: that of all its K words if they agree, else NOT_READY (a
@@ -81,7 +117,9 @@ uint tile_state(TILE_WORD word) {
 // The value of this lane's tile, joined from the pieces of its K lanes.
 T tile_value(TILE_WORD word) {
 #if GS_PACKED_STATE
-  return t_from_words(uvec2(uint(word), 0u));
+  uvec2 halves = uvec2(0u);
+  for (uint p = 0; p < PARTS; ++p) halves[p] = uint(part_of(word, p));
+  return t_from_words(halves);
 #else
   const uint first = sg_lane() - word_index() + (gl_SubgroupInvocationID - sg_lane());
   uvec2 words = uvec2(0u);

@@ -144,10 +144,11 @@ template <class T>
 void launch_chained_scan(Op op, const ScanArgs& scan, const ChainArgs& chain, cudaStream_t stream) {
   with_monoid<T>(op, [&](auto monoid) {
     using M = decltype(monoid);
-    if constexpr (sizeof(T) == 4) {
-      if (chain.packed) return launch_chained_with<M, PackedState<T>>(scan, chain, stream);
+    if (chain.packed) {
+      launch_chained_with<M, PackedState<T>>(scan, chain, stream);
+    } else {
+      launch_chained_with<M, SplitState<T>>(scan, chain, stream);
     }
-    launch_chained_with<M, SplitState<T>>(scan, chain, stream);
   });
   check(cudaGetLastError(), "launching the chained scan");
 }

@@ -80,13 +80,14 @@ struct ChainArgs {
   std::uint32_t staged_tiles = kDefaultStagedTiles;  // per block, 1 .. kMaxStagedTiles
   bool dispatch_order = false;  // tile = block id instead of the counter (csdldf)
   bool fallback = true;         // csdldf; false: csdl
-  bool packed = false;          // one 64-bit word per tile (32-bit types only)
+  bool packed = false;          // 64-bit tile words, one lane per tile
   bool statistics = false;      // the counting variant
 };
 
-// 32-bit words of spine one tile takes.
-inline std::uint32_t spine_words_per_tile(DType dtype, bool packed) {
-  return packed ? 2 : static_cast<std::uint32_t>(size_of(dtype) * 8 / 16);
+// 32-bit words of spine one tile takes, in either tile state: 16 value bits per split
+// word, 32 per packed 64-bit word.
+inline std::uint32_t spine_words_per_tile(DType dtype) {
+  return static_cast<std::uint32_t>(size_of(dtype) / 2);
 }
 
 // The device check of a run: mismatches are added to *errors.

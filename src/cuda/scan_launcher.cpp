@@ -21,7 +21,7 @@ std::uint32_t block_size_of(const Tuning& tuning) {
   return size;
 }
 
-void check_cuda_tuning(DType dtype, Implementation implementation, const Tuning& tuning) {
+void check_cuda_tuning(Implementation implementation, const Tuning& tuning) {
   detail::check_tuning(implementation, tuning);
   if (tuning.vectors_per_thread != 0 && tuning.vectors_per_thread != 4 &&
       tuning.vectors_per_thread != 8) {
@@ -33,10 +33,6 @@ void check_cuda_tuning(DType dtype, Implementation implementation, const Tuning&
   if (tuning.lookback_depth > kMaxLookbackDepth) {
     throw UsageError("the CUDA look-back reads at most " + std::to_string(kMaxLookbackDepth) +
                      " windows per step");
-  }
-  if (tuning.tile_state == TileState::packed && size_of(dtype) != 4) {
-    throw UsageError("a packed tile state needs a 32-bit type (" + std::string(to_string(dtype)) +
-                     " uses the split one)");
   }
 }
 
@@ -52,7 +48,7 @@ ScanLauncher::ScanLauncher(DType dtype, Op op, Kind kind, Implementation impleme
       vectors_per_thread_(tuning.vectors_per_thread ? tuning.vectors_per_thread
                                                     : default_vectors_per_thread(dtype)),
       controls_(2 * sizeof(RunControl)) {
-  check_cuda_tuning(dtype, implementation, tuning);
+  check_cuda_tuning(implementation, tuning);
   if (block_size_ > max_block_size(vectors_per_thread_)) {
     throw UsageError("CUDA blocks of " + std::to_string(vectors_per_thread_) +
                      " vectors per thread have at most " +
@@ -65,7 +61,7 @@ ScanLauncher::ScanLauncher(DType dtype, Op op, Kind kind, Implementation impleme
   chain_.max_spins = implementation == Implementation::csdl ? csdl_wait_limit : tuning.max_spins;
   if (chain_.max_spins == 0) throw UsageError("max spins must be at least 1");
   chain_.blocking_mask = tuning.blocking_mask.value_or(0xFFFFFFFFu);
-  chain_.packed = size_of(dtype) == 4 && tuning.tile_state != TileState::split;
+  chain_.packed = tuning.tile_state != TileState::split;
   chain_.statistics = tuning.statistics;
   chain_.lookback_depth = static_cast<int>(tuning.lookback_depth ? tuning.lookback_depth : 1);
   chain_.dispatch_order = tuning.dispatch_order.value_or(implementation == Implementation::csdldf);
@@ -117,7 +113,7 @@ void ScanLauncher::launch(const void* in, void* out, std::uint64_t n, Value init
 
 void ScanLauncher::launch_chained(const void* in, void* out, std::uint64_t n, std::uint32_t tiles,
                                   Value init, cudaStream_t stream) {
-  const std::uint64_t words = std::uint64_t{tiles} * spine_words_per_tile(dtype_, chain_.packed);
+  const std::uint64_t words = std::uint64_t{tiles} * spine_words_per_tile(dtype_);
   if (words > spine_capacity_words_) {
     // Both spines start over, zeroed; the run counters of both are zero already (each run
     // clears the other's).

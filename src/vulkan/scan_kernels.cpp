@@ -141,11 +141,10 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
   shader_ = kernel_name(implementation, dtype);
   const bool chained =
       implementation == Implementation::csdldf || implementation == Implementation::csdl;
-  const bool can_pack = size_of(dtype) == 4 && context_->has_int64_atomics();
+  const bool can_pack = context_->has_int64_atomics();
   if (chained && tuning.tile_state == TileState::packed && !can_pack) {
-    throw UsageError("a packed tile state needs a 32-bit type and 64-bit buffer atomics (" +
-                     context_->info().name + ": " +
-                     (context_->has_int64_atomics() ? "has them" : "has none") + ")");
+    throw UsageError("a packed tile state needs 64-bit buffer atomics, which " +
+                     context_->info().name + " does not have");
   }
   if (chained && can_pack && tuning.tile_state != TileState::split) {
     shader_ = kernel_name("chained_scan_packed", dtype);

@@ -138,10 +138,9 @@ int main(int argc, char** argv) {
                         "(1..4; default 2, 1 with --tile-order counter)");
   std::string tile_state = "auto";
   bench_cmd
-      ->add_option(
-          "--tile-state", tile_state,
-          "csdl/csdldf tile state: split (portable 32-bit words), packed (one 64-bit word, "
-          "32-bit types) or auto (packed where possible)")
+      ->add_option("--tile-state", tile_state,
+                   "csdl/csdldf tile state: split (portable 32-bit words), packed (64-bit words, "
+                   "one lane per tile; needs 64-bit atomics) or auto (packed where possible)")
       ->capture_default_str();
   std::string tile_order = "auto";
   bench_cmd

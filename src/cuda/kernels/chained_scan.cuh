@@ -161,7 +161,7 @@ __device__ __forceinline__ void scan_tile(const ScanArgs& scan, const ChainArgs&
   if (tile == 0) aggregate = M::combine(init, aggregate);
 
   const bool lookback_warp = warp_id() == 0;
-  LookBack<M, S, kStats> look{{static_cast<typename S::Word*>(chain.spine)}, chain, {}};
+  LookBack<M, S, kStats> look{{static_cast<typename S::Storage*>(chain.spine)}, chain, {}};
   std::uint32_t cursor = tile - 1;
   T prefix = M::identity();
   bool done = tile == 0;
