@@ -3,7 +3,8 @@
 # but no Vulkan loader, no glslc and no package registry (the CUDA half needs no loader:
 # gpuscan opens it at run time, only for Vulkan). Build on the development machine
 # first (scripts/build), then run this from the repository root on the GPU machine with
-# build/bin and .gl carried along:
+# build/bin and .gl carried along (or, where the binaries together pass the carry limit,
+# build/gpu-bundle.tgz made by `tar -C build -czf build/gpu-bundle.tgz bin`):
 #
 #   .gl:  the Vulkan loader and GL vendor-neutral libraries (../shared/tools/
 #         vulkan-loader-debs.sh .gl) plus vulkan-validationlayers
@@ -31,6 +32,7 @@ backends=${GPU_RUN_BACKENDS:-vulkan cuda}
 rm -f "$out/failed"
 fail() { touch "$out/failed"; }
 
+[ -f build/gpu-bundle.tgz ] && tar -C build -xzf build/gpu-bundle.tgz
 for f in .gl/*.deb; do dpkg -x "$f" /; done
 ldconfig
 icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
@@ -73,14 +75,15 @@ if [[ " $backends " == *" vulkan "* ]]; then
 } | tee "$out/bench.log"
 
 if [ "${GPU_RUN_TUNING:-0}" = 1 ]; then
-  echo "== tuning sweep at 2^26..2^28 (csdldf vs memcpy) =="
-  for shape in "256 4" "512 4" "1024 2"; do
+  echo "== tile order and persistent grid at 2^24..2^28 (csdldf vs memcpy) =="
+  for shape in "256 4" "1024 2"; do
     set -- $shape
-    for spins in 4 32 256; do
-      echo "-- workgroup $1, vectors per thread $2, packed, max spins $spins"
-      GPUSCAN_PIPELINE_STATISTICS=1 "$bin/gpuscan" bench --backend vulkan --sizes 26:28 --runs 20 \
-        --algorithms csdldf,memcpy --workgroup-size "$1" --vectors-per-thread "$2" --tile-state packed \
-        --max-spins "$spins" --stats 2>&1 | grep -E "csdldf|pipeline chained" | cut -c1-150 || fail
+    for order in "--tile-order counter" "--tile-order dispatch" "--persistent-workgroups 264" \
+      "--persistent-workgroups 396"; do
+      echo "-- workgroup $1, vectors per thread $2, $order"
+      GPUSCAN_PIPELINE_STATISTICS=1 "$bin/gpuscan" bench --backend vulkan --sizes 24:28 --runs 20 \
+        --algorithms csdldf,memcpy --workgroup-size "$1" --vectors-per-thread "$2" $order 2>&1 |
+        grep -E "csdldf|persistent grid" | cut -c1-150 || fail
     done
   done 2>&1 | tee -a "$out/bench.log"
 fi
@@ -101,23 +104,20 @@ if [[ " $backends " == *" cuda "* ]]; then
 fi
 
 if [ "${GPU_RUN_CUDA_TUNING:-0}" = 1 ]; then
-  echo "== CUDA tuning sweep: spin limit under blocking, u64 block sizes =="
-  large=67108864,268435456,1073741824
-  small=65536,262144,1048576
+  echo "== CUDA tuning sweep: look-back depth at small n, u64 tile states =="
   sweep() {  # dtype, sizes, then bench options
     local dtype=$1 sizes=$2
     shift 2
     echo "-- $dtype $*"
-    "$bin/gpuscan" bench --backend cuda --dtype "$dtype" --sizes "$sizes" --runs 10 \
+    "$bin/gpuscan" bench --backend cuda --dtype "$dtype" --sizes "$sizes" --runs 20 \
       --algorithms csdldf,cub,memcpy "$@" 2>&1 | grep -E "csdldf|cub" || fail
   }
-  for spins in 1 2 4; do
-    echo "-- u32 blocking sweep, max spins $spins"
-    "$bin/gpuscan" bench --backend cuda --sizes 67108864,268435456 --runs 10 --blocking --max-spins $spins 2>&1 |
-      grep -E "csdldf +(-|1/1 |1/2 |1/64 )" || fail
+  for depth in 1 2 4; do
+    sweep u32 65536,262144,1048576,4194304,16777216 --lookback-depth $depth
   done
-  sweep u64 $large --workgroup-size 128
-  sweep u64 $large --workgroup-size 512
+  for state in split packed; do
+    sweep u64 67108864,268435456,1073741824 --tile-state $state
+  done
 fi 2>&1 | tee "$out/cuda-tuning.log"
 [ -e "$out/failed" ] && exit 1
 exit 0
