@@ -75,15 +75,14 @@ if [[ " $backends " == *" vulkan "* ]]; then
 } | tee "$out/bench.log"
 
 if [ "${GPU_RUN_TUNING:-0}" = 1 ]; then
-  echo "== tile order and persistent grid at 2^24..2^28 (csdldf vs memcpy) =="
-  for shape in "256 4" "1024 2"; do
+  echo "== tuning sweep at 2^26..2^28 (csdldf vs memcpy) =="
+  for shape in "256 4" "512 4" "1024 2"; do
     set -- $shape
-    for order in "--tile-order counter" "--tile-order dispatch" "--persistent-workgroups 264" \
-      "--persistent-workgroups 396"; do
-      echo "-- workgroup $1, vectors per thread $2, $order"
-      GPUSCAN_PIPELINE_STATISTICS=1 "$bin/gpuscan" bench --backend vulkan --sizes 24:28 --runs 20 \
-        --algorithms csdldf,memcpy --workgroup-size "$1" --vectors-per-thread "$2" $order 2>&1 |
-        grep -E "csdldf|persistent grid" | cut -c1-150 || fail
+    for depth in 1 2; do
+      echo "-- workgroup $1, vectors per thread $2, look-back depth $depth"
+      GPUSCAN_PIPELINE_STATISTICS=1 "$bin/gpuscan" bench --backend vulkan --sizes 26:28 --runs 20 \
+        --algorithms csdldf,memcpy --workgroup-size "$1" --vectors-per-thread "$2" \
+        --lookback-depth "$depth" --stats 2>&1 | grep -E "csdldf|pipeline chained" | cut -c1-150 || fail
     done
   done 2>&1 | tee -a "$out/bench.log"
 fi
@@ -104,7 +103,7 @@ if [[ " $backends " == *" cuda "* ]]; then
 fi
 
 if [ "${GPU_RUN_CUDA_TUNING:-0}" = 1 ]; then
-  echo "== CUDA tuning sweep: look-back depth at small n, u64 tile states =="
+  echo "== CUDA tuning sweep: look-back depth at small n, tile sizes at large n, u64 tile states =="
   sweep() {  # dtype, sizes, then bench options
     local dtype=$1 sizes=$2
     shift 2
@@ -115,8 +114,14 @@ if [ "${GPU_RUN_CUDA_TUNING:-0}" = 1 ]; then
   for depth in 1 2 4; do
     sweep u32 65536,262144,1048576,4194304,16777216 --lookback-depth $depth
   done
+  large=67108864,268435456,1073741824
+  sweep u32 $large
+  sweep u32 $large --lookback-depth 2
+  sweep u32 $large --vectors-per-thread 8
+  sweep u32 $large --workgroup-size 512
+  sweep u32 $large --workgroup-size 128
   for state in split packed; do
-    sweep u64 67108864,268435456,1073741824 --tile-state $state
+    sweep u64 $large --tile-state $state
   done
 fi 2>&1 | tee "$out/cuda-tuning.log"
 [ -e "$out/failed" ] && exit 1

@@ -114,12 +114,16 @@ void add_statistics() {
   if (insertion_count != 0) atomicAdd(control[GS_CONTROL_INSERTIONS], insertion_count);
 }
 
-// The next tile's vectors, loading while the workgroup looks back on the current one.
-TV staged[VECTORS_PER_THREAD];
+void main() {
+  uint tile = linear_workgroup_id();
+  if (!DISPATCH_ORDER) {
+    if (gl_LocalInvocationIndex == 0) wg_tile = atomicAdd(control[GS_CONTROL_TILE_COUNTER], 1);
+    barrier();
+    tile = wg_tile;
+  }
+  if (tile >= pc.tile_count) return;
 
-// One tile whose local scan is done: post, look back with fallbacks, post the inclusive
-// value, write the output.
-void chain_tile(uint tile, T aggregate) {
+  T aggregate = tile_local_scan(tile, SLOT_OWN);
   // The init value belongs to tile 0, for its owner and for any fallback on it alike.
   if (tile == 0) aggregate = combine(init_value(), aggregate);
 
@@ -151,36 +155,9 @@ void chain_tile(uint tile, T aggregate) {
 
   if (is_lookback_lane()) {
     if (tile != 0) post_tile(tile, GS_STATE_INCLUSIVE, combine(prefix, aggregate));
+    if (STATISTICS && sg_lane() == 0) add_statistics();
     if (sg_lane() == 0) wg_prefix = tile == 0 ? init_value() : prefix;
   }
   barrier();
   store_tile(tile, wg_prefix);
-}
-
-// A workgroup takes its tile from the counter, or in dispatch order its workgroup id. In
-// dispatch order the grid may also be smaller than the tile count (persistent
-// workgroups, all resident): then workgroup w takes tiles w, w + grid, w + 2 grid, ...
-// and loads each next tile while it looks back on the current one, so that its loads stay
-// in flight through the look-back.
-void main() {
-  uint tile = linear_workgroup_id();
-  if (!DISPATCH_ORDER) {
-    if (gl_LocalInvocationIndex == 0) wg_tile = atomicAdd(control[GS_CONTROL_TILE_COUNTER], 1);
-    barrier();
-    tile = wg_tile;
-  }
-  if (tile >= pc.tile_count) return;
-  const uint grid = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
-
-  load_thread_vectors(tile, staged);
-  for (;;) {
-    const uint next = DISPATCH_ORDER ? tile + grid : pc.tile_count;
-    const T aggregate = scan_loaded(staged, SLOT_OWN);
-    if (next < pc.tile_count) load_thread_vectors(next, staged);
-    chain_tile(tile, aggregate);
-    if (next >= pc.tile_count) break;
-    tile = next;
-    barrier();  // everyone is done with this tile's shared words
-  }
-  if (STATISTICS && is_lookback_lane() && sg_lane() == 0) add_statistics();
 }

@@ -247,7 +247,6 @@ refused 2 "--init trailing text" scan in/f32.npy out/o.npy --op max --init 1.5x
 refused 2 "--init f32 overflow" scan in/f32.npy out/o.npy --op max --init 1e39
 # bench refuses what the device or an algorithm cannot take before any progress output.
 refused 2 "unknown --tile-order" bench --tile-order bogus --sizes 100
-refused 2 "persistent csdl" bench --algorithms csdl --persistent-workgroups 4 --sizes 100
 refused 2 "cub on Vulkan" bench --backend vulkan --algorithms cub --sizes 100
 refused 2 "staged tiles on Vulkan" bench --backend vulkan --staged-tiles 2 --sizes 100
 refused 2 "csdl under blocking" bench --algorithms csdl,memcpy --blocking --sizes 100

@@ -138,47 +138,6 @@ TEST_F(FallbackTest, DispatchOrderTilesStayExact) {
       UsageError);
 }
 
-// Persistent workgroups: workgroup w takes tiles w, w + grid, ..., loading each next tile
-// while it looks back on the current one. Exact for any grid, whether or not the device runs
-// all of its workgroups at once (a CPU driver runs a few at a time: then look-backs fall
-// back on the tiles of workgroups that have not started).
-TEST_F(FallbackTest, PersistentWorkgroupsStayExact) {
-  for (std::uint32_t grid : {1u, 3u, 7u, 64u}) {
-    Tuning tuning;
-    tuning.persistent_workgroups = grid;
-    SCOPED_TRACE("persistent grid " + std::to_string(grid));
-    for (std::size_t n : {std::size_t{1}, std::size_t{4097}, std::size_t{4096} * 90 + 5}) {
-      expect_scan_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, n);
-    }
-    expect_scan_matches({{DType::u64, Op::add, Kind::exclusive, Algorithm::csdldf}, tuning}, 100003,
-                        Value::of(std::uint64_t{5}));
-    expect_scan_matches({{DType::f32, Op::max, Kind::reduce, Algorithm::csdldf}, tuning}, 70001);
-    for (std::uint32_t mask : {0u, 1u, 7u}) {
-      tuning.blocking_mask = mask;
-      expect_scan_matches({{DType::i32, Op::bit_xor, Kind::inclusive, Algorithm::csdldf}, tuning},
-                          4096 * 40 + 1);
-    }
-  }
-  Tuning counter;
-  counter.persistent_workgroups = 4;
-  counter.dispatch_order = false;
-  EXPECT_THROW(
-      Scanner(test_device(), {DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, counter),
-      UsageError);
-  Tuning lookback;
-  lookback.persistent_workgroups = 4;
-  EXPECT_THROW(
-      Scanner(test_device(), {DType::u32, Op::add, Kind::inclusive, Algorithm::csdl}, lookback),
-      UsageError);
-  if (test_device().info().type == "CPU") {
-    Tuning wide;
-    wide.persistent_workgroups = 65;
-    EXPECT_THROW(
-        Scanner(test_device(), {DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, wide),
-        UsageError);
-  }
-}
-
 TEST_F(FallbackTest, DecoupledLookBackWithBlockingIsRefused) {
   Tuning tuning;
   tuning.blocking_mask = 1;

@@ -37,20 +37,13 @@ struct Tuning {
   // Windows of (subgroup size / words per tile) tiles a look-back step reads at once
   // (default 1: deeper steps measured slower on an H200; CUDA: at most 4).
   std::uint32_t lookback_depth = 0;
-  // csdldf only (other algorithms have no tile chain, and csdl would wait forever on a
-  // tile whose workgroup has not started): take tiles in dispatch order (the workgroup id)
-  // instead of claiming them from an atomic counter. Still safe, since a look-back falls
-  // back on a tile whose workgroup has not started, but fast only where the device starts
-  // workgroups in order. Unset: the backend's choice (dispatch order where the grid is
-  // persistent, see below; otherwise the counter). CPU drivers take it only with an
-  // explicit persistent grid of at most 64 workgroups.
+  // csdldf on GPUs (refused for csdl and on CPU drivers; other algorithms have no tile
+  // chain): take tiles in dispatch order (the workgroup id) instead of claiming them from an
+  // atomic counter. Still safe, since a look-back falls back on a tile whose workgroup has
+  // not started, but fast only where the device starts workgroups in order. Unset: the
+  // backend's choice (CUDA csdldf: dispatch order, its persistent blocks are all resident;
+  // otherwise the counter).
   std::optional<bool> dispatch_order;
-  // csdldf in dispatch order: how many workgroups (CUDA: blocks) take the tiles in turn,
-  // w, w + grid, w + 2 grid, ..., each loading its next tile while it looks back on the
-  // current one. They must all be resident at once to be fast. 0: as many as the device
-  // holds at once where that is known (CUDA; Vulkan on NVIDIA, from the driver's register
-  // count), else one workgroup per tile.
-  std::uint32_t persistent_workgroups = 0;
   // How csdl/csdldf store a tile's state: split over 32-bit words, 16 value bits each
   // (portable), or packed into 64-bit words, 32 value bits each, that one lane reads
   // (needs 64-bit buffer atomics; a look-back step then covers 32 tiles of any type, not

@@ -26,11 +26,12 @@ T rake_row(inout T carry, T vector_total) {
   return prefix;
 }
 
-// Scans each subgroup's block of a tile, given this thread's `loaded` vectors of it, and
-// the block totals across the workgroup into partial slot `slot`. For SLOT_OWN the scanned
-// vectors are kept for store_tile. Returns the tile's reduction (uniform across the
-// workgroup).
-T scan_loaded(TV loaded[VECTORS_PER_THREAD], uint slot) {
+// Loads `tile`, scans each subgroup's block, and scans the block totals across the
+// workgroup into partial slot `slot`. For SLOT_OWN the scanned vectors are kept for
+// store_tile. Returns the tile's reduction (uniform across the workgroup).
+T tile_local_scan(uint tile, uint slot) {
+  TV loaded[VECTORS_PER_THREAD];
+  load_thread_vectors(tile, loaded);
   T carry = identity();
   for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
     const TV v = thread_scan(loaded[k]);
@@ -40,13 +41,6 @@ T scan_loaded(TV loaded[VECTORS_PER_THREAD], uint slot) {
   if (sg_lane() == SUBGROUP_SIZE - 1) wg_partials[slot * SUBGROUPS + sg_id()] = carry;
   wg_scan_partials(slot);
   return wg_partials[slot * SUBGROUPS + SUBGROUPS - 1];
-}
-
-// Loads `tile` and scans it as scan_loaded does.
-T tile_local_scan(uint tile, uint slot) {
-  TV loaded[VECTORS_PER_THREAD];
-  load_thread_vectors(tile, loaded);
-  return scan_loaded(loaded, slot);
 }
 
 // Writes the owned tile, whose predecessors reduce to `tile_prefix`: its inclusive or

@@ -30,16 +30,6 @@ inline void check_tuning(Implementation implementation, const Tuning& tuning) {
         "dispatch-order tiles need the fallback of csdldf (decoupled look-back could wait "
         "forever)");
   }
-  if (tuning.persistent_workgroups != 0) {
-    if (implementation != Implementation::csdldf) {
-      throw UsageError("persistent workgroups are a csdldf tuning (tiles in dispatch order)");
-    }
-    if (!tuning.dispatch_order.value_or(true)) {
-      throw UsageError(
-          "persistent workgroups take their tiles in dispatch order, not from the "
-          "counter");
-    }
-  }
 }
 
 }  // namespace gpuscan::detail

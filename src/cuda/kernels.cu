@@ -120,10 +120,9 @@ std::uint32_t resident_blocks(Kernel kernel, std::uint32_t block_size, std::size
 template <class Kernel>
 void launch_persistent(Kernel kernel, std::size_t staging_bytes, const ScanArgs& scan,
                        const ChainArgs& chain, cudaStream_t stream) {
-  const std::uint32_t grid = chain.persistent_blocks
-                                 ? chain.persistent_blocks
-                                 : resident_blocks(kernel, scan.block_size, staging_bytes);
-  kernel<<<std::min(scan.tile_count, grid), scan.block_size, staging_bytes, stream>>>(scan, chain);
+  const std::uint32_t resident = resident_blocks(kernel, scan.block_size, staging_bytes);
+  kernel<<<std::min(scan.tile_count, resident), scan.block_size, staging_bytes, stream>>>(scan,
+                                                                                          chain);
 }
 
 template <class M, class S>

@@ -78,11 +78,10 @@ struct ChainArgs {
   std::uint32_t blocking_mask = 0xFFFFFFFFu;
   int lookback_depth = 1;  // windows one look-back step reads, up to kMaxLookbackDepth
   std::uint32_t staged_tiles = kDefaultStagedTiles;  // per block, 1 .. kMaxStagedTiles
-  bool dispatch_order = false;          // tile = block id instead of the counter (csdldf)
-  std::uint32_t persistent_blocks = 0;  // the grid; 0: as many as are resident
-  bool fallback = true;                 // csdldf; false: csdl
-  bool packed = false;                  // 64-bit tile words, one lane per tile
-  bool statistics = false;              // the counting variant
+  bool dispatch_order = false;  // tile = block id instead of the counter (csdldf)
+  bool fallback = true;         // csdldf; false: csdl
+  bool packed = false;          // 64-bit tile words, one lane per tile
+  bool statistics = false;      // the counting variant
 };
 
 // 32-bit words of spine one tile takes, in either tile state: 16 value bits per split

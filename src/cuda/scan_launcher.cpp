@@ -65,7 +65,6 @@ ScanLauncher::ScanLauncher(DType dtype, Op op, Kind kind, Implementation impleme
   chain_.statistics = tuning.statistics;
   chain_.lookback_depth = static_cast<int>(tuning.lookback_depth ? tuning.lookback_depth : 1);
   chain_.dispatch_order = tuning.dispatch_order.value_or(implementation == Implementation::csdldf);
-  chain_.persistent_blocks = tuning.persistent_workgroups;
   chain_.staged_tiles = tuning.staged_tiles     ? tuning.staged_tiles
                         : chain_.dispatch_order ? kDefaultStagedTiles
                                                 : 1;

@@ -33,10 +33,6 @@ class Context {
   bool has_int64() const { return int64_; }
   bool has_float64() const { return float64_; }
   bool has_int64_atomics() const { return int64_atomics_; }
-  // Streaming multiprocessors and warps each holds at once, where the driver says
-  // (VK_NV_shader_sm_builtins); 0 where it does not.
-  std::uint32_t multiprocessors() const { return multiprocessors_; }
-  std::uint32_t warps_per_multiprocessor() const { return warps_per_multiprocessor_; }
   // Whether the driver reports compiler statistics of pipelines (registers, ...).
   bool has_pipeline_statistics() const { return pipeline_statistics_; }
 
@@ -60,8 +56,6 @@ class Context {
   bool float64_ = false;
   bool int64_atomics_ = false;
   bool pipeline_statistics_ = false;
-  std::uint32_t multiprocessors_ = 0;
-  std::uint32_t warps_per_multiprocessor_ = 0;
   std::uint32_t max_workgroup_size_ = 0;
 };
 

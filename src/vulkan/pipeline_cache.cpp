@@ -76,67 +76,39 @@ VkPipeline PipelineCache::get(const std::string& shader, const SpecConstants& co
     info.stage.flags = VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;
   }
   info.layout = layout_;
-  // The compiler's report: registers for sizing persistent grids, and the developer
-  // diagnostics of GPUSCAN_PIPELINE_STATISTICS=1.
-  if (context_->has_pipeline_statistics())
-    info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+  const bool report =
+      context_->has_pipeline_statistics() && std::getenv("GPUSCAN_PIPELINE_STATISTICS") != nullptr;
+  if (report) info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   VkPipeline pipeline = VK_NULL_HANDLE;
   const VkResult result =
       vkCreateComputePipelines(context_->device(), VK_NULL_HANDLE, 1, &info, nullptr, &pipeline);
   vkDestroyShaderModule(context_->device(), module, nullptr);
   check(result, "vkCreateComputePipelines");
   pipelines_.emplace(key, pipeline);
-  if (std::getenv("GPUSCAN_PIPELINE_STATISTICS") != nullptr) {
-    print_statistics(shader, constants, pipeline);
-  }
+  if (report) print_statistics(shader, constants, pipeline);
   return pipeline;
-}
-
-std::vector<VkPipelineExecutableStatisticKHR> PipelineCache::statistics(VkPipeline pipeline) const {
-  if (!context_->has_pipeline_statistics()) return {};
-  // An extension function: looked up on the device, as the loader may not know it.
-  auto get_statistics = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
-      vkGetDeviceProcAddr(context_->device(), "vkGetPipelineExecutableStatisticsKHR"));
-  if (get_statistics == nullptr) return {};
-  VkPipelineExecutableInfoKHR executable{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
-  executable.pipeline = pipeline;
-  std::uint32_t count = 0;
-  if (get_statistics(context_->device(), &executable, &count, nullptr) != VK_SUCCESS) return {};
-  std::vector<VkPipelineExecutableStatisticKHR> found(
-      count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
-  if (get_statistics(context_->device(), &executable, &count, found.data()) != VK_SUCCESS) {
-    return {};
-  }
-  return found;
-}
-
-std::optional<std::uint32_t> PipelineCache::registers(VkPipeline pipeline) const {
-  for (const auto& s : statistics(pipeline)) {
-    const std::string_view name(s.name);
-    if (name.find("Register") == std::string_view::npos &&
-        name.find("register") == std::string_view::npos) {
-      continue;
-    }
-    if (s.format == VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR) {
-      return static_cast<std::uint32_t>(s.value.u64);
-    }
-    if (s.format == VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR && s.value.i64 > 0) {
-      return static_cast<std::uint32_t>(s.value.i64);
-    }
-  }
-  return std::nullopt;
 }
 
 // Developer diagnostics (GPUSCAN_PIPELINE_STATISTICS=1): the driver's compiler report of a
 // new pipeline, registers and shared memory among it, on stderr.
 void PipelineCache::print_statistics(const std::string& shader, const SpecConstants& constants,
                                      VkPipeline pipeline) const {
-  const auto found = statistics(pipeline);
+  auto get_statistics = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
+      vkGetDeviceProcAddr(context_->device(), "vkGetPipelineExecutableStatisticsKHR"));
+  if (get_statistics == nullptr) return;
+  VkPipelineExecutableInfoKHR executable{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+  executable.pipeline = pipeline;
+  std::uint32_t count = 0;
+  if (get_statistics(context_->device(), &executable, &count, nullptr) != VK_SUCCESS) return;
+  std::vector<VkPipelineExecutableStatisticKHR> statistics(
+      count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
+  if (get_statistics(context_->device(), &executable, &count, statistics.data()) != VK_SUCCESS)
+    return;
   std::ostringstream line;
   line << "pipeline " << shader << " spec";
   for (std::uint32_t c : constants) line << " " << c;
   line << ":";
-  for (const auto& s : found) {
+  for (const auto& s : statistics) {
     line << " " << s.name << "=";
     switch (s.format) {
       case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:

@@ -10,10 +10,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "shaders/common/interface.h"
 #include "vulkan/context.hpp"
@@ -32,14 +30,10 @@ class PipelineCache {
 
   // `shader` names an embedded variant ("chained_scan.u32").
   VkPipeline get(const std::string& shader, const SpecConstants& constants);
-  // Registers per thread the driver's compiler gave `pipeline`, where the driver reports
-  // them (VK_KHR_pipeline_executable_properties with a register statistic, as NVIDIA's).
-  std::optional<std::uint32_t> registers(VkPipeline pipeline) const;
   VkPipelineLayout layout() const { return layout_; }
   VkDescriptorSetLayout set_layout() const { return set_layout_; }
 
  private:
-  std::vector<VkPipelineExecutableStatisticKHR> statistics(VkPipeline pipeline) const;
   void print_statistics(const std::string& shader, const SpecConstants& constants,
                         VkPipeline pipeline) const;
 

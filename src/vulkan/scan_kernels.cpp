@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -169,6 +167,14 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
     throw UsageError("staged tiles are a CUDA tuning; the Vulkan kernels do not stage tiles");
   }
   detail::check_tuning(implementation, tuning);
+  const bool dispatch_order = tuning.dispatch_order.value_or(false);
+  if (dispatch_order && context_->info().type == "CPU") {
+    // A CPU driver may start the second half of the grid first; a tile there then falls
+    // back through hundreds of unstarted predecessors, and llvmpipe cuts loops that long.
+    throw UsageError("dispatch-order tiles are for GPUs; " + context_->info().name +
+                     " may start workgroups far out of order");
+  }
+  spec_[GS_SPEC_DISPATCH_ORDER] = dispatch_order;
   if (spec_[GS_SPEC_LOOKBACK_DEPTH] > 16) throw UsageError("look-back depth must be in [1, 16]");
   // The workgroup's shared memory must hold the partials of two tiles.
   const std::size_t shared =
@@ -176,49 +182,6 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
   if (shared > context_->limits().maxComputeSharedMemorySize) {
     throw UsageError("tile shape needs more shared memory than " + context_->info().name + " has");
   }
-  choose_tile_order(implementation, tuning);
-}
-
-void ScanKernels::choose_tile_order(Implementation implementation, const Tuning& tuning) {
-  const bool cpu = context_->info().type == "CPU";
-  persistent_workgroups_ = tuning.persistent_workgroups;
-  bool dispatch_order = tuning.dispatch_order.value_or(persistent_workgroups_ != 0);
-  if (dispatch_order && cpu && (persistent_workgroups_ == 0 || persistent_workgroups_ > 64)) {
-    // A CPU driver may start the second half of a grid first; a tile there then falls back
-    // through hundreds of unstarted predecessors, and llvmpipe cuts loops that long. A
-    // persistent grid of at most 64 workgroups bounds such a chain to 64 tiles.
-    throw UsageError("dispatch-order tiles on " + context_->info().name +
-                     " (a CPU driver, which may start workgroups far out of order) need a "
-                     "persistent grid of at most 64 workgroups");
-  }
-  const bool automatic = implementation == Implementation::csdldf && !cpu &&
-                         persistent_workgroups_ == 0 && tuning.dispatch_order.value_or(true);
-  if (automatic) {
-    spec_[GS_SPEC_DISPATCH_ORDER] = true;
-    persistent_workgroups_ = resident_workgroups(pipelines_->get(shader_, spec_));
-    dispatch_order = tuning.dispatch_order.value_or(persistent_workgroups_ != 0);
-  }
-  spec_[GS_SPEC_DISPATCH_ORDER] = dispatch_order;
-}
-
-// NVIDIA's model (the only driver that reports multiprocessors): 65536 registers per
-// multiprocessor, given out per warp in units of 256, and a cap on resident warps. The
-// chained scan's shared memory is a few hundred bytes and does not limit it. 0: unknown.
-std::uint32_t ScanKernels::resident_workgroups(VkPipeline pipeline) const {
-  const std::optional<std::uint32_t> registers = pipelines_->registers(pipeline);
-  if (context_->multiprocessors() == 0 || !registers || *registers == 0) return 0;
-  const std::uint32_t warp = context_->subgroup_size();
-  const std::uint32_t warps_per_group = shape_.workgroup_size / warp;
-  const std::uint32_t registers_per_warp = (*registers * warp + 255) / 256 * 256;
-  const std::uint32_t per_multiprocessor =
-      std::min({65536 / registers_per_warp / warps_per_group,
-                context_->warps_per_multiprocessor() / warps_per_group, 32u});
-  const std::uint32_t groups = per_multiprocessor * context_->multiprocessors();
-  if (std::getenv("GPUSCAN_PIPELINE_STATISTICS") != nullptr) {
-    std::fprintf(stderr, "persistent grid: %u workgroups (%u multiprocessors x %u, %u registers)\n",
-                 groups, context_->multiprocessors(), per_multiprocessor, *registers);
-  }
-  return groups;
 }
 
 std::size_t ScanKernels::max_elements() const {
@@ -279,9 +242,7 @@ void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDesc
       memory_barrier(cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                      VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                      VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
-      dispatch(cmd, set, pipelines_->get(shader_, spec_), push,
-               persistent_workgroups_ ? std::min(persistent_workgroups_, push.tile_count)
-                                      : push.tile_count);
+      dispatch(cmd, set, pipelines_->get(shader_, spec_), push, push.tile_count);
       break;
     }
     case Implementation::rts: {

@@ -95,10 +95,6 @@ class ScanKernels {
   void dispatch(VkCommandBuffer cmd, VkDescriptorSet set, VkPipeline pipeline,
                 const PushConstants& push, std::uint32_t groups) const;
   PushConstants push_constants(std::size_t n, Value init) const;
-  // Sets the tile order and the persistent grid of a chained scan (Tuning).
-  void choose_tile_order(Implementation implementation, const Tuning& tuning);
-  // How many workgroups of `pipeline` the device holds at once, 0 if it cannot tell.
-  std::uint32_t resident_workgroups(VkPipeline pipeline) const;
 
   std::shared_ptr<const Context> context_;
   std::shared_ptr<PipelineCache> pipelines_;
@@ -106,7 +102,6 @@ class ScanKernels {
   Implementation implementation_;
   TileShape shape_;
   std::uint32_t blocking_mask_;
-  std::uint32_t persistent_workgroups_ = 0;  // 0: one workgroup per tile
   std::string shader_;
   SpecConstants spec_{};
 };

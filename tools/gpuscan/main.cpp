@@ -146,12 +146,8 @@ int main(int argc, char** argv) {
   bench_cmd
       ->add_option("--tile-order", tile_order,
                    "csdldf: dispatch (tiles in workgroup-id order), counter (claimed from an "
-                   "atomic counter) or auto (dispatch where the grid is persistent, else counter)")
+                   "atomic counter) or auto (CUDA: dispatch, Vulkan: counter)")
       ->capture_default_str();
-  bench_cmd->add_option("--persistent-workgroups", bench.tuning.persistent_workgroups,
-                        "csdldf in dispatch order: workgroups that take the tiles in turn "
-                        "(default: as many as are resident at once where known, else one per "
-                        "tile)");
   bench_cmd->add_option("--csv", bench.csv, "Also write the results as CSV to this file");
 
   try {
