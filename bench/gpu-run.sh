@@ -41,6 +41,7 @@ icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 {
   date -u +%Y-%m-%dT%H:%M:%SZ
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv
+  echo "profilers: $(command -v ncu nsys | tr '\n' ' ')"
   "$bin/gpuscan" devices
 } 2>&1 | tee "$out/machine.txt"
 
@@ -72,6 +73,8 @@ if [[ " $backends " == *" vulkan "* ]]; then
   bench vulkan u64-add-inclusive --sizes "$sizes" --dtype u64
   bench vulkan u32-add-inclusive-stats --sizes 20:28 --runs 10 --algorithms csdldf,csdl,memcpy --stats
   bench vulkan u32-add-inclusive-blocking --sizes 24:28 --runs 20 --blocking --stats
+  bench vulkan u32-add-inclusive-blocking-spins1 --sizes 24:28 --runs 20 --blocking --stats \
+    --max-spins 1
 } | tee "$out/bench.log"
 
 if [ "${GPU_RUN_TUNING:-0}" = 1 ]; then
@@ -99,6 +102,8 @@ if [[ " $backends " == *" cuda "* ]]; then
   bench cuda u64-add-inclusive --sizes "$cuda_sizes" --dtype u64
   bench cuda u32-add-inclusive-split --sizes 24:30 --tile-state split --algorithms csdldf,cub,memcpy
   bench cuda u32-add-inclusive-blocking --sizes 24:28 --runs 20 --blocking --stats
+  bench cuda u32-add-inclusive-blocking-spins1 --sizes 24:28 --runs 20 --blocking --stats \
+    --max-spins 1
 } | tee "$out/cuda-bench.log"
 fi
 

@@ -121,8 +121,14 @@ template <class Kernel>
 void launch_persistent(Kernel kernel, std::size_t staging_bytes, const ScanArgs& scan,
                        const ChainArgs& chain, cudaStream_t stream) {
   const std::uint32_t resident = resident_blocks(kernel, scan.block_size, staging_bytes);
-  kernel<<<std::min(scan.tile_count, resident), scan.block_size, staging_bytes, stream>>>(scan,
-                                                                                          chain);
+  if (scan.tile_count <= resident) {
+    // One round: a tile per block, nothing to stage ahead.
+    ChainArgs one_round = chain;
+    one_round.staged_tiles = 0;
+    kernel<<<scan.tile_count, scan.block_size, 0, stream>>>(scan, one_round);
+    return;
+  }
+  kernel<<<resident, scan.block_size, staging_bytes, stream>>>(scan, chain);
 }
 
 template <class M, class S>

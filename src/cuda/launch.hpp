@@ -77,7 +77,8 @@ struct ChainArgs {
   std::uint32_t max_spins = 4;
   std::uint32_t blocking_mask = 0xFFFFFFFFu;
   int lookback_depth = 1;  // windows one look-back step reads, up to kMaxLookbackDepth
-  std::uint32_t staged_tiles = kDefaultStagedTiles;  // per block, 1 .. kMaxStagedTiles
+  // Per block, 1 .. kMaxStagedTiles; 0 (set by the launch): one round, nothing staged.
+  std::uint32_t staged_tiles = kDefaultStagedTiles;
   bool dispatch_order = false;  // tile = block id instead of the counter (csdldf)
   bool fallback = true;         // csdldf; false: csdl
   bool packed = false;          // 64-bit tile words, one lane per tile

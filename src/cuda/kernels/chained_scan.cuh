@@ -206,6 +206,7 @@ __device__ __forceinline__ void scan_tile(const ScanArgs& scan, const ChainArgs&
 // ahead waits for its block's current one, and csdl's look-backs then wait on that chain
 // (measured: 0.21 of memcpy at 2^30 with two). Dynamic shared memory: staged_tiles buffers of
 // blockDim * VPT vectors, used as a ring; shared.tiles holds which tile each buffer is for.
+// staged_tiles 0: the launch has one round (a tile per block), nothing is staged.
 template <class M, class S, int VPT, bool kStats>
 __global__ void __launch_bounds__(max_block_size(VPT))
     chained_scan(ScanArgs scan, ChainArgs chain) {
@@ -216,6 +217,19 @@ __global__ void __launch_bounds__(max_block_size(VPT))
   const std::uint32_t stages = chain.staged_tiles;
   const std::uint32_t buffer_vectors = blockDim.x * VPT;
 
+  if (stages == 0) {
+    // One round: no block has a second tile to stage ahead, so the tile goes straight into
+    // registers, without the round trip through shared memory.
+    if (threadIdx.x == 0) shared.tiles[0] = claim_tile(chain, kNoTile);
+    clear_for_next_run(chain);
+    __syncthreads();
+    const std::uint32_t tile = shared.tiles[0];
+    if (tile >= scan.tile_count) return;
+    Vector<T> loaded[VPT];
+    load_tile<T, VPT>(in, scan.n, tile, M::identity(), loaded);
+    scan_tile<M, S, VPT, kStats>(scan, chain, tile, loaded, shared);
+    return;
+  }
   // Thread 0's last claim, for the dispatch order.
   std::uint32_t claimed = kNoTile;
   if (threadIdx.x == 0) {
