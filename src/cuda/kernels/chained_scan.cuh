@@ -206,7 +206,6 @@ __device__ __forceinline__ void scan_tile(const ScanArgs& scan, const ChainArgs&
 // ahead waits for its block's current one, and csdl's look-backs then wait on that chain
 // (measured: 0.21 of memcpy at 2^30 with two). Dynamic shared memory: staged_tiles buffers of
 // blockDim * VPT vectors, used as a ring; shared.tiles holds which tile each buffer is for.
-// staged_tiles 0: the launch has one round (a tile per block), nothing is staged.
 template <class M, class S, int VPT, bool kStats>
 __global__ void __launch_bounds__(max_block_size(VPT))
     chained_scan(ScanArgs scan, ChainArgs chain) {
@@ -214,22 +213,12 @@ __global__ void __launch_bounds__(max_block_size(VPT))
   extern __shared__ uint4 staging[];
   __shared__ ChainedShared<T> shared;
   const T* in = static_cast<const T*>(scan.in);
-  const std::uint32_t stages = chain.staged_tiles;
+  // staged_tiles 0 (one round): a ring of one slot that stages nothing; the tile goes
+  // straight into registers, without the round trip through shared memory.
+  const bool staged = chain.staged_tiles != 0;
+  const std::uint32_t stages = staged ? chain.staged_tiles : 1;
   const std::uint32_t buffer_vectors = blockDim.x * VPT;
 
-  if (stages == 0) {
-    // One round: no block has a second tile to stage ahead, so the tile goes straight into
-    // registers, without the round trip through shared memory.
-    if (threadIdx.x == 0) shared.tiles[0] = claim_tile(chain, kNoTile);
-    clear_for_next_run(chain);
-    __syncthreads();
-    const std::uint32_t tile = shared.tiles[0];
-    if (tile >= scan.tile_count) return;
-    Vector<T> loaded[VPT];
-    load_tile<T, VPT>(in, scan.n, tile, M::identity(), loaded);
-    scan_tile<M, S, VPT, kStats>(scan, chain, tile, loaded, shared);
-    return;
-  }
   // Thread 0's last claim, for the dispatch order.
   std::uint32_t claimed = kNoTile;
   if (threadIdx.x == 0) {
@@ -248,12 +237,14 @@ __global__ void __launch_bounds__(max_block_size(VPT))
     __syncthreads();  // everyone is done with the previous tile and its buffer
     if (threadIdx.x == 0) shared.tiles[refill] = claimed = claim_tile(chain, claimed);
     __syncthreads();
-    stage_tile<T, VPT>(in, scan.n, shared.tiles[refill], scan.tile_count,
-                       staging + refill * buffer_vectors);
+    if (staged) {
+      stage_tile<T, VPT>(in, scan.n, shared.tiles[refill], scan.tile_count,
+                         staging + refill * buffer_vectors);
+    }
     const std::uint32_t tile = shared.tiles[slot];
     if (tile >= scan.tile_count) break;
     Vector<T> loaded[VPT];
-    if (TileShape<T, VPT>::first(tile) + TileShape<T, VPT>::elements() <= scan.n) {
+    if (staged && TileShape<T, VPT>::first(tile) + TileShape<T, VPT>::elements() <= scan.n) {
       // This tile's copies are in; the ones staged after it may not be.
       wait_for_stage(stages - 1);
       load_staged<T, VPT>(staging + slot * buffer_vectors, loaded);
