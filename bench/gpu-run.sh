@@ -129,5 +129,10 @@ if [ "${GPU_RUN_CUDA_TUNING:-0}" = 1 ]; then
     sweep u64 $large --tile-state $state
   done
 fi 2>&1 | tee "$out/cuda-tuning.log"
-[ -e "$out/failed" ] && exit 1
-exit 0
+# Everything goes back as one archive (the runner returns a few files only), beside the
+# failure marker.
+status=0
+[ -e "$out/failed" ] && status=1
+tar -C "$out" -czf /tmp/gpu-run-results.tgz --exclude failed . && find "$out" -mindepth 1 -not -name failed -delete &&
+  mv /tmp/gpu-run-results.tgz "$out/results.tgz"
+exit $status
