@@ -1,6 +1,7 @@
 // VulkanDevice::benchmark: every implementation of a case on one input, each timed run
 // bracketed by timestamps, with the output poisoned before and checked on the device after.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -39,6 +40,37 @@ void compute_to_all(VkCommandBuffer cmd) {
                      VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT);
 }
 
+// Untimed runs before the timed ones: the first of each builds its pipelines; then, on a
+// GPU, runs go on until the device has been busy for a while. A GPU left idle (as it is
+// while the host makes and uploads the input) lowers its shader clock, and the NVIDIA
+// driver was seen to time whole Vulkan batches at 345 MHz instead of 1980 MHz, which slows
+// the latency-bound scans far more than memcpy. (A CUDA context keeps the clocks up.)
+void warm_up(const Context& context, const std::vector<std::unique_ptr<ScanKernels>>& kernels,
+             const std::vector<ScanBuffers>& buffers,
+             const std::vector<std::unique_ptr<BindingSet>>& sets, std::size_t n, Value init) {
+  using clock = std::chrono::steady_clock;
+  constexpr std::chrono::milliseconds busy_for{300};
+  constexpr double batch_seconds = 0.02;  // short enough to stop near busy_for
+  const clock::time_point start = clock::now();
+  std::size_t repeats = 1;
+  for (;;) {
+    const clock::time_point before = clock::now();
+    context.submit([&](VkCommandBuffer cmd) {
+      for (std::size_t r = 0; r < repeats; ++r) {
+        for (std::size_t i = 0; i < kernels.size(); ++i) {
+          kernels[i]->record(cmd, buffers[i], sets[i]->handle(), n, init);
+          compute_to_all(cmd);
+        }
+      }
+    });
+    const clock::time_point now = clock::now();
+    if (context.info().type == "CPU" || now - start >= busy_for) return;
+    const double took = std::chrono::duration<double>(now - before).count();
+    repeats = std::clamp<std::size_t>(
+        static_cast<std::size_t>(static_cast<double>(repeats) * batch_seconds / took), 1, 4096);
+  }
+}
+
 }  // namespace
 
 std::vector<BenchResult> VulkanDevice::benchmark(const BenchCase& c,
@@ -74,12 +106,7 @@ std::vector<BenchResult> VulkanDevice::benchmark(const BenchCase& c,
         std::make_unique<BindingSet>(context_, pipelines_->set_layout(), buffers.back()));
   }
 
-  // One untimed warm-up run each builds the pipelines and wakes the device.
-  for (std::size_t i = 0; i < k; ++i) {
-    context_->submit([&](VkCommandBuffer cmd) {
-      kernels[i]->record(cmd, buffers[i], sets[i]->handle(), c.n, init);
-    });
-  }
+  warm_up(*context_, kernels, buffers, sets, c.n, init);
 
   // The timed runs go round the implementations (run r of each, then run r + 1), so that a
   // slow spell of the device hits them alike. Each run: poison the output, flush the cache,
