@@ -30,11 +30,6 @@ uint step_count = 0;       // look-back steps (LOOKBACK_DEPTH window reads each)
 uint fallback_count = 0;   // fallbacks initiated
 uint insertion_count = 0;  // fallback insertions into a tile that was NOT_READY
 
-// The first window of the walk after a fallback, read by insert_fallback in the round trip
-// of its post instead of one round trip later.
-TILE_WORD next_window;
-bool has_next_window = false;
-
 const uint LOOKBACK_DONE = 0xFFFFFFFFu;
 shared uint wg_tile;
 shared uint wg_lookback;  // LOOKBACK_DONE, or the tile the workgroup must reduce
@@ -59,10 +54,7 @@ bool look_back(uint tile, inout uint cursor, inout T prefix) {
   uint spins = 0;
   for (;;) {
     TILE_WORD words[LOOKBACK_DEPTH];
-    for (uint depth = 0; depth < LOOKBACK_DEPTH; ++depth) {
-      words[depth] = depth == 0 && has_next_window ? next_window : read_window(cursor, depth);
-    }
-    has_next_window = false;
+    for (uint depth = 0; depth < LOOKBACK_DEPTH; ++depth) words[depth] = read_window(cursor, depth);
     if (STATISTICS) ++step_count;
     // Take the windows in order while they are all READY; stop at an INCLUSIVE tile (done)
     // or at a tile not ready yet (read again from there).
@@ -98,12 +90,6 @@ bool look_back(uint tile, inout uint cursor, inout T prefix) {
 // was there. Returns true when the prefix is complete.
 bool insert_fallback(inout uint cursor, inout T prefix, T reduction) {
   const TILE_WORD before = post_tile(cursor, cursor == 0 ? GS_STATE_INCLUSIVE : GS_STATE_READY, reduction);
-  // Unless the post finds the tile INCLUSIVE, the walk goes on before it: read that window
-  // now, in flight together with the post.
-  if (cursor > 0) {
-    next_window = read_window(cursor - 1, 0);
-    has_next_window = true;
-  }
   if (STATISTICS) {
     ++fallback_count;
     const bool was_posted = state_of(before) != GS_STATE_NOT_READY;

@@ -24,10 +24,6 @@ struct LookBack {
   Spine<M, S> spine;
   const ChainArgs& chain;
   LookbackCounts counts;
-  // The first window of the walk after a fallback, read by insert() in the round trip of
-  // its post instead of one round trip later.
-  typename S::Word next_window{};
-  bool has_next_window = false;
 
   // How many steps a look-back of `tile` waits on the not-ready tile `cursor` before it
   // falls back: max_spins for the nearest successor, longer the further back the blocking
@@ -48,11 +44,8 @@ struct LookBack {
       typename S::Word words[kMaxLookbackDepth];
 #pragma unroll
       for (int d = 0; d < kMaxLookbackDepth; ++d) {
-        if (d < chain.lookback_depth) {
-          words[d] = d == 0 && has_next_window ? next_window : spine.read_window(cursor, d);
-        }
+        if (d < chain.lookback_depth) words[d] = spine.read_window(cursor, d);
       }
-      has_next_window = false;
       if constexpr (kStats) ++counts.steps;
       // Take the windows in order while they are all READY; stop at an INCLUSIVE tile
       // (done) or at a tile not ready yet (read again from there).
@@ -92,12 +85,6 @@ struct LookBack {
     using Sp = Spine<M, S>;
     const auto before =
         spine.post(cursor, cursor == 0 ? GS_STATE_INCLUSIVE : GS_STATE_READY, reduction);
-    // Unless the post finds the tile INCLUSIVE, the walk goes on before it: read that window
-    // now, in flight together with the post.
-    if (cursor > 0) {
-      next_window = spine.read_window(cursor - 1, 0);
-      has_next_window = true;
-    }
     if constexpr (kStats) {
       ++counts.fallbacks;
       const bool was_posted = S::state_of(before) != GS_STATE_NOT_READY;
