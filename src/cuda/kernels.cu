@@ -69,8 +69,6 @@ void with_vectors_per_thread(std::uint32_t vectors_per_thread, F&& f) {
   f(std::integral_constant<int, 4>{});
 }
 
-// A persistent launch: as many blocks as fit on the device at once (at most one per
-// tile), each with two staging buffers of dynamic shared memory.
 // The blocks of `kernel` the device holds at once, asked once per kernel, device and shape
 // (the queries would otherwise add microseconds to every small scan).
 template <class Kernel>
@@ -117,6 +115,9 @@ std::uint32_t resident_blocks(Kernel kernel, std::uint32_t block_size, std::size
   return blocks;
 }
 
+// A persistent launch: as many blocks as fit on the device at once, each with its staging
+// buffers of dynamic shared memory; or, where that is at least one block per tile, one
+// round of blocks that stage nothing.
 template <class Kernel>
 void launch_persistent(Kernel kernel, std::size_t staging_bytes, const ScanArgs& scan,
                        const ChainArgs& chain, cudaStream_t stream) {
