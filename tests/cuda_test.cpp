@@ -162,28 +162,19 @@ TEST_F(CudaTest, BothTileStatesAndEveryBlockSizeStayExact) {
 }
 
 TEST_F(CudaTest, ExactUnderSimulatedBlockingAtEveryRate) {
-  for (std::uint32_t k = 0; k <= 9; ++k) {
-    for (std::uint32_t spins : {1u, 4u}) {
-      Tuning tuning;
-      tuning.blocking_mask = (1u << k) - 1;
-      tuning.max_spins = spins;
-      SCOPED_TRACE("blocking mask " + std::to_string(*tuning.blocking_mask) + " spins " +
-                   std::to_string(spins));
-      for (TileState state : {TileState::split, TileState::packed}) {
-        tuning.tile_state = state;
-        expect_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning},
-                       (std::size_t{1} << 20) + 3);
-      }
-      for (TileState state : {TileState::split, TileState::packed}) {
-        tuning.tile_state = state;
-        expect_matches({{DType::u64, Op::bit_xor, Kind::exclusive, Algorithm::csdldf}, tuning},
-                       300007, three(DType::u64));
-      }
-      // Floats: owner and fallbacks must post the same bits, or the split words mix.
-      expect_matches({{DType::f32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, 500001);
-      expect_matches({{DType::f64, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, 500001);
+  for_each_blocking_rate([&](Tuning tuning) {
+    for (TileState state : {TileState::split, TileState::packed}) {
+      tuning.tile_state = state;
+      expect_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning},
+                     (std::size_t{1} << 20) + 3);
+      expect_matches({{DType::u64, Op::bit_xor, Kind::exclusive, Algorithm::csdldf}, tuning},
+                     300007, three(DType::u64));
     }
-  }
+    tuning.tile_state = TileState::automatic;
+    // Floats: owner and fallbacks must post the same bits, or the split words mix.
+    expect_matches({{DType::f32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, 500001);
+    expect_matches({{DType::f64, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, 500001);
+  });
 }
 
 TEST_F(CudaTest, StatisticsCountWhatTheLookBackDid) {

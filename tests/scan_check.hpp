@@ -105,6 +105,22 @@ inline void expect_scan_matches(const Case& c, std::size_t n, std::uint32_t init
   expect_scan_matches(c, n, Value::of(init));
 }
 
+// Calls check(tuning) at every simulated blocking rate, 1 in 1 tiles (mask 0) to 1 in 512,
+// with one spin before a fallback and with four, each under a trace naming the rate.
+template <class Check>
+void for_each_blocking_rate(Check check) {
+  for (std::uint32_t k = 0; k <= 9; ++k) {
+    for (std::uint32_t spins : {1u, 4u}) {
+      Tuning tuning;
+      tuning.blocking_mask = (1u << k) - 1;
+      tuning.max_spins = spins;
+      SCOPED_TRACE("blocking mask " + std::to_string(*tuning.blocking_mask) + " spins " +
+                   std::to_string(spins));
+      check(tuning);
+    }
+  }
+}
+
 // The statistics variant counts what the look-back did: nothing for a single tile (4096
 // elements, the default tile of both backends); with every one of `tiles` tiles blocked and
 // one spin before a fallback, at least one step for every later tile, fallbacks (each after

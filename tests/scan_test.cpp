@@ -151,17 +151,10 @@ TEST_F(FallbackTest, StatisticsCountWhatTheLookBackDid) {
 }
 
 TEST_F(FallbackTest, ExactUnderSimulatedBlockingAtEveryRate) {
-  for (std::uint32_t k = 0; k <= 9; ++k) {
-    for (std::uint32_t spins : {1u, 4u}) {
-      Tuning tuning;
-      tuning.blocking_mask = (1u << k) - 1;
-      tuning.max_spins = spins;
-      SCOPED_TRACE("blocking mask " + std::to_string(*tuning.blocking_mask) + " spins " +
-                   std::to_string(spins));
-      expect_scan_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning},
-                          40 * 4096 + 3);
-    }
-  }
+  for_each_blocking_rate([](const Tuning& tuning) {
+    expect_scan_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning},
+                        40 * 4096 + 3);
+  });
   Tuning tuning;
   tuning.blocking_mask = 0;
   tuning.subgroup_size = 4;
