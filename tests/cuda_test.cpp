@@ -2,6 +2,7 @@
 // sizes around tiles, both tile states and several block sizes, simulated blocking at
 // every rate, statistics, the benchmark with CUB, and more than 2^32 elements. Needs a
 // CUDA GPU; where there is none (CI) every test skips and says why.
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -125,8 +126,8 @@ TEST_F(CudaTest, EveryTileShapeAndLookBackStaysExact) {
         tuning.vectors_per_thread = rows;
         tuning.lookback_depth = depth;
         tuning.dispatch_order = ordered;
-        tuning.staged_tiles = depth;
-        tuning.max_spins = depth;  // short waits: fallbacks happen too
+        tuning.staged_tiles = std::min(depth + 1, 4u);  // 2..4: at least one prefetched
+        tuning.max_spins = depth;                       // short waits: fallbacks happen too
         SCOPED_TRACE("rows " + std::to_string(rows) + " depth " + std::to_string(depth) +
                      " staged " + std::to_string(tuning.staged_tiles) +
                      (ordered ? " dispatch order" : ""));
@@ -144,7 +145,8 @@ TEST_F(CudaTest, EveryTileShapeAndLookBackStaysExact) {
 
 TEST_F(CudaTest, BothTileStatesAndEveryBlockSizeStayExact) {
   for (TileState state : {TileState::split, TileState::packed}) {
-    for (std::uint32_t block : {64u, 128u, 256u, 512u, 1024u}) {
+    // Up to 992: the chained scan adds a look-back warp to each block.
+    for (std::uint32_t block : {64u, 128u, 224u, 256u, 512u, 992u}) {
       Tuning tuning;
       tuning.tile_state = state;
       tuning.workgroup_size = block;
@@ -159,6 +161,19 @@ TEST_F(CudaTest, BothTileStatesAndEveryBlockSizeStayExact) {
       expect_matches({{DType::f64, Op::min, Kind::exclusive, Algorithm::csdl}, tuning}, 70001);
     }
   }
+}
+
+// From 32 MiB of input on, the chained scans take 60 KB tiles (kLargeInputShape).
+TEST_F(CudaTest, LargeInputsStayExactWithTheirLargerTiles) {
+  const std::size_t n = (std::size_t{1} << 23) + 5;  // just past the switch for u32
+  expect_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, {}}, n);
+  expect_matches({{DType::f32, Op::add, Kind::exclusive, Algorithm::csdldf}, {}}, n);
+  expect_matches({{DType::i64, Op::max, Kind::reduce, Algorithm::csdl}, {}}, n);
+  Tuning blocked;
+  blocked.blocking_mask = 1;  // every other tile
+  blocked.max_spins = 1;
+  expect_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, blocked}, n);
+  expect_matches({{DType::f64, Op::add, Kind::inclusive, Algorithm::csdldf}, blocked}, n);
 }
 
 TEST_F(CudaTest, ExactUnderSimulatedBlockingAtEveryRate) {
@@ -242,9 +257,14 @@ TEST_F(CudaTest, RefusesWhatItCannotDo) {
   wide.vectors_per_thread = 8;
   wide.workgroup_size = 1024;
   EXPECT_THROW(make(Algorithm::csdldf, DType::u32, wide), UsageError);
-  Tuning staged;
-  staged.staged_tiles = 5;
-  EXPECT_THROW(make(Algorithm::csdldf, DType::u32, staged), UsageError);
+  Tuning full_block;  // no room for the look-back warp
+  full_block.workgroup_size = 1024;
+  EXPECT_THROW(make(Algorithm::csdldf, DType::u32, full_block), UsageError);
+  for (std::uint32_t tiles : {1u, 5u}) {
+    Tuning staged;
+    staged.staged_tiles = tiles;
+    EXPECT_THROW(make(Algorithm::csdldf, DType::u32, staged), UsageError);
+  }
 }
 
 // 64-bit offsets: 2^32 + 4101 elements (17 GB in, 17 GB out), checked on the host.

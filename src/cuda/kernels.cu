@@ -115,32 +115,32 @@ std::uint32_t resident_blocks(Kernel kernel, std::uint32_t block_size, std::size
   return blocks;
 }
 
-// A persistent launch: as many blocks as fit on the device at once, each with its staging
-// buffers of dynamic shared memory; or, where that is at least one block per tile, one
-// round of blocks that stage nothing.
+// A persistent launch: as many blocks (tile warps and a look-back warp) as fit on the
+// device at once, each with `staged_tiles` slots of dynamic shared memory; or, where that
+// is at least one block per tile, one round of blocks with one slot each.
 template <class Kernel>
-void launch_persistent(Kernel kernel, std::size_t staging_bytes, const ScanArgs& scan,
+void launch_persistent(Kernel kernel, std::size_t slot_bytes, const ScanArgs& scan,
                        const ChainArgs& chain, cudaStream_t stream) {
-  const std::uint32_t resident = resident_blocks(kernel, scan.block_size, staging_bytes);
+  const std::uint32_t threads = scan.block_size + kLookBackThreads;
+  const std::size_t staging_bytes = chain.staged_tiles * slot_bytes;
+  const std::uint32_t resident = resident_blocks(kernel, threads, staging_bytes);
   if (scan.tile_count <= resident) {
-    // One round: a tile per block, nothing to stage ahead.
     ChainArgs one_round = chain;
     one_round.staged_tiles = 0;
-    kernel<<<scan.tile_count, scan.block_size, 0, stream>>>(scan, one_round);
+    kernel<<<scan.tile_count, threads, slot_bytes, stream>>>(scan, one_round);
     return;
   }
-  kernel<<<resident, scan.block_size, staging_bytes, stream>>>(scan, chain);
+  kernel<<<resident, threads, staging_bytes, stream>>>(scan, chain);
 }
 
 template <class M, class S>
 void launch_chained_with(const ScanArgs& scan, const ChainArgs& chain, cudaStream_t stream) {
   with_vectors_per_thread(scan.vectors_per_thread, [&](auto vpt) {
-    const std::size_t staging_bytes =
-        chain.staged_tiles * std::size_t{scan.block_size} * vpt() * kVectorBytes;
+    const std::size_t slot_bytes = std::size_t{scan.block_size} * vpt() * kVectorBytes;
     if (chain.statistics) {
-      launch_persistent(chained_scan<M, S, vpt(), true>, staging_bytes, scan, chain, stream);
+      launch_persistent(chained_scan<M, S, vpt(), true>, slot_bytes, scan, chain, stream);
     } else {
-      launch_persistent(chained_scan<M, S, vpt(), false>, staging_bytes, scan, chain, stream);
+      launch_persistent(chained_scan<M, S, vpt(), false>, slot_bytes, scan, chain, stream);
     }
   });
 }

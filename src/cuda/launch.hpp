@@ -41,19 +41,40 @@ inline std::uint32_t default_vectors_per_thread(DType dtype) {
 }
 constexpr std::uint32_t kDefaultBlockSize = 256;
 constexpr int kMaxLookbackDepth = 4;
-// Tiles a persistent block in dispatch order has staged into shared memory: the one it
-// scans and the next (3 and 4 measured no faster on an H200, docs/performance.md).
-constexpr std::uint32_t kDefaultStagedTiles = 2;
+// Tiles a persistent block of the chained scan holds in shared memory: the one waiting for
+// its prefix, the one it scans, and slots - 2 whose input is on its way.
+constexpr std::uint32_t kDefaultStagedTiles = 3;
+constexpr std::uint32_t kMinStagedTiles = 2;
 constexpr std::uint32_t kMaxStagedTiles = 4;
 // The largest block a tile shape is compiled for: 64 registers a thread for 4 rows, 128
 // for 8 (fewer would spill).
 constexpr std::uint32_t max_block_size(std::uint32_t vectors_per_thread) {
   return 4096 / vectors_per_thread;
 }
+// The chained scan's blocks have a look-back warp beside their tile warps.
+constexpr std::uint32_t kLookBackThreads = 32;
+constexpr std::uint32_t chained_block_limit(std::uint32_t vectors_per_thread) {
+  return max_block_size(vectors_per_thread) + kLookBackThreads > 1024
+             ? 1024
+             : max_block_size(vectors_per_thread) + kLookBackThreads;
+}
 inline std::uint32_t tile_elements(DType dtype, std::uint32_t block_size,
                                    std::uint32_t vectors_per_thread) {
   return block_size * vectors_per_thread * static_cast<std::uint32_t>(16 / size_of(dtype));
 }
+
+// The threads that scan a tile and the rows of 16-byte vectors each holds.
+struct TileShapeChoice {
+  std::uint32_t block_size = kDefaultBlockSize;
+  std::uint32_t vectors_per_thread = 4;
+};
+// The chained scans' shape for inputs of kLargeInputBytes or more, unless the tuning fixes
+// one: tiles of 60 KB, one block of 480 tile threads and a look-back warp per SM. The
+// look-back warp is the limit with small tiles (it walks about 4 steps per tile whatever
+// the tile's size), so larger tiles do more with each walk (docs/performance.md, C14).
+// Smaller inputs keep 4 KB-per-warp tiles, which spread a few tiles over more SMs.
+constexpr TileShapeChoice kLargeInputShape{480, 8};
+constexpr std::uint64_t kLargeInputBytes = std::uint64_t{32} << 20;
 
 struct ScanArgs {
   const void* in = nullptr;
@@ -77,7 +98,8 @@ struct ChainArgs {
   std::uint32_t max_spins = 4;
   std::uint32_t blocking_mask = 0xFFFFFFFFu;
   int lookback_depth = 1;  // windows one look-back step reads, up to kMaxLookbackDepth
-  // Per block, 1 .. kMaxStagedTiles; 0 (set by the launch): one round, nothing staged.
+  // Per block, kMinStagedTiles .. kMaxStagedTiles; 0 (set by the launch): one round, whose
+  // blocks take one tile each, load it straight into registers and park it in one slot.
   std::uint32_t staged_tiles = kDefaultStagedTiles;
   bool dispatch_order = false;  // tile = block id instead of the counter (csdldf)
   bool fallback = true;         // csdldf; false: csdl

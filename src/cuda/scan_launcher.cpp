@@ -21,6 +21,19 @@ std::uint32_t block_size_of(const Tuning& tuning) {
   return size;
 }
 
+void check_shape(const TileShapeChoice& shape, bool chained) {
+  if (shape.block_size > max_block_size(shape.vectors_per_thread)) {
+    throw UsageError("CUDA blocks of " + std::to_string(shape.vectors_per_thread) +
+                     " vectors per thread have at most " +
+                     std::to_string(max_block_size(shape.vectors_per_thread)) + " threads");
+  }
+  const std::uint32_t limit = chained_block_limit(shape.vectors_per_thread);
+  if (chained && shape.block_size + kLookBackThreads > limit) {
+    throw UsageError("CUDA chained scans add a look-back warp to each block: at most " +
+                     std::to_string(limit - kLookBackThreads) + " threads scan a tile");
+  }
+}
+
 void check_cuda_tuning(Implementation implementation, const Tuning& tuning) {
   detail::check_tuning(implementation, tuning);
   if (tuning.vectors_per_thread != 0 && tuning.vectors_per_thread != 4 &&
@@ -44,16 +57,13 @@ ScanLauncher::ScanLauncher(DType dtype, Op op, Kind kind, Implementation impleme
       op_(op),
       kind_(kind),
       implementation_(implementation),
-      block_size_(block_size_of(tuning)),
-      vectors_per_thread_(tuning.vectors_per_thread ? tuning.vectors_per_thread
-                                                    : default_vectors_per_thread(dtype)),
+      shape_{block_size_of(tuning), tuning.vectors_per_thread ? tuning.vectors_per_thread
+                                                              : default_vectors_per_thread(dtype)},
+      automatic_shape_(chained() && tuning.workgroup_size == 0 && tuning.vectors_per_thread == 0),
       controls_(2 * sizeof(RunControl)) {
   check_cuda_tuning(implementation, tuning);
-  if (block_size_ > max_block_size(vectors_per_thread_)) {
-    throw UsageError("CUDA blocks of " + std::to_string(vectors_per_thread_) +
-                     " vectors per thread have at most " +
-                     std::to_string(max_block_size(vectors_per_thread_)) + " threads");
-  }
+  check_shape(shape_, chained());
+  if (automatic_shape_) check_shape(kLargeInputShape, true);
   if (implementation == Implementation::cub && op != Op::add) {
     throw UsageError("the cub baseline runs sums only (--op add)");
   }
@@ -67,9 +77,10 @@ ScanLauncher::ScanLauncher(DType dtype, Op op, Kind kind, Implementation impleme
   chain_.dispatch_order = tuning.dispatch_order.value_or(implementation == Implementation::csdldf);
   chain_.staged_tiles = tuning.staged_tiles     ? tuning.staged_tiles
                         : chain_.dispatch_order ? kDefaultStagedTiles
-                                                : 1;
-  if (chain_.staged_tiles < 1 || chain_.staged_tiles > kMaxStagedTiles) {
-    throw UsageError("staged tiles must be in [1, " + std::to_string(kMaxStagedTiles) + "]");
+                                                : kMinStagedTiles;
+  if (chain_.staged_tiles < kMinStagedTiles || chain_.staged_tiles > kMaxStagedTiles) {
+    throw UsageError("staged tiles must be in [" + std::to_string(kMinStagedTiles) + ", " +
+                     std::to_string(kMaxStagedTiles) + "]");
   }
   check(cudaMemsetAsync(controls_.data(), 0, controls_.size(), stream), "clearing run counters");
 }
@@ -81,15 +92,22 @@ bool ScanLauncher::chained() const {
 std::size_t ScanLauncher::max_elements() const {
   // Tile indices are 32-bit, and a block's next tile (its last one plus the grid) must not
   // wrap around: 2^31 tiles (2^43 elements by default), far beyond any device's memory.
-  return (std::size_t{1} << 31) * tile_elements(dtype_, block_size_, vectors_per_thread_);
+  return (std::size_t{1} << 31) *
+         tile_elements(dtype_, shape_.block_size, shape_.vectors_per_thread);
+}
+
+TileShapeChoice ScanLauncher::shape_for(std::uint64_t n) const {
+  return automatic_shape_ && n * size_of(dtype_) >= kLargeInputBytes ? kLargeInputShape : shape_;
 }
 
 void ScanLauncher::launch(const void* in, void* out, std::uint64_t n, Value init,
                           cudaStream_t stream) {
-  const std::uint64_t per_tile = tile_elements(dtype_, block_size_, vectors_per_thread_);
+  const TileShapeChoice shape = shape_for(n);
+  const std::uint64_t per_tile = tile_elements(dtype_, shape.block_size, shape.vectors_per_thread);
   const auto tiles = static_cast<std::uint32_t>((n + per_tile - 1) / per_tile);
   const std::size_t element = size_of(dtype_);
-  ScanArgs scan{in, out, n, tiles, block_size_, vectors_per_thread_, kind_, init.bits};
+  const ScanArgs scan{in,    out,      n, tiles, shape.block_size, shape.vectors_per_thread,
+                      kind_, init.bits};
   switch (implementation_) {
     case Implementation::memcpy:
       check(cudaMemcpyAsync(out, in, n * element, cudaMemcpyDeviceToDevice, stream), "copying");
@@ -107,13 +125,12 @@ void ScanLauncher::launch(const void* in, void* out, std::uint64_t n, Value init
       });
       return;
     default:
-      launch_chained(in, out, n, tiles, init, stream);
+      launch_chained(scan, stream);
   }
 }
 
-void ScanLauncher::launch_chained(const void* in, void* out, std::uint64_t n, std::uint32_t tiles,
-                                  Value init, cudaStream_t stream) {
-  const std::uint64_t words = std::uint64_t{tiles} * spine_words_per_tile(dtype_);
+void ScanLauncher::launch_chained(const ScanArgs& scan, cudaStream_t stream) {
+  const std::uint64_t words = std::uint64_t{scan.tile_count} * spine_words_per_tile(dtype_);
   if (words > spine_capacity_words_) {
     // Both spines start over, zeroed; the run counters of both are zero already (each run
     // clears the other's).
@@ -134,7 +151,6 @@ void ScanLauncher::launch_chained(const void* in, void* out, std::uint64_t n, st
   chain.next_control = controls_.as<RunControl>() + next;
   dirty_words_[parity_] = words;
   dirty_words_[next] = 0;
-  const ScanArgs scan{in, out, n, tiles, block_size_, vectors_per_thread_, kind_, init.bits};
   reference::visit(dtype_,
                    [&](auto tag) { launch_chained_scan<decltype(tag)>(op_, scan, chain, stream); });
 }

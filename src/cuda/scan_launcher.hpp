@@ -31,15 +31,16 @@ class ScanLauncher {
   std::size_t max_elements() const;
 
  private:
-  void launch_chained(const void* in, void* out, std::uint64_t n, std::uint32_t tiles, Value init,
-                      cudaStream_t stream);
+  TileShapeChoice shape_for(std::uint64_t n) const;
+  void launch_chained(const ScanArgs& scan, cudaStream_t stream);
 
   DType dtype_;
   Op op_;
   Kind kind_;
   Implementation implementation_;
-  std::uint32_t block_size_;
-  std::uint32_t vectors_per_thread_;
+  // The shape of every launch; with an automatic shape, of inputs below kLargeInputBytes.
+  TileShapeChoice shape_;
+  bool automatic_shape_;
   ChainArgs chain_;  // the fixed part: spin limit, blocking, variant
   std::array<DeviceMemory, 2> spines_;
   std::array<std::uint64_t, 2> dirty_words_{};  // what the last run on each spine wrote

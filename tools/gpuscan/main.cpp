@@ -134,8 +134,9 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--lookback-depth", bench.tuning.lookback_depth,
                         "Windows of tiles a look-back step reads at once (default 1)");
   bench_cmd->add_option("--staged-tiles", bench.tuning.staged_tiles,
-                        "CUDA: tiles a block has staged into shared memory, its own included "
-                        "(1..4; default 2, 1 with --tile-order counter)");
+                        "CUDA: tiles a block holds in shared memory: the one waiting for its "
+                        "prefix, the one it scans, and N - 2 on their way (2..4; default 3, 2 "
+                        "with --tile-order counter)");
   std::string tile_state = "auto";
   bench_cmd
       ->add_option("--tile-state", tile_state,

@@ -111,14 +111,41 @@ struct LookBack {
   }
 };
 
-// Block-wide scratch of the chained scan.
+// The named barriers between the block's two roles (0 is __syncthreads, 1 the tile warps'
+// own, team.cuh). Hand-overs alternate between two barriers by the parity of the tile's
+// sequence number, because one side may arrive for tile j + 1 before the other has waited
+// for tile j.
+constexpr int kAggregateBarrier = 2;  // and 3: the tile warps hand a scanned tile over
+constexpr int kVerdictBarrier = 4;    // and 5: the look-back warp's answer on it
+constexpr int kReductionBarrier = 6;  // the tile warps' reduction of a tile to fall back on
+
+__device__ __forceinline__ void arrive_at(int barrier) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(barrier), "r"(blockDim.x) : "memory");
+}
+__device__ __forceinline__ void wait_at(int barrier) {
+  asm volatile("bar.sync %0, %1;" ::"r"(barrier), "r"(blockDim.x) : "memory");
+}
+
+// Partials sets of the block's tiles, by sequence number j: j % 3 (the tile still to be
+// stored, the one being scanned, the next), and one for fallback reductions.
+constexpr int kTilePartialSets = 3;
+constexpr int kFallbackSet = kTilePartialSets;
+
+// Block-wide scratch of the chained scan. The hand-over fields are indexed by the parity
+// of the sequence number.
 template <class T>
 struct ChainedShared {
-  BlockPartials<T> partials;
-  std::uint32_t tiles[kMaxStagedTiles];  // the tile of each staging buffer
-  std::uint32_t lookback;                // the look-back's verdict: done, or the tile to reduce
-  T prefix;
+  BlockPartials<T, kTilePartialSets + 1> partials;
+  std::uint32_t claimed[kMaxStagedTiles];  // counter order: tile of sequence number j % slots
+  std::uint32_t handed_tile[2];            // to the look-back warp: the tile (or kNoTile) ...
+  T aggregate[2];                          // ... and its reduction
+  std::uint32_t verdict[2];                // back: kDone, or a tile to reduce for a fallback
+  T prefix[2];                             // what precedes the tile, once kDone
+  T reduction;                             // the tile warps' reduction of the verdict's tile
 };
+
+constexpr std::uint32_t kNoTile = 0xFFFFFFFFu;
+constexpr std::uint32_t kDone = 0xFFFFFFFFu;
 
 // The next run's spine and counters start from zero: each block clears its share now, as
 // the run after this one cannot start before this one ends.
@@ -134,124 +161,168 @@ __device__ __forceinline__ void clear_for_next_run(const ChainArgs& chain) {
   }
 }
 
-// The tile a block takes after `tile` (kNoTile: the first): from the counter, not the
-// block id, so that every tile before it has been claimed by a block that is running.
-// (With dispatch_order, by block id: still safe, as a look-back falls back on a tile whose
-// block has not started, and one round trip less.) Thread 0 only.
-constexpr std::uint32_t kNoTile = 0xFFFFFFFFu;
-__device__ __forceinline__ std::uint32_t claim_tile(const ChainArgs& chain, std::uint32_t tile) {
-  if (chain.dispatch_order) return tile == kNoTile ? blockIdx.x : tile + gridDim.x;
-  return atomicAdd(&chain.control->tile_counter, 1u);
-}
+// The tiles a block takes, by sequence number j. From the counter, so that every tile
+// before one has been claimed by a block that is running: thread 0 claims, and the tile
+// warps' barrier makes the claim known. With dispatch_order, by block id: still safe, as a
+// look-back falls back on a tile whose block has not started, and no claims at all.
+struct TileOrder {
+  const ChainArgs& chain;
+  std::uint32_t* claimed;  // a ring of `slots` entries
+  std::uint32_t slots;
 
-// One tile, given this thread's loaded rows: local scan, post, look-back with fallbacks,
-// post the inclusive value, write the output.
-template <class M, class S, int VPT, bool kStats>
-__device__ __forceinline__ void scan_tile(const ScanArgs& scan, const ChainArgs& chain,
-                                          std::uint32_t tile, Vector<typename M::T> (&loaded)[VPT],
-                                          ChainedShared<typename M::T>& shared) {
+  // Tile warps, together: makes tile(j) known.
+  __device__ __forceinline__ void claim(std::uint32_t j) const {
+    if (chain.dispatch_order) return;
+    if (threadIdx.x == 0) claimed[j % slots] = atomicAdd(&chain.control->tile_counter, 1u);
+    TileWarps::sync();
+  }
+  __device__ __forceinline__ std::uint32_t tile(std::uint32_t j) const {
+    return chain.dispatch_order ? blockIdx.x + j * gridDim.x : claimed[j % slots];
+  }
+};
+
+// The tile warps' side. Tile j's input arrives in staging slot j % slots (cp.async, issued
+// slots - 1 tiles ahead); the warps scan it, post its aggregate, park the scanned rows in
+// the same slot and hand the tile to the look-back warp. Then, while the look-back warp
+// walks back for tile j, they finish tile j - 1: reduce whatever tiles its look-back falls
+// back on, add its prefix and write it out, and refill its slot. A launch of one round
+// (staged_tiles 0) has one slot, loads its tile straight into registers and stages nothing.
+template <class M, class S, int VPT>
+__device__ __forceinline__ void scan_tiles(const ScanArgs& scan, const ChainArgs& chain,
+                                           ChainedShared<typename M::T>& shared, uint4* staging) {
   using T = typename M::T;
-  constexpr std::uint32_t kDone = 0xFFFFFFFFu;
+  using Shape = TileShape<T, VPT, TileWarps>;
   const T* in = static_cast<const T*>(scan.in);
   const T init = from_bits<T>(scan.init_bits);
+  const bool one_round = chain.staged_tiles == 0;
+  const std::uint32_t slots = one_round ? 1 : chain.staged_tiles;
+  const std::uint32_t slot_vectors = TileWarps::threads() * VPT;
+  const auto slot_of = [&](std::uint32_t j) { return staging + (j % slots) * slot_vectors; };
+  const TileOrder order{chain, shared.claimed, slots};
+  const Spine<M, S> spine{static_cast<typename S::Storage*>(chain.spine)};
 
-  Vector<T> rows[VPT];
-  T aggregate = tile_local_scan<M, VPT, true>(loaded, shared.partials, kSlotOwn, rows);
-  // The init value belongs to tile 0, for its owner and for any fallback on it alike.
-  if (tile == 0) aggregate = M::combine(init, aggregate);
+  // Waits for the look-back warp's verdicts on tile `tile` (sequence number j), reducing
+  // each tile it falls back on, then writes the tile from its slot.
+  const auto finish = [&](std::uint32_t j, std::uint32_t tile) {
+    for (;;) {
+      wait_at(kVerdictBarrier + j % 2);
+      const std::uint32_t target = shared.verdict[j % 2];
+      if (target == kDone) break;
+      Vector<T> unused[VPT];
+      T reduction = load_and_scan<M, VPT, false, TileWarps>(in, scan.n, target, shared.partials,
+                                                            kFallbackSet, unused);
+      if (target == 0) reduction = M::combine(init, reduction);
+      if (threadIdx.x == 0) shared.reduction = reduction;
+      arrive_at(kReductionBarrier);
+    }
+    Vector<T> rows[VPT];
+    load_staged<T, VPT>(slot_of(j), rows);
+    store_tile<M, VPT, TileWarps>(static_cast<T*>(scan.out), scan.n, tile, scan.tile_count,
+                                  scan.kind, shared.prefix[j % 2], shared.partials,
+                                  j % kTilePartialSets, rows);
+  };
 
-  const bool lookback_warp = warp_id() == 0;
-  LookBack<M, S, kStats> look{{static_cast<typename S::Storage*>(chain.spine)}, chain, {}};
-  std::uint32_t cursor = tile - 1;
-  T prefix = M::identity();
-  bool done = tile == 0;
-  if (lookback_warp) {
-    if (tile == 0) {
-      look.spine.post(tile, GS_STATE_INCLUSIVE, aggregate);
-    } else if (((tile + 1) & chain.blocking_mask) != 0) {  // simulated blocking
-      look.spine.post(tile, GS_STATE_READY, aggregate);
+  if (!one_round) {
+    for (std::uint32_t j = 0; j + 1 < slots; ++j) {
+      order.claim(j);
+      stage_tile<T, VPT, TileWarps>(in, scan.n, order.tile(j), scan.tile_count, slot_of(j));
     }
   }
-  for (;;) {
-    if (lookback_warp) {
-      if (!done) done = look.walk(tile, cursor, prefix);
-      if (lane_id() == 0) shared.lookback = done ? kDone : cursor;
+  std::uint32_t previous = kNoTile;  // the tile of sequence number j - 1
+  for (std::uint32_t j = 0;; ++j) {
+    order.claim(j + slots - 1);
+    const std::uint32_t tile = order.tile(j);
+    if (tile >= scan.tile_count) {
+      if (threadIdx.x == 0) shared.handed_tile[j % 2] = kNoTile;
+      arrive_at(kAggregateBarrier + j % 2);
+      if (j > 0) finish(j - 1, previous);
+      return;
     }
-    __syncthreads();
-    const std::uint32_t target = shared.lookback;
-    if (target == kDone) break;
-    Vector<T> unused[VPT];
-    T reduction =
-        load_and_scan<M, VPT, false>(in, scan.n, target, shared.partials, kSlotFallback, unused);
-    if (target == 0) reduction = M::combine(init, reduction);
-    if (lookback_warp) done = look.insert(cursor, prefix, reduction);
-  }
-
-  if (lookback_warp) {
-    if (tile != 0) look.spine.post(tile, GS_STATE_INCLUSIVE, M::combine(prefix, aggregate));
-    if constexpr (kStats) {
-      if (lane_id() == 0) look.add_counts();
+    Vector<T> loaded[VPT];
+    if (!one_round && Shape::first(tile) + Shape::elements() <= scan.n) {
+      wait_for_stage(slots - 2);  // the tiles staged after this one may still be in flight
+      load_staged<T, VPT>(slot_of(j), loaded);
+    } else {
+      load_tile<T, VPT, TileWarps>(in, scan.n, tile, M::identity(), loaded);
     }
-    if (lane_id() == 0) shared.prefix = tile == 0 ? init : prefix;
+    Vector<T> rows[VPT];
+    T aggregate = tile_local_scan<M, VPT, true, TileWarps>(loaded, shared.partials,
+                                                           j % kTilePartialSets, rows);
+    // The init value belongs to tile 0, for its owner and for any fallback on it alike.
+    if (tile == 0) aggregate = M::combine(init, aggregate);
+    if (warp_id() == 0) {
+      if (tile == 0) {
+        spine.post(tile, GS_STATE_INCLUSIVE, aggregate);
+      } else if (((tile + 1) & chain.blocking_mask) != 0) {  // simulated blocking
+        spine.post(tile, GS_STATE_READY, aggregate);
+      }
+    }
+    park_rows<T, VPT>(slot_of(j), rows);
+    if (threadIdx.x == 0) {
+      shared.handed_tile[j % 2] = tile;
+      shared.aggregate[j % 2] = aggregate;
+    }
+    arrive_at(kAggregateBarrier + j % 2);
+    if (j > 0) finish(j - 1, previous);
+    if (!one_round) {
+      stage_tile<T, VPT, TileWarps>(in, scan.n, order.tile(j + slots - 1), scan.tile_count,
+                                    slot_of(j + slots - 1));
+    }
+    previous = tile;
   }
-  __syncthreads();
-  store_tile<M, VPT>(static_cast<T*>(scan.out), scan.n, tile, scan.tile_count, scan.kind,
-                     shared.prefix, shared.partials, rows);
 }
 
-// Persistent blocks: each takes tile after tile, and while it scans, looks back and writes
-// one, the input of the next staged_tiles - 1 is already on its way into shared memory
-// (cp.async), so the block's loads stay in flight through the look-back instead of waiting
-// for it. Tiles from the counter are staged one at a time (staged_tiles 1): a tile claimed
-// ahead waits for its block's current one, and csdl's look-backs then wait on that chain
-// (measured: 0.21 of memcpy at 2^30 with two). Dynamic shared memory: staged_tiles buffers of
-// blockDim * VPT vectors, used as a ring; shared.tiles holds which tile each buffer is for.
-template <class M, class S, int VPT, bool kStats>
-__global__ void __launch_bounds__(max_block_size(VPT))
-    chained_scan(ScanArgs scan, ChainArgs chain) {
+// The look-back warp's side: for each tile handed over, in order, walk back and fall back
+// (the tile warps reduce), post the tile's inclusive value and hand its prefix back.
+template <class M, class S, bool kStats>
+__device__ __forceinline__ void look_back_tiles(const ScanArgs& scan, const ChainArgs& chain,
+                                                ChainedShared<typename M::T>& shared) {
   using T = typename M::T;
-  extern __shared__ uint4 staging[];
-  __shared__ ChainedShared<T> shared;
-  const T* in = static_cast<const T*>(scan.in);
-  // staged_tiles 0 (one round): a ring of one slot that stages nothing; the tile goes
-  // straight into registers, without the round trip through shared memory.
-  const bool staged = chain.staged_tiles != 0;
-  const std::uint32_t stages = staged ? chain.staged_tiles : 1;
-  const std::uint32_t buffer_vectors = blockDim.x * VPT;
+  LookBack<M, S, kStats> look{{static_cast<typename S::Storage*>(chain.spine)}, chain, {}};
+  for (std::uint32_t j = 0;; ++j) {
+    const int parity = j % 2;
+    wait_at(kAggregateBarrier + parity);
+    const std::uint32_t tile = shared.handed_tile[parity];
+    if (tile == kNoTile) break;
+    std::uint32_t cursor = tile - 1;
+    T prefix = M::identity();
+    bool done = tile == 0;
+    for (;;) {
+      if (!done) done = look.walk(tile, cursor, prefix);
+      if (done) break;
+      if (lane_id() == 0) shared.verdict[parity] = cursor;
+      arrive_at(kVerdictBarrier + parity);
+      wait_at(kReductionBarrier);
+      done = look.insert(cursor, prefix, shared.reduction);
+    }
+    if (tile != 0) {
+      look.spine.post(tile, GS_STATE_INCLUSIVE, M::combine(prefix, shared.aggregate[parity]));
+    }
+    if (lane_id() == 0) {
+      shared.prefix[parity] = tile == 0 ? from_bits<T>(scan.init_bits) : prefix;
+      shared.verdict[parity] = kDone;
+    }
+    arrive_at(kVerdictBarrier + parity);
+  }
+  if constexpr (kStats) {
+    if (lane_id() == 0) look.add_counts();
+  }
+}
 
-  // Thread 0's last claim, for the dispatch order.
-  std::uint32_t claimed = kNoTile;
-  if (threadIdx.x == 0) {
-    for (std::uint32_t s = 0; s + 1 < stages; ++s)
-      shared.tiles[s] = claimed = claim_tile(chain, claimed);
-  }
+// Persistent blocks of tile warps plus one look-back warp (the last). The look-back of one
+// tile overlaps the scan of the next, and the next tiles' input is on its way into shared
+// memory meanwhile (cp.async), so neither the look-back's round trips nor the loads stall
+// the tile warps. Dynamic shared memory: `slots` buffers of a tile each, used as a ring.
+template <class M, class S, int VPT, bool kStats>
+__global__ void __launch_bounds__(chained_block_limit(VPT))
+    chained_scan(ScanArgs scan, ChainArgs chain) {
+  extern __shared__ uint4 staging[];
+  __shared__ ChainedShared<typename M::T> shared;
   clear_for_next_run(chain);
-  __syncthreads();
-  for (std::uint32_t s = 0; s + 1 < stages; ++s) {
-    stage_tile<T, VPT>(in, scan.n, shared.tiles[s], scan.tile_count, staging + s * buffer_vectors);
-  }
-  for (std::uint32_t slot = 0;; slot = slot + 1 == stages ? 0 : slot + 1) {
-    // Top up the ring: the buffer freed by the previous tile takes the next claim (with a
-    // single buffer, this slot's own tile: no prefetch).
-    const std::uint32_t refill = slot == 0 ? stages - 1 : slot - 1;
-    __syncthreads();  // everyone is done with the previous tile and its buffer
-    if (threadIdx.x == 0) shared.tiles[refill] = claimed = claim_tile(chain, claimed);
-    __syncthreads();
-    if (staged) {
-      stage_tile<T, VPT>(in, scan.n, shared.tiles[refill], scan.tile_count,
-                         staging + refill * buffer_vectors);
-    }
-    const std::uint32_t tile = shared.tiles[slot];
-    if (tile >= scan.tile_count) break;
-    Vector<T> loaded[VPT];
-    if (staged && TileShape<T, VPT>::first(tile) + TileShape<T, VPT>::elements() <= scan.n) {
-      // This tile's copies are in; the ones staged after it may not be.
-      wait_for_stage(stages - 1);
-      load_staged<T, VPT>(staging + slot * buffer_vectors, loaded);
-    } else {
-      load_tile<T, VPT>(in, scan.n, tile, M::identity(), loaded);
-    }
-    scan_tile<M, S, VPT, kStats>(scan, chain, tile, loaded, shared);
+  if (warp_id() == TileWarps::threads() / kWarpSize) {
+    look_back_tiles<M, S, kStats>(scan, chain, shared);
+  } else {
+    scan_tiles<M, S, VPT>(scan, chain, shared, staging);
   }
 }
 

@@ -14,8 +14,8 @@ __global__ void __launch_bounds__(max_block_size(VPT))
   __shared__ BlockPartials<T> partials;
   Vector<T> unused[VPT];
   const std::uint32_t tile = blockIdx.x;
-  T total = load_and_scan<M, VPT, false>(static_cast<const T*>(scan.in), scan.n, tile, partials,
-                                         kSlotOwn, unused);
+  T total = load_and_scan<M, VPT, false>(static_cast<const T*>(scan.in), scan.n, tile, partials, 0,
+                                         unused);
   if (tile == 0) total = M::combine(from_bits<T>(scan.init_bits), total);
   if (threadIdx.x == 0) spine[tile] = total;
 }
@@ -33,8 +33,8 @@ __global__ void __launch_bounds__(1024) rts_spine(std::uint32_t count, typename 
   T total = M::identity();
   for (std::uint32_t t = begin; t < end; ++t) total = M::combine(total, spine[t]);
   const T inclusive = warp_inclusive_scan<M>(total);
-  block_scan_totals<M>(partials, kSlotOwn, warp_last(inclusive));
-  T running = M::combine(warp_prefix<M>(partials, kSlotOwn), warp_shift_up<M>(inclusive));
+  block_scan_totals<M, WholeBlock>(partials, 0, warp_last(inclusive));
+  T running = M::combine(warp_prefix<M>(partials, 0), warp_shift_up<M>(inclusive));
   for (std::uint32_t t = begin; t < end; ++t) {
     const T x = spine[t];
     spine[t] = running;
@@ -49,11 +49,10 @@ __global__ void __launch_bounds__(max_block_size(VPT))
   __shared__ BlockPartials<T> partials;
   Vector<T> rows[VPT];
   const std::uint32_t tile = blockIdx.x;
-  load_and_scan<M, VPT, true>(static_cast<const T*>(scan.in), scan.n, tile, partials, kSlotOwn,
-                              rows);
+  load_and_scan<M, VPT, true>(static_cast<const T*>(scan.in), scan.n, tile, partials, 0, rows);
   const T prefix = tile == 0 ? from_bits<T>(scan.init_bits) : spine[tile];
   store_tile<M, VPT>(static_cast<T*>(scan.out), scan.n, tile, scan.tile_count, scan.kind, prefix,
-                     partials, rows);
+                     partials, 0, rows);
 }
 
 }  // namespace gpuscan::cuda

@@ -11,7 +11,7 @@
 
 #include <cuda_pipeline_primitives.h>
 
-#include "cuda/kernels/warp_scan.cuh"
+#include "cuda/kernels/team.cuh"
 
 namespace gpuscan::cuda {
 
@@ -25,10 +25,12 @@ struct Vector {
   __device__ __forceinline__ const T& last() const { return x[size - 1]; }
 };
 
-template <class T, int VPT>
+template <class T, int VPT, class Team = WholeBlock>
 struct TileShape {
   static constexpr int per_thread = VPT * Vector<T>::size;
-  __device__ __forceinline__ static std::uint32_t elements() { return blockDim.x * per_thread; }
+  __device__ __forceinline__ static std::uint32_t elements() {
+    return Team::threads() * per_thread;
+  }
   // Offset in the tile of this thread's row k.
   __device__ __forceinline__ static std::uint32_t row_offset(int k) {
     return ((warp_id() * VPT + k) * kWarpSize + lane_id()) * Vector<T>::size;
@@ -55,10 +57,10 @@ __device__ __forceinline__ void store_vector(T* p, const Vector<T>& v) {
 }
 
 // This thread's rows of `tile`; elements past n read as `fill`.
-template <class T, int VPT>
+template <class T, int VPT, class Team = WholeBlock>
 __device__ __forceinline__ void load_tile(const T* in, std::uint64_t n, std::uint32_t tile, T fill,
                                           Vector<T> (&rows)[VPT]) {
-  using Shape = TileShape<T, VPT>;
+  using Shape = TileShape<T, VPT, Team>;
   const std::uint64_t first = Shape::first(tile);
   const T* base = in + first;
   if (first + Shape::elements() <= n) {
@@ -80,10 +82,10 @@ __device__ __forceinline__ void load_tile(const T* in, std::uint64_t n, std::uin
 // Starts copying a full `tile` into `buffer` (this thread's rows at their tile offsets),
 // as one cp.async group; a partial tile, or none (tile >= tile_count), commits an empty
 // group, so that a later wait for "all but the newest group" always means this tile.
-template <class T, int VPT>
+template <class T, int VPT, class Team>
 __device__ __forceinline__ void stage_tile(const T* in, std::uint64_t n, std::uint32_t tile,
                                            std::uint32_t tile_count, uint4* buffer) {
-  using Shape = TileShape<T, VPT>;
+  using Shape = TileShape<T, VPT, Team>;
   if (tile < tile_count && Shape::first(tile) + Shape::elements() <= n) {
     const T* base = in + Shape::first(tile);
 #pragma unroll
@@ -116,7 +118,7 @@ __device__ __forceinline__ void wait_for_stage(std::uint32_t pending) {
 // This thread's rows of a staged tile (each thread reads back only what it copied).
 template <class T, int VPT>
 __device__ __forceinline__ void load_staged(const uint4* buffer, Vector<T> (&rows)[VPT]) {
-  using Shape = TileShape<T, VPT>;
+  using Shape = TileShape<T, VPT>;  // row offsets do not depend on the team
 #pragma unroll
   for (int k = 0; k < VPT; ++k) {
     const uint4 raw = buffer[Shape::row_offset(k) / Vector<T>::size];
@@ -124,10 +126,22 @@ __device__ __forceinline__ void load_staged(const uint4* buffer, Vector<T> (&row
   }
 }
 
+// Parks this thread's scanned rows in `buffer`, where load_staged finds them again.
 template <class T, int VPT>
+__device__ __forceinline__ void park_rows(uint4* buffer, const Vector<T> (&rows)[VPT]) {
+  using Shape = TileShape<T, VPT>;
+#pragma unroll
+  for (int k = 0; k < VPT; ++k) {
+    uint4 raw;
+    std::memcpy(&raw, &rows[k], sizeof(raw));
+    buffer[Shape::row_offset(k) / Vector<T>::size] = raw;
+  }
+}
+
+template <class T, int VPT, class Team = WholeBlock>
 __device__ __forceinline__ void store_row(T* out, std::uint64_t n, std::uint32_t tile, int k,
                                           const Vector<T>& row) {
-  using Shape = TileShape<T, VPT>;
+  using Shape = TileShape<T, VPT, Team>;
   const std::uint64_t first = Shape::first(tile);
   T* base = out + first;
   if (first + Shape::elements() <= n) {

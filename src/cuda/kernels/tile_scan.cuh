@@ -27,14 +27,13 @@ __device__ __forceinline__ Vector<typename M::T> combine_each(typename M::T pref
 }
 
 // Scans this thread's `loaded` rows of a tile: each warp's block row by row, then the warp
-// totals across the block into `slot`. With kKeep, `rows` ends up holding the scanned
+// totals across the team into partials set `set`. With kKeep, `rows` ends up holding the scanned
 // elements relative to the warp's block, for store_tile. Returns the tile's reduction (the
 // same in every thread).
-template <class M, int VPT, bool kKeep>
-__device__ __forceinline__ typename M::T tile_local_scan(Vector<typename M::T> (&loaded)[VPT],
-                                                         BlockPartials<typename M::T>& partials,
-                                                         int slot,
-                                                         Vector<typename M::T> (&rows)[VPT]) {
+template <class M, int VPT, bool kKeep, class Team = WholeBlock, int kSets>
+__device__ __forceinline__ typename M::T tile_local_scan(
+    Vector<typename M::T> (&loaded)[VPT], BlockPartials<typename M::T, kSets>& partials, int set,
+    Vector<typename M::T> (&rows)[VPT]) {
   using T = typename M::T;
   T carry = M::identity();  // the warp's block so far, the same in every lane
 #pragma unroll
@@ -45,38 +44,36 @@ __device__ __forceinline__ typename M::T tile_local_scan(Vector<typename M::T> (
     carry = M::combine(carry, warp_last(inclusive));
     if constexpr (kKeep) rows[k] = combine_each<M>(row_prefix, loaded[k]);
   }
-  block_scan_totals<M>(partials, slot, carry);
-  return block_total<M>(partials, slot);
+  block_scan_totals<M, Team>(partials, set, carry);
+  return block_total<M, Team>(partials, set);
 }
 
 // Loads `tile` from global memory and scans it.
-template <class M, int VPT, bool kKeep>
-__device__ __forceinline__ typename M::T load_and_scan(const typename M::T* in, std::uint64_t n,
-                                                       std::uint32_t tile,
-                                                       BlockPartials<typename M::T>& partials,
-                                                       int slot,
-                                                       Vector<typename M::T> (&rows)[VPT]) {
+template <class M, int VPT, bool kKeep, class Team = WholeBlock, int kSets>
+__device__ __forceinline__ typename M::T load_and_scan(
+    const typename M::T* in, std::uint64_t n, std::uint32_t tile,
+    BlockPartials<typename M::T, kSets>& partials, int set, Vector<typename M::T> (&rows)[VPT]) {
   Vector<typename M::T> loaded[VPT];
-  load_tile<typename M::T, VPT>(in, n, tile, M::identity(), loaded);
-  return tile_local_scan<M, VPT, kKeep>(loaded, partials, slot, rows);
+  load_tile<typename M::T, VPT, Team>(in, n, tile, M::identity(), loaded);
+  return tile_local_scan<M, VPT, kKeep, Team>(loaded, partials, set, rows);
 }
 
 // Writes the owned tile, whose predecessors reduce to `tile_prefix`: its inclusive or
 // exclusive scan, or for a reduction the last tile's running total as the one output.
-template <class M, int VPT>
+template <class M, int VPT, class Team = WholeBlock, int kSets>
 __device__ __forceinline__ void store_tile(typename M::T* out, std::uint64_t n, std::uint32_t tile,
                                            std::uint32_t tile_count, Kind kind,
                                            typename M::T tile_prefix,
-                                           const BlockPartials<typename M::T>& partials,
-                                           const Vector<typename M::T> (&rows)[VPT]) {
+                                           const BlockPartials<typename M::T, kSets>& partials,
+                                           int set, const Vector<typename M::T> (&rows)[VPT]) {
   using T = typename M::T;
   if (kind == Kind::reduce) {
     if (tile == tile_count - 1 && threadIdx.x == 0) {
-      out[0] = M::combine(tile_prefix, block_total<M>(partials, kSlotOwn));
+      out[0] = M::combine(tile_prefix, block_total<M, Team>(partials, set));
     }
     return;
   }
-  const T prefix = M::combine(tile_prefix, warp_prefix<M>(partials, kSlotOwn));
+  const T prefix = M::combine(tile_prefix, warp_prefix<M>(partials, set));
   T before = M::identity();  // exclusive: the inclusive value of the element before a row
 #pragma unroll
   for (int k = 0; k < VPT; ++k) {
@@ -88,10 +85,10 @@ __device__ __forceinline__ void store_tile(typename M::T* out, std::uint64_t n, 
       shifted.x[0] = before;
 #pragma unroll
       for (int e = 1; e < Vector<T>::size; ++e) shifted.x[e] = v.x[e - 1];
-      store_row<T, VPT>(out, n, tile, k, combine_each<M>(prefix, shifted));
+      store_row<T, VPT, Team>(out, n, tile, k, combine_each<M>(prefix, shifted));
       before = warp_last(v.last());
     } else {
-      store_row<T, VPT>(out, n, tile, k, combine_each<M>(prefix, v));
+      store_row<T, VPT, Team>(out, n, tile, k, combine_each<M>(prefix, v));
     }
   }
 }
