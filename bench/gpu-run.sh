@@ -108,7 +108,7 @@ if [[ " $backends " == *" cuda "* ]]; then
 fi
 
 if [ "${GPU_RUN_CUDA_TUNING:-0}" = 1 ]; then
-  echo "== CUDA tuning sweep: look-back depth at small n, tile sizes at large n, u64 tile states =="
+  echo "== CUDA tuning sweep: tile shapes at small and large n, look-back depth, u64 =="
   sweep() {  # dtype, sizes, then bench options
     local dtype=$1 sizes=$2
     shift 2
@@ -116,18 +116,18 @@ if [ "${GPU_RUN_CUDA_TUNING:-0}" = 1 ]; then
     "$bin/gpuscan" bench --backend cuda --dtype "$dtype" --sizes "$sizes" --runs 20 \
       --algorithms csdldf,cub,memcpy "$@" 2>&1 | grep -E "csdldf|cub" || fail
   }
-  for depth in 1 2 4; do
-    sweep u32 65536,262144,1048576,4194304,16777216 --lookback-depth $depth
-  done
+  small=65536,262144,1048576,4194304,16777216
+  sweep u32 $small
+  sweep u32 $small --workgroup-size 480 --vectors-per-thread 8
   large=67108864,268435456,1073741824
-  sweep u32 $large
+  sweep u32 $large  # 480 x 8 from 32 MiB on
+  sweep u32 $large --workgroup-size 256 --vectors-per-thread 4
+  sweep u32 $large --workgroup-size 224 --vectors-per-thread 4
+  sweep u32 $large --workgroup-size 224 --vectors-per-thread 8
+  sweep u32 $large --workgroup-size 512 --vectors-per-thread 8
   sweep u32 $large --lookback-depth 2
-  sweep u32 $large --vectors-per-thread 8
-  sweep u32 $large --workgroup-size 512
-  sweep u32 $large --workgroup-size 128
-  for state in split packed; do
-    sweep u64 $large --tile-state $state
-  done
+  sweep u64 $large
+  sweep u64 $large --workgroup-size 224
 fi 2>&1 | tee "$out/cuda-tuning.log"
 # Everything goes back as one archive (the runner returns a few files only), beside the
 # failure marker.
