@@ -30,14 +30,10 @@ uint step_count = 0;       // look-back steps (LOOKBACK_DEPTH window reads each)
 uint fallback_count = 0;   // fallbacks initiated
 uint insertion_count = 0;  // fallback insertions into a tile that was NOT_READY
 
-// Tiles scanned up to their subgroup blocks wait here for their prefix, by partial set:
-// the owned tile while the look-back lanes walk back for it, and the next one. So the tile
-// lanes hold no tile in registers across a barrier, and more workgroups fit on a
-// multiprocessor.
-shared TV wg_parked[2 * TILE_VECTORS];
-uint park_index(uint set, uint k) {
-  return (set * VECTORS_PER_THREAD + k) * TILE_THREADS + flat_thread_id();
-}
+// The owned tile, scanned up to its subgroup blocks, waits here while the look-back lanes
+// walk back for it, so that the tile lanes' registers hold one tile only: the next one.
+shared TV wg_parked[TILE_VECTORS];
+uint park_index(uint k) { return k * TILE_THREADS + flat_thread_id(); }
 
 const uint LOOKBACK_DONE = 0xFFFFFFFFu;
 shared uint wg_claimed;   // the workgroup's next tile, claimed by its leader
@@ -171,19 +167,17 @@ void publish_verdict(bool done, uint cursor) {
   if (sg_lane() == 0) wg_lookback = done ? LOOKBACK_DONE : cursor;
 }
 
-// Tile lanes: loads `tile`, scans its subgroup blocks into the park and partial set `set`,
+// Tile lanes: loads `tile`, scans its subgroup blocks into `scanned` and partial set `set`,
 // and posts its aggregate.
-void scan_and_post(uint tile, uint set) {
-  TV scanned[VECTORS_PER_THREAD];
+void scan_and_post(uint tile, uint set, out TV scanned[VECTORS_PER_THREAD]) {
   scan_subgroup_blocks(tile, set, scanned);
-  for (uint k = 0; k < VECTORS_PER_THREAD; ++k) wg_parked[park_index(set, k)] = scanned[k];
   arrive_and_post(tile, set);
 }
 
 // A workgroup is its tile lanes and one look-back subgroup, and it takes tile after tile
 // from the counter (in dispatch order: one tile, its workgroup id). While the look-back
-// lanes walk back for a tile (parked in shared memory), the tile lanes load, scan, park and
-// post the next tile, so that the loads are in flight during the walk; the walk's fallbacks
+// lanes walk back for a tile (parked in shared memory), the tile lanes load, scan and post
+// the next tile, so that the loads are in flight during the walk; the walk's fallbacks
 // are reduced by the tile lanes. Every barrier is workgroup-wide, so the look-back lanes
 // meet the tile lanes' barriers and the tile lanes wait at the end of each walk.
 void main() {
@@ -196,7 +190,11 @@ void main() {
 
   // The owned tile's partial set; the next tile gets the other one.
   uint set = 0;
-  if (is_tile_lane()) scan_and_post(tile, set);
+  if (is_tile_lane()) {
+    TV scanned[VECTORS_PER_THREAD];
+    scan_and_post(tile, set, scanned);
+    for (uint k = 0; k < VECTORS_PER_THREAD; ++k) wg_parked[park_index(k)] = scanned[k];
+  }
   // Claims so far; a workgroup claims at most pc.tiles_per_workgroup tiles (the grid
   // times that covers all tiles), and no more once the counter has run out.
   uint claims = 1;
@@ -224,7 +222,8 @@ void main() {
       if (!done) done = look_back(tile, cursor, prefix);
       publish_verdict(done, cursor);
     }
-    if (is_tile_lane() && next < pc.tile_count) scan_and_post(next, set ^ 1);
+    TV upcoming[VECTORS_PER_THREAD];
+    if (is_tile_lane() && next < pc.tile_count) scan_and_post(next, set ^ 1, upcoming);
     barrier();
 
     for (;;) {
@@ -251,8 +250,12 @@ void main() {
     }
     barrier();
     if (is_tile_lane()) {
+      // The owned tile leaves the park for its stores, and the next tile takes its place.
       TV own[VECTORS_PER_THREAD];
-      for (uint k = 0; k < VECTORS_PER_THREAD; ++k) own[k] = wg_parked[park_index(set, k)];
+      for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+        own[k] = wg_parked[park_index(k)];
+        if (next < pc.tile_count) wg_parked[park_index(k)] = upcoming[k];
+      }
       store_tile(tile, set, own, wg_prefix);
     }
     if (next >= pc.tile_count) break;
