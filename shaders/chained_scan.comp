@@ -30,11 +30,6 @@ uint step_count = 0;       // look-back steps (LOOKBACK_DEPTH window reads each)
 uint fallback_count = 0;   // fallbacks initiated
 uint insertion_count = 0;  // fallback insertions into a tile that was NOT_READY
 
-// The owned tile, scanned up to its subgroup blocks, waits here while the look-back lanes
-// walk back for it, so that the tile lanes' registers hold one tile only: the next one.
-shared TV wg_parked[TILE_VECTORS];
-uint park_index(uint k) { return k * TILE_THREADS + flat_thread_id(); }
-
 const uint LOOKBACK_DONE = 0xFFFFFFFFu;
 shared uint wg_claimed;   // the workgroup's next tile, claimed by its leader
 shared uint wg_lookback;  // LOOKBACK_DONE, or the tile the workgroup must reduce
@@ -122,9 +117,8 @@ void add_statistics() {
 bool is_leader() { return is_lookback_lane() && sg_lane() == 0; }
 uint claim_tile() { return atomicAdd(control[GS_CONTROL_TILE_COUNTER], 1); }
 
-// Offers the aggregate of a freshly scanned tile, in the lanes of one logical subgroup.
-// Tile 0's includes the init value and is its inclusive value at once; a blocked tile
-// posts nothing.
+// Look-back lanes: offers the aggregate of a freshly scanned tile. Tile 0's includes the
+// init value and is its inclusive value at once; a blocked tile posts nothing.
 void post_aggregate(uint tile, T aggregate) {
   if (tile == 0) {
     post_tile(tile, GS_STATE_INCLUSIVE, aggregate);
@@ -133,68 +127,34 @@ void post_aggregate(uint tile, T aggregate) {
   }
 }
 
-// Subgroups of the tile lanes that have written their block total of the newest tile, and
-// that tile's aggregate by partial set, for the look-back lanes' inclusive post.
-shared uint wg_arrivals;
-shared T wg_aggregate[2];
-
-// Tile lanes, after scan_subgroup_blocks(tile, set): each subgroup arrives once its block
-// total is written, and the last to arrive folds the totals and posts the aggregate. No
-// barrier: the tile is posted while the look-back lanes may still be walking for the
-// previous one, so that successors do not wait for that walk.
-void arrive_and_post(uint tile, uint set) {
-  const bool last_lane = sg_lane() == SUBGROUP_SIZE - 1;
-  uint arrived = 0;
-  if (last_lane) {
-    // Release the block total written above; the last arrival acquires all of them.
-    arrived = atomicAdd(wg_arrivals, 1, gl_ScopeWorkgroup, gl_StorageSemanticsShared,
-                        gl_SemanticsAcquireRelease);
-  }
-  const uint last_lane_id = gl_SubgroupInvocationID | (SUBGROUP_SIZE - 1);
-  if (subgroupShuffle(arrived, last_lane_id) != SUBGROUPS - 1) return;
-  T aggregate = identity();
-  if (last_lane) {
-    aggregate = fold_block_totals(set);
-    if (tile == 0) aggregate = combine(init_value(), aggregate);
-    wg_aggregate[set] = aggregate;
-    wg_arrivals = 0;  // the next tile's arrivals come after a barrier
-  }
-  post_aggregate(tile, sg_last(aggregate));
-}
-
 // Look-back lanes: the verdict of a look-back round for all to read after the next barrier.
 void publish_verdict(bool done, uint cursor) {
   if (sg_lane() == 0) wg_lookback = done ? LOOKBACK_DONE : cursor;
 }
 
-// Tile lanes: loads `tile`, scans its subgroup blocks into `scanned` and partial set `set`,
-// and posts its aggregate.
-void scan_and_post(uint tile, uint set, out TV scanned[VECTORS_PER_THREAD]) {
-  scan_subgroup_blocks(tile, set, scanned);
-  arrive_and_post(tile, set);
-}
-
 // A workgroup is its tile lanes and one look-back subgroup, and it takes tile after tile
 // from the counter (in dispatch order: one tile, its workgroup id). While the look-back
-// lanes walk back for a tile (parked in shared memory), the tile lanes load, scan and post
-// the next tile, so that the loads are in flight during the walk; the walk's fallbacks
-// are reduced by the tile lanes. Every barrier is workgroup-wide, so the look-back lanes
-// meet the tile lanes' barriers and the tile lanes wait at the end of each walk.
+// lanes walk back for a tile, the tile lanes load and scan the next tile's subgroup
+// blocks, so that the loads are in flight during the walk; the walk's fallbacks are
+// reduced by the tile lanes. Every barrier is workgroup-wide, so the look-back lanes meet
+// the tile lanes' barriers and the tile lanes wait at the end of each walk.
 void main() {
   uint tile = linear_workgroup_id();
-  if (is_leader()) wg_arrivals = 0;
-  if (!DISPATCH_ORDER && is_leader()) wg_claimed = claim_tile();
-  barrier();
-  if (!DISPATCH_ORDER) tile = wg_claimed;
+  if (!DISPATCH_ORDER) {
+    if (is_leader()) wg_claimed = claim_tile();
+    barrier();
+    tile = wg_claimed;
+  }
   if (tile >= pc.tile_count) return;
 
-  // The owned tile's partial set; the next tile gets the other one.
+  // The owned tile's vectors, scanned up to their subgroup block, and its partial set; the
+  // next tile gets the other set.
+  TV own[VECTORS_PER_THREAD];
   uint set = 0;
-  if (is_tile_lane()) {
-    TV scanned[VECTORS_PER_THREAD];
-    scan_and_post(tile, set, scanned);
-    for (uint k = 0; k < VECTORS_PER_THREAD; ++k) wg_parked[park_index(k)] = scanned[k];
-  }
+  T aggregate = tile_local_scan(tile, set, own);
+  // The init value belongs to tile 0, for its owner and for any fallback on it alike.
+  if (tile == 0) aggregate = combine(init_value(), aggregate);
+  if (is_lookback_lane()) post_aggregate(tile, aggregate);
   // Claims so far; a workgroup claims at most pc.tiles_per_workgroup tiles (the grid
   // times that covers all tiles), and no more once the counter has run out.
   uint claims = 1;
@@ -205,7 +165,6 @@ void main() {
     next = wg_claimed;
     ++claims;
   }
-  scan_block_totals(set);
 
   for (;;) {
     // Look-back state, kept across fallback rounds: the tile being looked at and the
@@ -223,15 +182,14 @@ void main() {
       publish_verdict(done, cursor);
     }
     TV upcoming[VECTORS_PER_THREAD];
-    if (is_tile_lane() && next < pc.tile_count) scan_and_post(next, set ^ 1, upcoming);
+    if (is_tile_lane() && next < pc.tile_count) scan_subgroup_blocks(next, set ^ 1, upcoming);
     barrier();
 
     for (;;) {
       const uint target = wg_lookback;
       if (target == LOOKBACK_DONE) break;
-      if (is_tile_lane()) reduce_subgroup_blocks(target, SET_FALLBACK);
-      barrier();
-      T reduction = fold_block_totals(SET_FALLBACK);
+      TV unused[VECTORS_PER_THREAD];
+      T reduction = tile_local_scan(target, SET_FALLBACK, unused);
       if (target == 0) reduction = combine(init_value(), reduction);
       if (is_lookback_lane()) {
         done = insert_fallback(cursor, prefix, reduction);
@@ -242,27 +200,21 @@ void main() {
     }
 
     if (is_lookback_lane()) {
-      if (tile != 0) post_tile(tile, GS_STATE_INCLUSIVE, combine(prefix, wg_aggregate[set]));
+      if (tile != 0) post_tile(tile, GS_STATE_INCLUSIVE, combine(prefix, aggregate));
       if (sg_lane() == 0) {
         wg_prefix = tile == 0 ? init_value() : prefix;
         wg_claimed = claimed;
       }
     }
     barrier();
-    if (is_tile_lane()) {
-      // The owned tile leaves the park for its stores, and the next tile takes its place.
-      TV own[VECTORS_PER_THREAD];
-      for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
-        own[k] = wg_parked[park_index(k)];
-        if (next < pc.tile_count) wg_parked[park_index(k)] = upcoming[k];
-      }
-      store_tile(tile, set, own, wg_prefix);
-    }
+    if (is_tile_lane()) store_tile(tile, set, own, wg_prefix);
     if (next >= pc.tile_count) break;
 
     set ^= 1;
-    scan_block_totals(set);
+    aggregate = scan_block_totals(set);
+    if (is_lookback_lane()) post_aggregate(next, aggregate);
     tile = next;
+    for (uint k = 0; k < VECTORS_PER_THREAD; ++k) own[k] = upcoming[k];
     next = wg_claimed;
   }
   if (STATISTICS && is_leader()) add_statistics();

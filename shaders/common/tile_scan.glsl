@@ -1,13 +1,11 @@
 // Thread -> subgroup -> workgroup: the local scan of one tile, and its reduction.
 //
 // The owner of a tile and a fallback that reduces the same tile both call
-// scan_row and scan_block_totals, so they combine the same elements in the same
+// scan_subgroup_blocks and scan_block_totals, so they combine the same elements in the same
 // order and get the same bits: the split tile-state words of two posts of one tile can then
 // never mix two values.
 #ifndef GPUSCAN_TILE_SCAN_GLSL
 #define GPUSCAN_TILE_SCAN_GLSL
-
-#extension GL_EXT_control_flow_attributes : require
 
 // Thread level: sequential inclusive scan of one vector.
 TV thread_scan(TV v) {
@@ -26,14 +24,6 @@ T rake_row(inout T carry, T vector_total) {
   return prefix;
 }
 
-// Subgroup level, one row: scans this lane's vector `loaded` up to the subgroup's block,
-// advancing the block's running total. The owner's scan and a fallback's reduction of the
-// same tile both go through here, row by row in the same order.
-TV scan_row(inout T carry, TV loaded) {
-  const TV v = thread_scan(loaded);
-  return combine(rake_row(carry, v.w), v);
-}
-
 // Tile lanes only, no barrier: loads `tile` and scans each subgroup's block. `scanned`
 // receives this thread's vectors scanned up to the block, and each block's total goes to
 // partial set `set`.
@@ -41,42 +31,25 @@ void scan_subgroup_blocks(uint tile, uint set, out TV scanned[VECTORS_PER_THREAD
   TV loaded[VECTORS_PER_THREAD];
   load_thread_vectors(tile, loaded);
   T carry = identity();
-  for (uint k = 0; k < VECTORS_PER_THREAD; ++k) scanned[k] = scan_row(carry, loaded[k]);
-  if (sg_lane() == SUBGROUP_SIZE - 1) wg_partials[set * SUBGROUPS + sg_id()] = carry;
-}
-
-// Tile lanes only, no barrier: the block totals of `tile` into partial set `set`, as
-// scan_subgroup_blocks computes them, one row at a time. A fallback reduces with this
-// while the tile lanes hold their next tile, so it must not hold a tile of its own: the
-// rare fallback would otherwise set the register budget of every tile.
-void reduce_subgroup_blocks(uint tile, uint set) {
-  T carry = identity();
-  [[dont_unroll]] for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
-    scan_row(carry, load_vector(tile_vector_index(tile, k)));
+  for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+    const TV v = thread_scan(loaded[k]);
+    scanned[k] = combine(rake_row(carry, v.w), v);
   }
   if (sg_lane() == SUBGROUP_SIZE - 1) wg_partials[set * SUBGROUPS + sg_id()] = carry;
 }
 
 // All threads, uniform control flow: scans the block totals of partial set `set` across
-// the workgroup, for the stores' prefixes.
-void scan_block_totals(uint set) { wg_scan_partials(set); }
-
-// The tile's reduction: its block totals in partial set `set` (not yet scanned) folded in
-// order. A tile's owner and a fallback on it both reduce it with this, to the same bits.
-T fold_block_totals(uint set) {
-  T x = wg_partials[set * SUBGROUPS];
-  for (uint s = 1; s < SUBGROUPS; ++s) x = combine(x, wg_partials[set * SUBGROUPS + s]);
-  return x;
+// the workgroup and returns the tile's reduction.
+T scan_block_totals(uint set) {
+  wg_scan_partials(set);
+  return wg_partials[set * SUBGROUPS + SUBGROUPS - 1];
 }
 
 // All threads: the local scan of `tile` (scan_subgroup_blocks, then scan_block_totals);
 // returns the tile's reduction.
 T tile_local_scan(uint tile, uint set, out TV scanned[VECTORS_PER_THREAD]) {
   if (is_tile_lane()) scan_subgroup_blocks(tile, set, scanned);
-  barrier();
-  const T reduction = fold_block_totals(set);
-  scan_block_totals(set);
-  return reduction;
+  return scan_block_totals(set);
 }
 
 // Tile lanes: writes `tile`, scanned into `scanned` and partial set `set`, whose

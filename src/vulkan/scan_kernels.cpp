@@ -197,10 +197,9 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
   }
   spec_[GS_SPEC_DISPATCH_ORDER] = dispatch_order;
   if (spec_[GS_SPEC_LOOKBACK_DEPTH] > 16) throw UsageError("look-back depth must be in [1, 16]");
-  // The workgroup's shared memory must hold the partials of three tiles, and in a chained
-  // scan the parked tile.
-  const std::size_t shared = 3 * (shape_.workgroup_size / shape_.subgroup_size) * size_of(dtype) +
-                             (chained ? shape_.elements() * size_of(dtype) : 0) + 64;
+  // The workgroup's shared memory must hold the partials of three tiles.
+  const std::size_t shared =
+      3 * (shape_.workgroup_size / shape_.subgroup_size) * size_of(dtype) + 64;
   if (shared > context_->limits().maxComputeSharedMemorySize) {
     throw UsageError("tile shape needs more shared memory than " + context_->info().name + " has");
   }
