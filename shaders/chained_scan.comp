@@ -31,7 +31,7 @@ uint fallback_count = 0;   // fallbacks initiated
 uint insertion_count = 0;  // fallback insertions into a tile that was NOT_READY
 
 const uint LOOKBACK_DONE = 0xFFFFFFFFu;
-shared uint wg_claimed;   // the workgroup's next tile, claimed by its leader
+shared uint wg_tile;
 shared uint wg_lookback;  // LOOKBACK_DONE, or the tile the workgroup must reduce
 shared T wg_prefix;
 
@@ -114,108 +114,50 @@ void add_statistics() {
   if (insertion_count != 0) atomicAdd(control[GS_CONTROL_INSERTIONS], insertion_count);
 }
 
-bool is_leader() { return is_lookback_lane() && sg_lane() == 0; }
-uint claim_tile() { return atomicAdd(control[GS_CONTROL_TILE_COUNTER], 1); }
-
-// Look-back lanes: offers the aggregate of a freshly scanned tile. Tile 0's includes the
-// init value and is its inclusive value at once; a blocked tile posts nothing.
-void post_aggregate(uint tile, T aggregate) {
-  if (tile == 0) {
-    post_tile(tile, GS_STATE_INCLUSIVE, aggregate);
-  } else if (!is_blocked(tile)) {
-    post_tile(tile, GS_STATE_READY, aggregate);
-  }
-}
-
-// Look-back lanes: the verdict of a look-back round for all to read after the next barrier.
-void publish_verdict(bool done, uint cursor) {
-  if (sg_lane() == 0) wg_lookback = done ? LOOKBACK_DONE : cursor;
-}
-
-// A workgroup is its tile lanes and one look-back subgroup, and it takes tile after tile
-// from the counter (in dispatch order: one tile, its workgroup id). While the look-back
-// lanes walk back for a tile, the tile lanes load and scan the next tile's subgroup
-// blocks, so that the loads are in flight during the walk; the walk's fallbacks are
-// reduced by the tile lanes. Every barrier is workgroup-wide, so the look-back lanes meet
-// the tile lanes' barriers and the tile lanes wait at the end of each walk.
 void main() {
   uint tile = linear_workgroup_id();
   if (!DISPATCH_ORDER) {
-    if (is_leader()) wg_claimed = claim_tile();
+    if (gl_LocalInvocationIndex == 0) wg_tile = atomicAdd(control[GS_CONTROL_TILE_COUNTER], 1);
     barrier();
-    tile = wg_claimed;
+    tile = wg_tile;
   }
   if (tile >= pc.tile_count) return;
 
-  // The owned tile's vectors, scanned up to their subgroup block, and its partial set; the
-  // next tile gets the other set.
-  TV own[VECTORS_PER_THREAD];
-  uint set = 0;
-  T aggregate = tile_local_scan(tile, set, own);
+  T aggregate = tile_local_scan(tile, SLOT_OWN);
   // The init value belongs to tile 0, for its owner and for any fallback on it alike.
   if (tile == 0) aggregate = combine(init_value(), aggregate);
-  if (is_lookback_lane()) post_aggregate(tile, aggregate);
-  // Claims so far; a workgroup claims at most pc.tiles_per_workgroup tiles (the grid
-  // times that covers all tiles), and no more once the counter has run out.
-  uint claims = 1;
-  uint next = pc.tile_count;
-  if (!DISPATCH_ORDER && claims < pc.tiles_per_workgroup) {
-    if (is_leader()) wg_claimed = claim_tile();
-    barrier();
-    next = wg_claimed;
-    ++claims;
-  }
 
+  // Look-back state, kept across fallback rounds: the tile being looked at and the prefix
+  // gathered so far.
+  uint cursor = tile - 1;
+  T prefix = identity();
+  bool done = tile == 0;
+  if (is_lookback_lane()) {
+    if (tile == 0) {
+      post_tile(tile, GS_STATE_INCLUSIVE, aggregate);
+    } else if (!is_blocked(tile)) {
+      post_tile(tile, GS_STATE_READY, aggregate);
+    }
+  }
   for (;;) {
-    // Look-back state, kept across fallback rounds: the tile being looked at and the
-    // prefix gathered so far. The leader claims the tile after next now and publishes it
-    // after the walk, so the claim's round trip overlaps the walk.
-    uint cursor = tile - 1;
-    T prefix = identity();
-    bool done = tile == 0;
-    uint claimed = pc.tile_count;
-    const bool claiming = next < pc.tile_count && claims < pc.tiles_per_workgroup;
-    if (claiming) ++claims;
-    if (is_lookback_lane()) {
-      if (claiming && sg_lane() == 0) claimed = claim_tile();
-      if (!done) done = look_back(tile, cursor, prefix);
-      publish_verdict(done, cursor);
-    }
-    TV upcoming[VECTORS_PER_THREAD];
-    if (is_tile_lane() && next < pc.tile_count) scan_subgroup_blocks(next, set ^ 1, upcoming);
-    barrier();
-
-    for (;;) {
-      const uint target = wg_lookback;
-      if (target == LOOKBACK_DONE) break;
-      TV unused[VECTORS_PER_THREAD];
-      T reduction = tile_local_scan(target, SET_FALLBACK, unused);
-      if (target == 0) reduction = combine(init_value(), reduction);
-      if (is_lookback_lane()) {
-        done = insert_fallback(cursor, prefix, reduction);
-        if (!done) done = look_back(tile, cursor, prefix);
-        publish_verdict(done, cursor);
-      }
-      barrier();
-    }
-
-    if (is_lookback_lane()) {
-      if (tile != 0) post_tile(tile, GS_STATE_INCLUSIVE, combine(prefix, aggregate));
-      if (sg_lane() == 0) {
-        wg_prefix = tile == 0 ? init_value() : prefix;
-        wg_claimed = claimed;
-      }
+    if (is_lookback_lane() && sg_lane() == 0 && done) wg_lookback = LOOKBACK_DONE;
+    if (is_lookback_lane() && !done) {
+      done = look_back(tile, cursor, prefix);
+      if (sg_lane() == 0) wg_lookback = done ? LOOKBACK_DONE : cursor;
     }
     barrier();
-    if (is_tile_lane()) store_tile(tile, set, own, wg_prefix);
-    if (next >= pc.tile_count) break;
-
-    set ^= 1;
-    aggregate = scan_block_totals(set);
-    if (is_lookback_lane()) post_aggregate(next, aggregate);
-    tile = next;
-    for (uint k = 0; k < VECTORS_PER_THREAD; ++k) own[k] = upcoming[k];
-    next = wg_claimed;
+    const uint target = wg_lookback;
+    if (target == LOOKBACK_DONE) break;
+    T reduction = tile_local_scan(target, SLOT_FALLBACK);
+    if (target == 0) reduction = combine(init_value(), reduction);
+    if (is_lookback_lane()) done = insert_fallback(cursor, prefix, reduction);
   }
-  if (STATISTICS && is_leader()) add_statistics();
+
+  if (is_lookback_lane()) {
+    if (tile != 0) post_tile(tile, GS_STATE_INCLUSIVE, combine(prefix, aggregate));
+    if (STATISTICS && sg_lane() == 0) add_statistics();
+    if (sg_lane() == 0) wg_prefix = tile == 0 ? init_value() : prefix;
+  }
+  barrier();
+  store_tile(tile, wg_prefix);
 }

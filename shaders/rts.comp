@@ -25,7 +25,7 @@ void scan_spine() {
     for (uint i = first; i < min(first + run, pc.tile_count); ++i) total = combine(total, spine_values[i]);
     const T inclusive = sg_inclusive_scan(total);
     if (sg_lane() == SUBGROUP_SIZE - 1) wg_partials[sg_id()] = inclusive;
-    wg_scan_partials(0);
+    wg_scan_partials(SLOT_OWN);
     const uint s = sg_id();
     T prefix = combine(carry, sg_shift_up(inclusive));
     if (s > 0) prefix = combine(carry, combine(wg_partials[s - 1], sg_shift_up(inclusive)));
@@ -46,11 +46,10 @@ void main() {
   }
   const uint tile = linear_workgroup_id();
   if (tile >= pc.tile_count) return;
-  TV scanned[VECTORS_PER_THREAD];
-  const T aggregate = tile_local_scan(tile, 0, scanned);
+  const T aggregate = tile_local_scan(tile, SLOT_OWN);
   if (PHASE == GS_RTS_REDUCE) {
     if (gl_LocalInvocationIndex == 0) spine_values[tile] = aggregate;
   } else {
-    store_tile(tile, 0, scanned, spine_values[tile]);
+    store_tile(tile, spine_values[tile]);
   }
 }

@@ -121,8 +121,8 @@ void for_each_blocking_rate(Check check) {
   }
 }
 
-// The statistics variant counts what the look-back did: nothing for a single tile (2000
-// elements, less than the default tile of either backend on any device); with every one of `tiles` tiles blocked and
+// The statistics variant counts what the look-back did: nothing for a single tile (4096
+// elements, the default tile of both backends); with every one of `tiles` tiles blocked and
 // one spin before a fallback, at least one step for every later tile, fallbacks (each after
 // a spin, so no more of them than spins; `runs` runs, at least one fallback in all), and
 // never more successful insertions than fallbacks.
@@ -136,7 +136,7 @@ inline void expect_statistics_invariants(Device& device, std::size_t tiles, int 
     EXPECT_TRUE(result.statistics.has_value());
     return result.statistics.value_or(Statistics{});
   };
-  const Statistics single = run(2000, Tuning{});
+  const Statistics single = run(4096, Tuning{});
   EXPECT_EQ(single.spins + single.lookback_steps + single.fallbacks + single.insertions, 0u);
 
   Tuning blocked;

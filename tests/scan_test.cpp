@@ -85,8 +85,8 @@ TEST_P(AlgorithmTest, EveryTuningKnobKeepsResultsExact) {
   tunings[2].lookback_depth = 3;
   tunings[3].workgroup_size = 64;
   tunings[3].vectors_per_thread = 1;
-  tunings[4].workgroup_size = 32;
-  tunings[4].vectors_per_thread = 2;
+  tunings[4].workgroup_size = 256;
+  tunings[4].vectors_per_thread = 8;
   tunings[0].workgroup_size = 128;
   tunings[0].vectors_per_thread = 8;
   tunings[5].max_spins = 1;

@@ -61,8 +61,7 @@
 #define GS_SPEC_STATISTICS 8
 #define GS_SPEC_LOOKBACK_DEPTH 9
 #define GS_SPEC_DISPATCH_ORDER 10
-#define GS_SPEC_LOOKBACK_THREADS 11
-#define GS_SPEC_COUNT 12
+#define GS_SPEC_COUNT 11
 
 // Phases of the reduce-then-scan kernel (one shader, three pipelines).
 #define GS_RTS_REDUCE 0
@@ -76,8 +75,8 @@
 // Push constants, the same layout on both sides: element count, tile count, the width of
 // the workgroup grid (a grid is two-dimensional when there are more workgroups than one
 // dimension allows), the simulated-blocking mask, the init value as two 32-bit words (low
-// first), for validating float results a tolerance (float32 bits): per element of a sum,
-// relative per element of a product; and the most tiles a chained scan's workgroup claims.
+// first), and for validating float results a tolerance (float32 bits): per element of a
+// sum, relative per element of a product.
 #ifdef VULKAN
 #define GS_U32 uint
 #else
@@ -90,8 +89,7 @@
   GS_U32 blocking_mask;         \
   GS_U32 init_lo;               \
   GS_U32 init_hi;               \
-  GS_U32 tolerance_bits;        \
-  GS_U32 tiles_per_workgroup;
+  GS_U32 tolerance_bits;
 
 // No blocking: no tile index + 1 has all of these bits clear.
 #define GS_NO_BLOCKING 0xFFFFFFFFu

@@ -40,9 +40,6 @@ void store_tile_vector(bool full, uint v, TV x) {
   }
 }
 
-// Whether this thread scans tiles (all but the chained scan's look-back lanes do).
-bool is_tile_lane() { return flat_thread_id() < TILE_THREADS; }
-
 // Vector k of this thread in `tile`, in subgroup-blocked order: each logical subgroup owns
 // a contiguous block of SUBGROUP_SIZE * VECTORS_PER_THREAD vectors, and a row k of it is
 // read by consecutive lanes, so every row is one coalesced access.

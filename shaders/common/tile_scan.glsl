@@ -1,11 +1,13 @@
 // Thread -> subgroup -> workgroup: the local scan of one tile, and its reduction.
 //
 // The owner of a tile and a fallback that reduces the same tile both call
-// scan_subgroup_blocks and scan_block_totals, so they combine the same elements in the same
-// order and get the same bits: the split tile-state words of two posts of one tile can then
-// never mix two values.
+// tile_local_scan, so they combine the same elements in the same order and get the same
+// bits: the split tile-state words of two posts of one tile can then never mix two values.
 #ifndef GPUSCAN_TILE_SCAN_GLSL
 #define GPUSCAN_TILE_SCAN_GLSL
+
+// The owned tile's vectors, scanned up to the subgroup block, kept for the write phase.
+TV tile_vectors[VECTORS_PER_THREAD];
 
 // Thread level: sequential inclusive scan of one vector.
 TV thread_scan(TV v) {
@@ -24,51 +26,38 @@ T rake_row(inout T carry, T vector_total) {
   return prefix;
 }
 
-// Tile lanes only, no barrier: loads `tile` and scans each subgroup's block. `scanned`
-// receives this thread's vectors scanned up to the block, and each block's total goes to
-// partial set `set`.
-void scan_subgroup_blocks(uint tile, uint set, out TV scanned[VECTORS_PER_THREAD]) {
+// Loads `tile`, scans each subgroup's block, and scans the block totals across the
+// workgroup into partial slot `slot`. For SLOT_OWN the scanned vectors are kept for
+// store_tile. Returns the tile's reduction (uniform across the workgroup).
+T tile_local_scan(uint tile, uint slot) {
   TV loaded[VECTORS_PER_THREAD];
   load_thread_vectors(tile, loaded);
   T carry = identity();
   for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
     const TV v = thread_scan(loaded[k]);
-    scanned[k] = combine(rake_row(carry, v.w), v);
+    const T prefix = rake_row(carry, v.w);
+    if (slot == SLOT_OWN) tile_vectors[k] = combine(prefix, v);
   }
-  if (sg_lane() == SUBGROUP_SIZE - 1) wg_partials[set * SUBGROUPS + sg_id()] = carry;
+  if (sg_lane() == SUBGROUP_SIZE - 1) wg_partials[slot * SUBGROUPS + sg_id()] = carry;
+  wg_scan_partials(slot);
+  return wg_partials[slot * SUBGROUPS + SUBGROUPS - 1];
 }
 
-// All threads, uniform control flow: scans the block totals of partial set `set` across
-// the workgroup and returns the tile's reduction.
-T scan_block_totals(uint set) {
-  wg_scan_partials(set);
-  return wg_partials[set * SUBGROUPS + SUBGROUPS - 1];
-}
-
-// All threads: the local scan of `tile` (scan_subgroup_blocks, then scan_block_totals);
-// returns the tile's reduction.
-T tile_local_scan(uint tile, uint set, out TV scanned[VECTORS_PER_THREAD]) {
-  if (is_tile_lane()) scan_subgroup_blocks(tile, set, scanned);
-  return scan_block_totals(set);
-}
-
-// Tile lanes: writes `tile`, scanned into `scanned` and partial set `set`, whose
-// predecessors reduce to `tile_prefix`: its inclusive or exclusive scan, or for a
-// reduction the last tile's running total as the one output.
-void store_tile(uint tile, uint set, TV scanned[VECTORS_PER_THREAD], T tile_prefix) {
+// Writes the owned tile, whose predecessors reduce to `tile_prefix`: its inclusive or
+// exclusive scan, or for a reduction the last tile's running total as the one output.
+void store_tile(uint tile, T tile_prefix) {
   const uint s = sg_id();
-  const uint base = set * SUBGROUPS;
-  const T prefix = s == 0 ? tile_prefix : combine(tile_prefix, wg_partials[base + s - 1]);
+  const T prefix = s == 0 ? tile_prefix : combine(tile_prefix, wg_partials[SLOT_OWN * SUBGROUPS + s - 1]);
   if (KIND == GS_KIND_REDUCE) {
-    if (tile == pc.tile_count - 1 && flat_thread_id() == 0) {
-      out_scalars[0] = combine(tile_prefix, wg_partials[base + SUBGROUPS - 1]);
+    if (tile == pc.tile_count - 1 && gl_LocalInvocationIndex == 0) {
+      out_scalars[0] = combine(tile_prefix, wg_partials[SLOT_OWN * SUBGROUPS + SUBGROUPS - 1]);
     }
     return;
   }
   T before = identity();  // exclusive: the inclusive value of the element before a vector
   const bool full = is_full_tile(tile);
   for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
-    const TV v = scanned[k];
+    const TV v = tile_vectors[k];
     if (KIND == GS_KIND_EXCLUSIVE) {
       const T previous_lane = subgroupShuffleUp(v.w, 1);
       if (sg_lane() != 0) before = previous_lane;

@@ -2,8 +2,7 @@
 // workgroup does with it: post its own tile, read a window of predecessors, insert a
 // fallback's value.
 //
-// All of it is done by the look-back lanes: the first logical subgroup of the workgroup's
-// last hardware subgroup, which does nothing else. In a
+// All of it is done by the look-back lanes, the workgroup's first logical subgroup. In a
 // window read, lane l holds word (l % K) of tile (cursor - l / K), so one read covers
 // SUBGROUP_SIZE / K tiles; a tile's K lanes are neighbours and agree on what they saw
 // through shuffles. All accesses are relaxed atomics: a tile's message counts only when
@@ -62,7 +61,7 @@ layout(binding = GS_BINDING_SPINE_WORDS, std430) buffer SpineWords { SPINE_WORD 
 const uint WINDOW = SUBGROUP_SIZE / WORDS_PER_TILE;
 layout(constant_id = GS_SPEC_LOOKBACK_DEPTH) const uint LOOKBACK_DEPTH = 1;
 
-bool is_lookback_lane() { return flat_thread_id() - TILE_THREADS < SUBGROUP_SIZE; }
+bool is_lookback_lane() { return flat_thread_id() < SUBGROUP_SIZE; }
 uint word_index() { return sg_lane() % WORDS_PER_TILE; }
 uint window_slot() { return sg_lane() / WORDS_PER_TILE; }  // 0: the newest tile of the window
 

@@ -7,16 +7,16 @@
 #ifndef GPUSCAN_WORKGROUP_SCAN_GLSL
 #define GPUSCAN_WORKGROUP_SCAN_GLSL
 
-// Three sets of SUBGROUPS entries: two for owned tiles, taken by tile parity (the chained
-// scan scans its next tile while the current one waits to be stored with its own set), and
-// one for a fallback's reduction of a predecessor tile, which must disturb neither.
-#define SET_FALLBACK 2
-shared T wg_partials[3 * SUBGROUPS];
+// Two slots of SUBGROUPS entries: the tile's own scan, and a fallback's reduction of a
+// predecessor tile, which must not disturb the first.
+#define SLOT_OWN 0
+#define SLOT_FALLBACK 1
+shared T wg_partials[2 * SUBGROUPS];
 
-// Scans wg_partials[set * SUBGROUPS ..][0 .. SUBGROUPS) in place. Call from uniform control
+// Scans wg_partials[slot * SUBGROUPS ..][0 .. SUBGROUPS) in place. Call from uniform control
 // flow after the totals are written; on return all threads see the result.
-void wg_scan_partials(uint set) {
-  const uint base = set * SUBGROUPS;
+void wg_scan_partials(uint slot) {
+  const uint base = slot * SUBGROUPS;
   const uint t = flat_thread_id();
   barrier();
   uint stride = 1;

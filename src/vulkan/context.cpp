@@ -36,27 +36,11 @@ Context::Context(std::shared_ptr<Instance> instance, const Instance::PhysicalDev
   has.pNext = &has12;
   vkGetPhysicalDeviceFeatures2(physical_, &has);
 
-  std::uint32_t extension_count = 0;
-  vkEnumerateDeviceExtensionProperties(physical_, nullptr, &extension_count, nullptr);
-  std::vector<VkExtensionProperties> extensions(extension_count);
-  vkEnumerateDeviceExtensionProperties(physical_, nullptr, &extension_count, extensions.data());
-  bool sm_builtins = false;
-  for (const auto& e : extensions) {
-    const std::string_view name(e.extensionName);
-    pipeline_statistics_ =
-        pipeline_statistics_ || name == VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
-    sm_builtins = sm_builtins || name == VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME;
-  }
-
-  VkPhysicalDeviceShaderSMBuiltinsPropertiesNV sm{
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV};
   VkPhysicalDeviceVulkan13Properties props13{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_PROPERTIES};
-  if (sm_builtins) props13.pNext = &sm;
   VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
   props.pNext = &props13;
   vkGetPhysicalDeviceProperties2(physical_, &props);
-  resident_threads_ = sm.shaderSMCount * sm.shaderWarpsPerSM * 32;
   limits_ = props.properties.limits;
   vkGetPhysicalDeviceMemoryProperties(physical_, &memory_);
 
@@ -73,6 +57,15 @@ Context::Context(std::shared_ptr<Instance> instance, const Instance::PhysicalDev
     // A required subgroup size also bounds the workgroup to that many subgroups.
     max_workgroup_size_ =
         std::min(max_workgroup_size_, info_.subgroup_size * props13.maxComputeWorkgroupSubgroups);
+  }
+  std::uint32_t extension_count = 0;
+  vkEnumerateDeviceExtensionProperties(physical_, nullptr, &extension_count, nullptr);
+  std::vector<VkExtensionProperties> extensions(extension_count);
+  vkEnumerateDeviceExtensionProperties(physical_, nullptr, &extension_count, extensions.data());
+  for (const auto& e : extensions) {
+    if (std::string_view(e.extensionName) == VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) {
+      pipeline_statistics_ = true;
+    }
   }
   float64_ = has.features.shaderFloat64;
   int64_atomics_ = int64_ && has12.shaderBufferInt64Atomics;

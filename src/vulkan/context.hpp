@@ -33,9 +33,6 @@ class Context {
   bool has_int64() const { return int64_; }
   bool has_float64() const { return float64_; }
   bool has_int64_atomics() const { return int64_atomics_; }
-  // Threads the whole device holds at once, where the driver says (multiprocessors times
-  // warps each, VK_NV_shader_sm_builtins); 0 where it does not.
-  std::uint32_t resident_threads() const { return resident_threads_; }
   // Whether the driver reports compiler statistics of pipelines (registers, ...).
   bool has_pipeline_statistics() const { return pipeline_statistics_; }
 
@@ -60,7 +57,6 @@ class Context {
   bool int64_atomics_ = false;
   bool pipeline_statistics_ = false;
   std::uint32_t max_workgroup_size_ = 0;
-  std::uint32_t resident_threads_ = 0;
 };
 
 // A memory barrier between two stages (all buffers), using synchronization2.

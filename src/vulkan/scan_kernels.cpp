@@ -25,21 +25,9 @@ std::uint32_t ceil_div(std::size_t a, std::size_t b) {
   return static_cast<std::uint32_t>((a + b - 1) / b);
 }
 
-// `lookback_threads`: threads the workgroup has besides the tile's (the chained scan's
-// look-back subgroup).
-TileShape choose_shape(const Context& context, DType dtype, const Tuning& tuning,
-                       std::uint32_t lookback_threads) {
+TileShape choose_shape(const Context& context, DType dtype, const Tuning& tuning) {
   TileShape shape;
-  // By default 256 tile threads, or fewer where the device's workgroup limit leaves no room
-  // for them beside the look-back subgroup.
-  shape.workgroup_size = tuning.workgroup_size;
-  if (shape.workgroup_size == 0) {
-    shape.workgroup_size = 256;
-    while (shape.workgroup_size > context.subgroup_size() &&
-           shape.workgroup_size + lookback_threads > context.max_workgroup_size()) {
-      shape.workgroup_size /= 2;
-    }
-  }
+  shape.workgroup_size = tuning.workgroup_size ? tuning.workgroup_size : 256;
   // Eight-byte types take half the vectors, so a tile keeps its size in bytes.
   shape.vectors_per_thread =
       tuning.vectors_per_thread ? tuning.vectors_per_thread : (size_of(dtype) == 4 ? 4 : 2);
@@ -51,24 +39,16 @@ TileShape choose_shape(const Context& context, DType dtype, const Tuning& tuning
     throw UsageError("logical subgroup size " + std::to_string(shape.subgroup_size) +
                      " must be a power of two in [4, " + std::to_string(hardware) + "]" + where);
   }
-  const std::uint32_t largest = context.max_workgroup_size() - lookback_threads;
   if (!is_power_of_two(shape.workgroup_size) || shape.workgroup_size < hardware ||
-      shape.workgroup_size > largest) {
-    throw UsageError(
-        "workgroup size " + std::to_string(shape.workgroup_size) + " must be a power of two in [" +
-        std::to_string(hardware) + ", " + std::to_string(largest) + "]" + where +
-        (lookback_threads != 0 ? " (a chained scan's workgroup adds a look-back subgroup of " +
-                                     std::to_string(lookback_threads) + " threads)"
-                               : ""));
+      shape.workgroup_size > context.max_workgroup_size()) {
+    throw UsageError("workgroup size " + std::to_string(shape.workgroup_size) +
+                     " must be a power of two in [" + std::to_string(hardware) + ", " +
+                     std::to_string(context.max_workgroup_size()) + "]" + where);
   }
   if (shape.vectors_per_thread == 0 || shape.vectors_per_thread > 64) {
     throw UsageError("vectors per thread must be in [1, 64]");
   }
   return shape;
-}
-
-bool is_chained(Implementation implementation) {
-  return implementation == Implementation::csdldf || implementation == Implementation::csdl;
 }
 
 std::string kernel_name(std::string_view kernel, DType dtype) {
@@ -149,8 +129,7 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
       pipelines_(std::move(pipelines)),
       dtype_(dtype),
       implementation_(implementation),
-      lookback_threads_(is_chained(implementation) ? context_->subgroup_size() : 0),
-      shape_(choose_shape(*context_, dtype, tuning, lookback_threads_)),
+      shape_(choose_shape(*context_, dtype, tuning)),
       blocking_mask_(tuning.blocking_mask.value_or(GS_NO_BLOCKING)) {
   if (size_of(dtype) == 8 && !context_->has_int64()) {
     throw DeviceError(context_->info().name + " has no 64-bit integer support in shaders; " +
@@ -160,7 +139,8 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
     throw DeviceError(context_->info().name + " has no 64-bit float support in shaders");
   }
   shader_ = kernel_name(implementation, dtype);
-  const bool chained = is_chained(implementation);
+  const bool chained =
+      implementation == Implementation::csdldf || implementation == Implementation::csdl;
   const bool can_pack = context_->has_int64_atomics();
   if (chained && tuning.tile_state == TileState::packed && !can_pack) {
     throw UsageError("a packed tile state needs 64-bit buffer atomics, which " +
@@ -169,8 +149,7 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
   if (chained && can_pack && tuning.tile_state != TileState::split) {
     shader_ = kernel_name("chained_scan_packed", dtype);
   }
-  spec_[GS_SPEC_WORKGROUP_SIZE] = shape_.workgroup_size + lookback_threads_;
-  spec_[GS_SPEC_LOOKBACK_THREADS] = lookback_threads_;
+  spec_[GS_SPEC_WORKGROUP_SIZE] = shape_.workgroup_size;
   spec_[GS_SPEC_VECTORS_PER_THREAD] = shape_.vectors_per_thread;
   spec_[GS_SPEC_SUBGROUP_SIZE] = shape_.subgroup_size;
   spec_[GS_SPEC_OP] = static_cast<std::uint32_t>(op);
@@ -197,9 +176,9 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
   }
   spec_[GS_SPEC_DISPATCH_ORDER] = dispatch_order;
   if (spec_[GS_SPEC_LOOKBACK_DEPTH] > 16) throw UsageError("look-back depth must be in [1, 16]");
-  // The workgroup's shared memory must hold the partials of three tiles.
+  // The workgroup's shared memory must hold the partials of two tiles.
   const std::size_t shared =
-      3 * (shape_.workgroup_size / shape_.subgroup_size) * size_of(dtype) + 64;
+      2 * (shape_.workgroup_size / shape_.subgroup_size) * size_of(dtype) + 64;
   if (shared > context_->limits().maxComputeSharedMemorySize) {
     throw UsageError("tile shape needs more shared memory than " + context_->info().name + " has");
   }
@@ -226,7 +205,6 @@ PushConstants ScanKernels::push_constants(std::size_t n, Value init) const {
   push.blocking_mask = blocking_mask_;
   push.init_lo = static_cast<std::uint32_t>(init.bits);
   push.init_hi = static_cast<std::uint32_t>(init.bits >> 32);
-  push.tiles_per_workgroup = tiles_per_workgroup(push.tile_count);
   return push;
 }
 
@@ -247,20 +225,6 @@ void ScanKernels::dispatch(VkCommandBuffer cmd, VkDescriptorSet set, VkPipeline 
   vkCmdDispatch(cmd, width, height, 1);
 }
 
-std::uint32_t ScanKernels::tiles_per_workgroup(std::uint32_t tiles) const {
-  // From the counter a workgroup takes tiles until it has claimed this many or they run
-  // out, so that the grid about fills the device once. Where the driver does not say how
-  // much it holds, a GPU is taken for a large one (too small a count only costs overlap).
-  // A CPU driver gets two tiles per workgroup: llvmpipe cuts an invocation's loops after
-  // about 65535 iterations in all, and two tiles still test the hand-over between them.
-  // In dispatch order a workgroup takes the one tile of its id.
-  if (!is_chained(implementation_) || spec_[GS_SPEC_DISPATCH_ORDER]) return 1;
-  if (context_->info().type == "CPU") return 2;
-  std::uint32_t resident = context_->resident_threads() / spec_[GS_SPEC_WORKGROUP_SIZE];
-  if (resident == 0) resident = 1024;
-  return std::max<std::uint32_t>(1, ceil_div(tiles, resident));
-}
-
 void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDescriptorSet set,
                          std::size_t n, Value init) const {
   const PushConstants push = push_constants(n, init);
@@ -278,8 +242,7 @@ void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDesc
       memory_barrier(cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                      VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                      VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
-      dispatch(cmd, set, pipelines_->get(shader_, spec_), push,
-               ceil_div(push.tile_count, push.tiles_per_workgroup));
+      dispatch(cmd, set, pipelines_->get(shader_, spec_), push, push.tile_count);
       break;
     }
     case Implementation::rts: {

@@ -95,14 +95,11 @@ class ScanKernels {
   void dispatch(VkCommandBuffer cmd, VkDescriptorSet set, VkPipeline pipeline,
                 const PushConstants& push, std::uint32_t groups) const;
   PushConstants push_constants(std::size_t n, Value init) const;
-  // The most tiles a workgroup of a chained scan over `tiles` tiles claims.
-  std::uint32_t tiles_per_workgroup(std::uint32_t tiles) const;
 
   std::shared_ptr<const Context> context_;
   std::shared_ptr<PipelineCache> pipelines_;
   DType dtype_;
   Implementation implementation_;
-  std::uint32_t lookback_threads_;  // the chained scan's look-back subgroup, else 0
   TileShape shape_;
   std::uint32_t blocking_mask_;
   std::string shader_;
