@@ -68,8 +68,9 @@ if [[ " $backends " == *" vulkan "* ]]; then
 
 {
   bench vulkan u32-add-inclusive --sizes "$sizes"
-  bench vulkan u32-add-inclusive-tuned --sizes "$sizes" --workgroup-size 1024 --vectors-per-thread 2 \
-    --tile-order dispatch --algorithms csdldf,rts,memcpy
+  # The default before change 17 (256 x 4, tiles from the counter), for comparison.
+  bench vulkan u32-add-inclusive-256x4-counter --sizes "$sizes" --workgroup-size 256 \
+    --vectors-per-thread 4 --tile-order counter --algorithms csdldf,rts,memcpy
   bench vulkan u64-add-inclusive --sizes "$sizes" --dtype u64
   bench vulkan u32-add-inclusive-stats --sizes 20:28 --runs 10 --algorithms csdldf,csdl,memcpy --stats
   bench vulkan u32-add-inclusive-blocking --sizes 24:28 --runs 20 --blocking --stats

@@ -121,14 +121,16 @@ void for_each_blocking_rate(Check check) {
   }
 }
 
-// The statistics variant counts what the look-back did: nothing for a single tile (4096
-// elements, the default tile of both backends); with every one of `tiles` tiles blocked and
+// The statistics variant counts what the look-back did, with tiles of 256 threads x 4
+// vectors (4096 elements on both backends): nothing for a single tile; with every one of `tiles` tiles blocked and
 // one spin before a fallback, at least one step for every later tile, fallbacks (each after
 // a spin, so no more of them than spins; `runs` runs, at least one fallback in all), and
 // never more successful insertions than fallbacks.
 inline void expect_statistics_invariants(Device& device, std::size_t tiles, int runs) {
   const auto run = [&](std::size_t n, Tuning tuning) {
     tuning.statistics = true;
+    tuning.workgroup_size = 256;
+    tuning.vectors_per_thread = 4;
     Scanner scanner(device, {DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning);
     Buffer in = device.allocate(n * 4), out = device.allocate(n * 4);
     device.upload(in, reference::random_input(DType::u32, Op::add, n, next_seed()));

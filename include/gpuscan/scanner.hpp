@@ -28,7 +28,8 @@ struct Tuning {
   // Simulated blocking: tiles with ((tile + 1) & mask) == 0 never post their aggregate.
   std::optional<std::uint32_t> blocking_mask;
   // Threads per workgroup (Vulkan: a power of two; CUDA: a multiple of 32 in [64, 1024],
-  // at most 512 with 8 vectors per thread; default 256 on both).
+  // at most 512 with 8 vectors per thread; default 256, and on Vulkan GPUs 1024 x 2 vectors
+  // for 32-bit types where allowed).
   std::uint32_t workgroup_size = 0;
   // Vectors per thread (Vulkan: of four elements, 1..64; CUDA: of 16 bytes, 4 or 8, by
   // default 16 elements a thread).
@@ -40,9 +41,9 @@ struct Tuning {
   // csdldf on GPUs (refused for csdl and on CPU drivers; other algorithms have no tile
   // chain): take tiles in dispatch order (the workgroup id) instead of claiming them from an
   // atomic counter. Still safe, since a look-back falls back on a tile whose workgroup has
-  // not started, but fast only where the device starts workgroups in order. Unset: the
-  // backend's choice (CUDA csdldf: dispatch order, its persistent blocks are all resident;
-  // otherwise the counter).
+  // not started, but fast only where the device starts workgroups in order. Unset: csdldf
+  // on a GPU takes dispatch order (CUDA: its persistent blocks are all resident); otherwise
+  // the counter.
   std::optional<bool> dispatch_order;
   // How csdl/csdldf store a tile's state: split over 32-bit words, 16 value bits each
   // (portable), or packed into 64-bit words, 32 value bits each, that one lane reads

@@ -123,11 +123,12 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   bench_cmd->add_option("--workgroup-size", bench.tuning.workgroup_size,
-                        "Threads per workgroup (default 256)");
+                        "Threads per workgroup (default 256; Vulkan on a GPU: 1024 for 32-bit "
+                        "types where allowed)");
   bench_cmd->add_option(
       "--vectors-per-thread", bench.tuning.vectors_per_thread,
-      "Vectors per thread (Vulkan: of four elements, default 4 for 32-bit types, 2 for 64-bit; "
-      "CUDA: of 16 bytes, 4 or 8, default 16 elements a thread)");
+      "Vectors per thread (Vulkan: of four elements, default 4 for 32-bit types, 2 for 64-bit "
+      "and for 1024-thread workgroups; CUDA: of 16 bytes, 4 or 8, default 16 elements a thread)");
   bench_cmd->add_option(
       "--subgroup-size", bench.tuning.subgroup_size,
       "Logical subgroup size, a power of two up to the hardware's (default: the hardware's)");
@@ -147,7 +148,7 @@ int main(int argc, char** argv) {
   bench_cmd
       ->add_option("--tile-order", tile_order,
                    "csdldf: dispatch (tiles in workgroup-id order), counter (claimed from an "
-                   "atomic counter) or auto (CUDA: dispatch, Vulkan: counter)")
+                   "atomic counter) or auto (dispatch on GPUs, counter on CPU drivers)")
       ->capture_default_str();
   bench_cmd->add_option("--csv", bench.csv, "Also write the results as CSV to this file");
 
