@@ -122,10 +122,10 @@ void for_each_blocking_rate(Check check) {
 }
 
 // The statistics variant counts what the look-back did, with tiles of 256 threads x 4
-// vectors (4096 elements on both backends): nothing for a single tile; with every one of `tiles` tiles blocked and
-// one spin before a fallback, at least one step for every later tile, fallbacks (each after
-// a spin, so no more of them than spins; `runs` runs, at least one fallback in all), and
-// never more successful insertions than fallbacks.
+// vectors (4096 elements on both backends): nothing for a single tile; with every one of `tiles`
+// tiles blocked and one spin before a fallback, at least one step for every later tile, fallbacks
+// (each after a spin, so no more of them than spins; `runs` runs, at least one fallback in all),
+// and never more successful insertions than fallbacks.
 inline void expect_statistics_invariants(Device& device, std::size_t tiles, int runs) {
   const auto run = [&](std::size_t n, Tuning tuning) {
     tuning.statistics = true;
