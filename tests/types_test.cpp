@@ -71,10 +71,12 @@ TEST_P(TypeTest, SumsStayInToleranceWithEveryTileBlocked) {
 }
 
 // Scans larger than one run go in chunks, each starting from the previous chunk's carry.
-// A small chunk limit forces many chunks (5000 rounds down to whole tiles).
+// A small chunk limit forces many chunks (5000 rounds down to whole tiles of 256 threads,
+// 4096 elements of any type).
 TEST_P(TypeTest, LargeScansGoInChunks) {
   for (std::size_t chunk : {std::size_t{5000}, std::size_t{3 * 4096}}) {
     Tuning tuning;
+    tuning.workgroup_size = 256;
     tuning.chunk_elements = chunk;
     for (Kind kind : {Kind::inclusive, Kind::exclusive, Kind::reduce}) {
       for (Algorithm algorithm : {Algorithm::csdldf, Algorithm::rts}) {

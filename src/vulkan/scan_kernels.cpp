@@ -35,7 +35,9 @@ TileShape choose_shape(const Context& context, DType dtype, const Tuning& tuning
   // take half the vectors, so a tile keeps its size in bytes. On a GPU that allows them,
   // 32-bit types take 1024 x 2 (32 KB tiles, 32 registers a thread on an H200, so two
   // workgroups fill a multiprocessor): 5-7% faster there (docs/performance.md, change 17).
-  const bool wide = !is_cpu(context) && size_of(dtype) == 4 && context.max_workgroup_size() >= 1024;
+  const bool wide = !is_cpu(context) && size_of(dtype) == 4 &&
+                    context.max_workgroup_size() >= 1024 && tuning.workgroup_size == 0 &&
+                    tuning.vectors_per_thread == 0;
   shape.workgroup_size = tuning.workgroup_size ? tuning.workgroup_size : (wide ? 1024 : 256);
   shape.vectors_per_thread = tuning.vectors_per_thread ? tuning.vectors_per_thread
                              : wide                    ? 2
