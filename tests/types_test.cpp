@@ -71,8 +71,8 @@ TEST_P(TypeTest, SumsStayInToleranceWithEveryTileBlocked) {
 }
 
 // Scans larger than one run go in chunks, each starting from the previous chunk's carry.
-// A small chunk limit forces many chunks (5000 rounds down to whole tiles of 256 threads,
-// 4096 elements of any type).
+// A small chunk limit forces many chunks (5000 rounds down to whole tiles of 256 threads:
+// 4096 elements of 32-bit types, 2048 of 64-bit ones).
 TEST_P(TypeTest, LargeScansGoInChunks) {
   for (std::size_t chunk : {std::size_t{5000}, std::size_t{3 * 4096}}) {
     Tuning tuning;

@@ -30,19 +30,21 @@ bool is_cpu(const Context& context) {
 }
 
 TileShape choose_shape(const Context& context, DType dtype, const Tuning& tuning) {
-  TileShape shape;
   // By default 256 threads x 4 vectors of 32-bit elements (16 KB tiles); eight-byte types
-  // take half the vectors, so a tile keeps its size in bytes. On a GPU that allows them,
-  // 32-bit types take 1024 x 2 (32 KB tiles, 32 registers a thread on an H200, so two
-  // workgroups fill a multiprocessor): 5-7% faster there (docs/performance.md, change 17).
-  const bool wide = !is_cpu(context) && size_of(dtype) == 4 &&
-                    context.max_workgroup_size() >= 1024 && tuning.workgroup_size == 0 &&
-                    tuning.vectors_per_thread == 0;
-  shape.workgroup_size = tuning.workgroup_size ? tuning.workgroup_size : (wide ? 1024 : 256);
-  shape.vectors_per_thread = tuning.vectors_per_thread ? tuning.vectors_per_thread
-                             : wide                    ? 2
-                             : size_of(dtype) == 4     ? 4
-                                                       : 2;
+  // take half the vectors, so a tile keeps its size in bytes. On a GPU, where neither is
+  // given, tiles of 32 KB measured faster (docs/performance.md, change 17): 1024 x 2 for
+  // 32-bit types where the device allows 1024 threads (32 registers a thread on an H200,
+  // so two workgroups fill a multiprocessor), 256 x 4 for 64-bit ones.
+  TileShape shape{256, size_of(dtype) == 4 ? 4u : 2u};
+  if (!is_cpu(context) && tuning.workgroup_size == 0 && tuning.vectors_per_thread == 0) {
+    if (size_of(dtype) == 8) {
+      shape.vectors_per_thread = 4;
+    } else if (context.max_workgroup_size() >= 1024) {
+      shape = {1024, 2};
+    }
+  }
+  if (tuning.workgroup_size) shape.workgroup_size = tuning.workgroup_size;
+  if (tuning.vectors_per_thread) shape.vectors_per_thread = tuning.vectors_per_thread;
   const std::uint32_t hardware = context.subgroup_size();
   shape.subgroup_size = tuning.subgroup_size ? tuning.subgroup_size : hardware;
   const std::string where = " on " + context.info().name;
