@@ -87,13 +87,11 @@ __device__ __forceinline__ void stage_tile(const T* in, std::uint64_t n, std::ui
                                            std::uint32_t tile_count, uint4* buffer) {
   using Shape = TileShape<T, VPT, Team>;
   if (tile < tile_count && Shape::first(tile) + Shape::elements() <= n) {
-    // The copy moves 16-byte vectors whatever the element type: vector v of the tile goes to
-    // vector v of the buffer.
-    const auto* base = reinterpret_cast<const uint4*>(in + Shape::first(tile));
+    const T* base = in + Shape::first(tile);
 #pragma unroll
     for (int k = 0; k < VPT; ++k) {
-      const std::uint32_t v = Shape::row_offset(k) / Vector<T>::size;
-      __pipeline_memcpy_async(buffer + v, base + v, kVectorBytes);
+      const std::uint32_t offset = Shape::row_offset(k);
+      __pipeline_memcpy_async(buffer + offset / Vector<T>::size, base + offset, kVectorBytes);
     }
   }
   __pipeline_commit();
