@@ -12,10 +12,9 @@ namespace {
 constexpr std::uint32_t poison = 0xDEADBEEFu;
 
 std::vector<std::size_t> interesting_sizes() {
-  // Around one and two default tiles of 32-bit types: 4096 elements, 8192 on Vulkan GPUs.
-  const std::size_t tile = 4096;
+  // Around one and two default tiles of 32-bit types: 4096 elements, 6144 on Vulkan GPUs.
   std::vector<std::size_t> sizes{0, 1, 2, 3, 4, 5, 7919, 104729, 1000003};
-  for (std::size_t t : {tile, 2 * tile, 4 * tile}) {
+  for (std::size_t t : {4096, 8192, 6144, 12288}) {
     for (std::size_t n = t - 1; n <= t + 1; ++n) sizes.push_back(n);
   }
   for (std::size_t k = 4; k <= 22; k += 3) {

@@ -29,8 +29,7 @@ struct Tuning {
   std::optional<std::uint32_t> blocking_mask;
   // Threads per workgroup (Vulkan: a power of two; CUDA: a multiple of 32 in [64, 1024],
   // at most 512 with 8 vectors per thread; default 256; on Vulkan GPUs, where neither this
-  // nor vectors_per_thread is set, 1024 x 2 for 32-bit types where allowed and 256 x 4 for
-  // 64-bit ones).
+  // nor vectors_per_thread is set, 512 x 3 for 32-bit types).
   std::uint32_t workgroup_size = 0;
   // Vectors per thread (Vulkan: of four elements, 1..64; CUDA: of 16 bytes, 4 or 8, by
   // default 16 elements a thread).
