@@ -80,7 +80,7 @@ if [[ " $backends " == *" vulkan "* ]]; then
 
 if [ "${GPU_RUN_TUNING:-0}" = 1 ]; then
   echo "== tuning sweep at 2^26..2^28 (csdldf vs memcpy) =="
-  for shape in "256 4" "512 4" "1024 2"; do
+  for shape in "512 3" "1024 2" "256 4" "1024 3"; do
     set -- $shape
     for depth in 1 2; do
       echo "-- workgroup $1, vectors per thread $2, look-back depth $depth"
