@@ -20,6 +20,10 @@ struct DeviceInfo {
   std::string driver;  // driver name and version
   std::uint32_t subgroup_size = 0;
   std::uint64_t max_binding_bytes = 0;  // the largest buffer one dispatch can address
+
+  // A CPU driver (lavapipe): no forward-progress guarantee, llvmpipe's loop limit, and
+  // smaller defaults.
+  bool is_cpu() const { return type == "CPU"; }
 };
 
 // Every usable device of every backend built in, best first.

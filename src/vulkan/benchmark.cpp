@@ -23,7 +23,7 @@ constexpr std::uint32_t poison = 0xDEADBEEFu;
 // Writing a buffer larger than the last-level cache between runs evicts the input, so
 // each run starts cold, as a scan inside a real pipeline would.
 std::size_t flush_bytes(const DeviceInfo& info) {
-  return info.type == "CPU" ? std::size_t{32} << 20 : std::size_t{512} << 20;
+  return info.is_cpu() ? std::size_t{32} << 20 : std::size_t{512} << 20;
 }
 
 void transfer_to_compute(VkCommandBuffer cmd) {
@@ -64,7 +64,7 @@ void warm_up(const Context& context, const std::vector<std::unique_ptr<ScanKerne
       }
     });
     const clock::time_point now = clock::now();
-    if (context.info().type == "CPU" || now - start >= busy_for) return;
+    if (context.info().is_cpu() || now - start >= busy_for) return;
     const double took = std::chrono::duration<double>(now - before).count();
     repeats = std::clamp<std::size_t>(
         static_cast<std::size_t>(static_cast<double>(repeats) * batch_seconds / took), 1, 4096);

@@ -25,17 +25,13 @@ std::uint32_t ceil_div(std::size_t a, std::size_t b) {
   return static_cast<std::uint32_t>((a + b - 1) / b);
 }
 
-bool is_cpu(const Context& context) {
-  return context.info().type == "CPU";
-}
-
 TileShape choose_shape(const Context& context, DType dtype, const Tuning& tuning) {
   // By default 256 threads x 4 vectors of 32-bit elements (16 KB tiles); eight-byte types
   // take half the vectors, so a tile keeps its size in bytes. On a GPU, where neither is
   // given, 32-bit types take 512 x 3 (24 KB tiles, 40 registers a thread on an H200, three
   // workgroups a multiprocessor): faster there (docs/performance.md, change 17).
   TileShape shape{256, size_of(dtype) == 4 ? 4u : 2u};
-  if (!is_cpu(context) && tuning.workgroup_size == 0 && tuning.vectors_per_thread == 0 &&
+  if (!context.info().is_cpu() && tuning.workgroup_size == 0 && tuning.vectors_per_thread == 0 &&
       size_of(dtype) == 4 && context.max_workgroup_size() >= 512) {
     shape = {512, 3};
   }
@@ -83,7 +79,7 @@ std::string kernel_name(Implementation implementation, DType dtype) {
 // 65535 loop iterations per invocation: a step takes about four, and 16384 steps were
 // seen to hit the limit (wrong output, nothing reported) where 8192 never did.
 std::uint32_t csdl_wait_limit(const DeviceInfo& info) {
-  return info.type == "CPU" ? 8192 : 1u << 22;
+  return info.is_cpu() ? 8192 : 1u << 22;
 }
 
 }  // namespace
@@ -184,8 +180,8 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
   // an H200, change 6): no atomic round trip before a workgroup's loads. The counter stays
   // for csdl, which needs it, and on CPU drivers.
   const bool dispatch_order = tuning.dispatch_order.value_or(
-      implementation == Implementation::csdldf && !is_cpu(*context_));
-  if (dispatch_order && is_cpu(*context_)) {
+      implementation == Implementation::csdldf && !context_->info().is_cpu());
+  if (dispatch_order && context_->info().is_cpu()) {
     // A CPU driver may start the second half of the grid first; a tile there then falls
     // back through hundreds of unstarted predecessors, and llvmpipe cuts loops that long.
     throw UsageError("dispatch-order tiles are for GPUs; " + context_->info().name +

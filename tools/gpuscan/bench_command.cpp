@@ -87,7 +87,7 @@ std::vector<std::size_t> parse_sizes(const std::string& text) {
 int run_bench(const BenchOptions& options) {
   Device device = Device::open(options.backend, options.device);
   const DeviceInfo& info = device.info();
-  const bool cpu = info.type == "CPU";
+  const bool cpu = info.is_cpu();
   // CPU drivers get a sweep that finishes in a minute or two; GPUs the full one.
   const auto sizes = parse_sizes(options.sizes.empty() ? (cpu ? "10:22" : "10:28") : options.sizes);
   const int runs = options.runs > 0 ? options.runs : (cpu ? 5 : 30);
