@@ -17,9 +17,11 @@
 # ("vulkan cuda" by default).
 # GPU_RUN_TESTS=0 skips the tests, GPU_RUN_CUDA_BENCH=0 the CUDA benchmarks,
 # GPU_RUN_CUDA_TUNING=1 adds a CUDA tuning sweep; GPU_RUN_SIZES overrides the Vulkan benchmark sweep,
-# GPU_RUN_CUDA_SIZES the CUDA one; GPU_RUN_LOGICAL_SUBGROUPS the logical
+# GPU_RUN_CUDA_SIZES the CUDA one; GPU_RUN_VULKAN_BENCHES picks Vulkan benchmarks (u32
+# u32-256x4-counter u64 stats blocking); GPU_RUN_LOGICAL_SUBGROUPS the logical
 # subgroup sizes the type matrix runs again with (empty: none); GPU_RUN_TUNING=1 adds a
-# tuning sweep, with the driver's register counts (GPUSCAN_PIPELINE_STATISTICS=1).
+# tuning sweep, with the driver's register counts (GPUSCAN_PIPELINE_STATISTICS=1), of
+# GPU_RUN_TUNING_DTYPE (u32) over GPU_RUN_TUNING_SHAPES (512x3 ...) and _DEPTHS (1 2).
 set -uo pipefail
 out=${OUT:-/tmp/gpuscan-gpu-run}
 mkdir -p "$out"
@@ -66,27 +68,36 @@ if [[ " $backends " == *" vulkan "* ]]; then
   GPUSCAN_VALIDATION=1 tests/cli_test.sh "$bin/gpuscan" || fail
 } 2>&1 | grep -v "^note:" | tee "$out/tests.log"
 
+want() { [[ " ${GPU_RUN_VULKAN_BENCHES:-u32 u32-256x4-counter u64 stats blocking} " == *" $1 "* ]]; }
 {
-  bench vulkan u32-add-inclusive --sizes "$sizes"
+  want u32 && bench vulkan u32-add-inclusive --sizes "$sizes"
   # The default before change 17 (256 x 4, tiles from the counter), for comparison.
-  bench vulkan u32-add-inclusive-256x4-counter --sizes "$sizes" --workgroup-size 256 \
-    --vectors-per-thread 4 --tile-order counter --algorithms csdldf,rts,memcpy
-  bench vulkan u64-add-inclusive --sizes "$sizes" --dtype u64
-  bench vulkan u32-add-inclusive-stats --sizes 20:28 --runs 10 --algorithms csdldf,csdl,memcpy --stats
-  bench vulkan u32-add-inclusive-blocking --sizes 24:28 --runs 20 --blocking --stats
-  bench vulkan u32-add-inclusive-blocking-spins1 --sizes 24:28 --runs 20 --blocking --stats \
-    --max-spins 1
+  want u32-256x4-counter && bench vulkan u32-add-inclusive-256x4-counter --sizes "$sizes" \
+    --workgroup-size 256 --vectors-per-thread 4 --tile-order counter --algorithms csdldf,rts,memcpy
+  if want u64; then
+    bench vulkan u64-add-inclusive --sizes "$sizes" --dtype u64
+    # The same bytes copied as u32 (twice the elements): u64's memcpy must match it.
+    bench vulkan u32-memcpy-same-bytes-as-u64 --sizes 25:29 --algorithms memcpy
+  fi
+  want stats && bench vulkan u32-add-inclusive-stats --sizes 20:28 --runs 10 \
+    --algorithms csdldf,csdl,memcpy --stats
+  if want blocking; then
+    bench vulkan u32-add-inclusive-blocking --sizes 24:28 --runs 20 --blocking --stats
+    bench vulkan u32-add-inclusive-blocking-spins1 --sizes 24:28 --runs 20 --blocking --stats \
+      --max-spins 1
+  fi
 } | tee "$out/bench.log"
 
 if [ "${GPU_RUN_TUNING:-0}" = 1 ]; then
-  echo "== tuning sweep at 2^26..2^28 (csdldf vs memcpy) =="
-  for shape in "512 3" "1024 2" "256 4" "1024 3"; do
-    set -- $shape
-    for depth in 1 2; do
-      echo "-- workgroup $1, vectors per thread $2, look-back depth $depth"
-      GPUSCAN_PIPELINE_STATISTICS=1 "$bin/gpuscan" bench --backend vulkan --sizes 26:28 --runs 20 \
-        --algorithms csdldf,memcpy --workgroup-size "$1" --vectors-per-thread "$2" \
-        --lookback-depth "$depth" --stats 2>&1 | grep -E "csdldf|pipeline chained" | cut -c1-150 || fail
+  dtype=${GPU_RUN_TUNING_DTYPE:-u32}
+  echo "== $dtype tuning sweep at 2^26..2^28 (csdldf vs memcpy) =="
+  for shape in ${GPU_RUN_TUNING_SHAPES:-512x3 1024x2 256x4 1024x3}; do
+    for depth in ${GPU_RUN_TUNING_DEPTHS:-1 2}; do
+      echo "-- workgroup ${shape%x*}, vectors per thread ${shape#*x}, look-back depth $depth"
+      GPUSCAN_PIPELINE_STATISTICS=1 "$bin/gpuscan" bench --backend vulkan --dtype "$dtype" \
+        --sizes 26:28 --runs 20 --algorithms csdldf,memcpy --workgroup-size "${shape%x*}" \
+        --vectors-per-thread "${shape#*x}" --lookback-depth "$depth" --stats 2>&1 |
+        grep -E "csdldf|pipeline chained" | cut -c1-150 || fail
     done
   done 2>&1 | tee -a "$out/bench.log"
 fi

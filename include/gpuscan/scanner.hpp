@@ -31,8 +31,8 @@ struct Tuning {
   // at most 512 with 8 vectors per thread; default 256; on Vulkan GPUs, where neither this
   // nor vectors_per_thread is set, 512 x 3 for 32-bit types).
   std::uint32_t workgroup_size = 0;
-  // Vectors per thread (Vulkan: of four elements, 1..64; CUDA: of 16 bytes, 4 or 8, by
-  // default 16 elements a thread).
+  // Vectors of 16 bytes (four 32-bit or two 64-bit elements) per thread (Vulkan: 1..64,
+  // default 4; CUDA: 4 or 8, by default 16 elements a thread).
   std::uint32_t vectors_per_thread = 0;
   std::uint32_t subgroup_size = 0;  // Vulkan: logical subgroup size, <= the hardware's
   // Windows of (subgroup size / words per tile) tiles a look-back step reads at once

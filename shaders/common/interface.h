@@ -21,6 +21,11 @@
 #define GS_OP_BIT_OR 5
 #define GS_OP_BIT_XOR 6
 
+// Every vector load and store moves 16 bytes: four 32-bit or two 64-bit elements. Wider
+// accesses are split by the hardware into 16-byte ones whose lanes are no longer
+// contiguous, so each touches twice the sectors it uses.
+#define GS_VECTOR_BYTES 16
+
 // Scan kinds (gpuscan::Kind).
 #define GS_KIND_INCLUSIVE 0
 #define GS_KIND_EXCLUSIVE 1

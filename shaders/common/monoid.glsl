@@ -38,7 +38,8 @@ T combine(T a, T b) {
 }
 
 TV combine(T a, TV b) {
-  return TV(combine(a, b.x), combine(a, b.y), combine(a, b.z), combine(a, b.w));
+  for (uint c = 0; c < VECTOR_ELEMENTS; ++c) b[c] = combine(a, b[c]);
+  return b;
 }
 
 #endif

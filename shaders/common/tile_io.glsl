@@ -1,5 +1,5 @@
 // Thread level, memory side: the input and output buffers and the masked loads and stores
-// of four-element vectors. Full vectors move as one 16-byte (or 32-byte) access; the
+// of 16-byte vectors (VECTOR_ELEMENTS elements). Full vectors move as one access; the
 // vector that straddles n falls back to element accesses so nothing past n is touched.
 #ifndef GPUSCAN_TILE_IO_GLSL
 #define GPUSCAN_TILE_IO_GLSL
@@ -10,21 +10,23 @@ layout(binding = GS_BINDING_OUTPUT_VECTORS, std430) writeonly buffer OutputVecto
 layout(binding = GS_BINDING_OUTPUT_SCALARS, std430) writeonly buffer OutputScalars { T out_scalars[]; };
 
 TV load_vector(uint v) {
-  if (4 * v + 4 <= pc.n) return in_vectors[v];
+  const uint first = VECTOR_ELEMENTS * v;
+  if (first + VECTOR_ELEMENTS <= pc.n) return in_vectors[v];
   TV x = TV(identity());
-  for (uint c = 0; c < 4; ++c) {
-    if (4 * v + c < pc.n) x[c] = in_scalars[4 * v + c];
+  for (uint c = 0; c < VECTOR_ELEMENTS; ++c) {
+    if (first + c < pc.n) x[c] = in_scalars[first + c];
   }
   return x;
 }
 
 void store_vector(uint v, TV x) {
-  if (4 * v + 4 <= pc.n) {
+  const uint first = VECTOR_ELEMENTS * v;
+  if (first + VECTOR_ELEMENTS <= pc.n) {
     out_vectors[v] = x;
     return;
   }
-  for (uint c = 0; c < 4; ++c) {
-    if (4 * v + c < pc.n) out_scalars[4 * v + c] = x[c];
+  for (uint c = 0; c < VECTOR_ELEMENTS; ++c) {
+    if (first + c < pc.n) out_scalars[first + c] = x[c];
   }
 }
 

@@ -11,9 +11,16 @@ TV tile_vectors[VECTORS_PER_THREAD];
 
 // Thread level: sequential inclusive scan of one vector.
 TV thread_scan(TV v) {
-  v.y = combine(v.x, v.y);
-  v.z = combine(v.y, v.z);
-  v.w = combine(v.z, v.w);
+  for (uint c = 1; c < VECTOR_ELEMENTS; ++c) v[c] = combine(v[c - 1], v[c]);
+  return v;
+}
+
+T vector_last(TV v) { return v[VECTOR_ELEMENTS - 1]; }
+
+// The vector shifted up by one element, `before` entering at the bottom.
+TV shift_in(T before, TV v) {
+  for (uint c = VECTOR_ELEMENTS - 1; c > 0; --c) v[c] = v[c - 1];
+  v[0] = before;
   return v;
 }
 
@@ -35,7 +42,7 @@ T tile_local_scan(uint tile, uint slot) {
   T carry = identity();
   for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
     const TV v = thread_scan(loaded[k]);
-    const T prefix = rake_row(carry, v.w);
+    const T prefix = rake_row(carry, vector_last(v));
     if (slot == SLOT_OWN) tile_vectors[k] = combine(prefix, v);
   }
   if (sg_lane() == SUBGROUP_SIZE - 1) wg_partials[slot * SUBGROUPS + sg_id()] = carry;
@@ -59,10 +66,10 @@ void store_tile(uint tile, T tile_prefix) {
   for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
     const TV v = tile_vectors[k];
     if (KIND == GS_KIND_EXCLUSIVE) {
-      const T previous_lane = subgroupShuffleUp(v.w, 1);
+      const T previous_lane = subgroupShuffleUp(vector_last(v), 1);
       if (sg_lane() != 0) before = previous_lane;
-      store_tile_vector(full, tile_vector_index(tile, k), combine(prefix, TV(before, v.x, v.y, v.z)));
-      before = sg_last(v.w);
+      store_tile_vector(full, tile_vector_index(tile, k), combine(prefix, shift_in(before, v)));
+      before = sg_last(vector_last(v));
     } else {
       store_tile_vector(full, tile_vector_index(tile, k), combine(prefix, v));
     }

@@ -1,4 +1,4 @@
-// The tile shape of this pipeline: workgroup size, vectors (of four elements) per thread,
+// The tile shape of this pipeline: workgroup size, 16-byte vectors per thread,
 // and the subgroup size the scan network is built for. All three are specialization
 // constants chosen by the host per device; none is baked into the shader.
 #ifndef GPUSCAN_TILE_SHAPE_GLSL
@@ -13,7 +13,7 @@ layout(constant_id = GS_SPEC_SUBGROUP_SIZE) const uint SUBGROUP_SIZE = 32;
 
 const uint SUBGROUPS = WORKGROUP_SIZE / SUBGROUP_SIZE;
 const uint TILE_VECTORS = WORKGROUP_SIZE * VECTORS_PER_THREAD;
-const uint TILE_ELEMENTS = 4 * TILE_VECTORS;
+const uint TILE_ELEMENTS = VECTOR_ELEMENTS * TILE_VECTORS;
 
 layout(push_constant) uniform PushConstants { GS_PUSH_CONSTANT_FIELDS } pc;
 

@@ -35,7 +35,7 @@ uvec2 t_to_words(T x) { return uvec2(floatBitsToUint(x), 0u); }
 T t_from_words(uvec2 w) { return uintBitsToFloat(w.x); }
 #elif GS_DTYPE == GS_DTYPE_U64
 #define T uint64_t
-#define TV u64vec4
+#define TV u64vec2
 #define T_WORDS 2
 #define T_IS_FLOAT 0
 #define T_MAX 0xFFFFFFFFFFFFFFFFul
@@ -44,7 +44,7 @@ uvec2 t_to_words(T x) { return unpackUint2x32(x); }
 T t_from_words(uvec2 w) { return packUint2x32(w); }
 #elif GS_DTYPE == GS_DTYPE_I64
 #define T int64_t
-#define TV i64vec4
+#define TV i64vec2
 #define T_WORDS 2
 #define T_IS_FLOAT 0
 #define T_MAX 0x7FFFFFFFFFFFFFFFl
@@ -53,7 +53,7 @@ uvec2 t_to_words(T x) { return unpackUint2x32(uint64_t(x)); }
 T t_from_words(uvec2 w) { return int64_t(packUint2x32(w)); }
 #elif GS_DTYPE == GS_DTYPE_F64
 #define T double
-#define TV dvec4
+#define TV dvec2
 #define T_WORDS 2
 #define T_IS_FLOAT 1
 #define T_MAX packDouble2x32(uvec2(0u, 0x7FF00000u))
@@ -63,6 +63,9 @@ T t_from_words(uvec2 w) { return packDouble2x32(w); }
 #else
 #error "GS_DTYPE must name one of the GS_DTYPE_* codes"
 #endif
+
+// Elements in one 16-byte vector TV.
+#define VECTOR_ELEMENTS (GS_VECTOR_BYTES / (4 * T_WORDS))
 
 // K: the number of 16-bit pieces (and spine words) a T is split into.
 #define SPLIT_WORDS (2 * T_WORDS)

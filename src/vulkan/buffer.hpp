@@ -15,8 +15,8 @@ namespace gpuscan::vulkan {
 class VulkanBuffer : public detail::BufferImpl {
  public:
   enum class Memory { device, staging };
-  // The allocation is rounded up to 32 bytes so that four-element vector loads of the
-  // last partial vector stay inside it.
+  // The allocation is rounded up to 32 bytes so that the vector view of a buffer covers
+  // its last partial vector.
   VulkanBuffer(std::shared_ptr<const Context> context, std::size_t bytes,
                Memory memory = Memory::device);
   ~VulkanBuffer() override;

@@ -20,7 +20,8 @@ struct TileShape {
   std::uint32_t workgroup_size = 256;
   std::uint32_t vectors_per_thread = 4;
   std::uint32_t subgroup_size = 32;
-  std::uint32_t elements() const { return 4 * workgroup_size * vectors_per_thread; }
+  std::uint32_t vector_elements = 4;  // elements in one 16-byte vector: 4, or 2 of 64 bits
+  std::uint32_t elements() const { return vector_elements * workgroup_size * vectors_per_thread; }
 };
 
 // The buffers one run binds: input, output, tile-state spine and control words. A run may
