@@ -21,7 +21,7 @@
 # u32-256x4-counter u64 stats blocking); GPU_RUN_LOGICAL_SUBGROUPS the logical
 # subgroup sizes the type matrix runs again with (empty: none); GPU_RUN_TUNING=1 adds a
 # tuning sweep, with the driver's register counts (GPUSCAN_PIPELINE_STATISTICS=1), of
-# GPU_RUN_TUNING_DTYPES (u32) over GPU_RUN_TUNING_SHAPES (512x3 ...) and _DEPTHS (1 2).
+# GPU_RUN_TUNING_DTYPE (u32) over GPU_RUN_TUNING_SHAPES (512x3 ...) and _DEPTHS (1 2).
 set -uo pipefail
 out=${OUT:-/tmp/gpuscan-gpu-run}
 mkdir -p "$out"
@@ -89,9 +89,9 @@ want() { [[ " ${GPU_RUN_VULKAN_BENCHES:-u32 u32-256x4-counter u64 stats blocking
 } | tee "$out/bench.log"
 
 if [ "${GPU_RUN_TUNING:-0}" = 1 ]; then
-  for dtype in ${GPU_RUN_TUNING_DTYPES:-u32}; do
+  dtype=${GPU_RUN_TUNING_DTYPE:-u32}
   echo "== $dtype tuning sweep at 2^26..2^28 (csdldf vs memcpy) =="
-  for shape in ${GPU_RUN_TUNING_SHAPES:-512x3 256x4 512x4 256x6}; do
+  for shape in ${GPU_RUN_TUNING_SHAPES:-512x3 1024x2 256x4 1024x3}; do
     for depth in ${GPU_RUN_TUNING_DEPTHS:-1 2}; do
       echo "-- workgroup ${shape%x*}, vectors per thread ${shape#*x}, look-back depth $depth"
       GPUSCAN_PIPELINE_STATISTICS=1 "$bin/gpuscan" bench --backend vulkan --dtype "$dtype" \
@@ -99,7 +99,6 @@ if [ "${GPU_RUN_TUNING:-0}" = 1 ]; then
         --vectors-per-thread "${shape#*x}" --lookback-depth "$depth" --stats 2>&1 |
         grep -E "csdldf|pipeline chained" | cut -c1-150 || fail
     done
-  done
   done 2>&1 | tee -a "$out/bench.log"
 fi
 fi

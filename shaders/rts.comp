@@ -7,7 +7,6 @@
 #include "common/subgroup_scan.glsl"
 #include "common/workgroup_scan.glsl"
 #include "common/tile_io.glsl"
-#include "common/tile_exchange.glsl"
 #include "common/tile_scan.glsl"
 
 layout(constant_id = GS_SPEC_PHASE) const uint PHASE = GS_RTS_REDUCE;

@@ -6,20 +6,13 @@
 #ifndef GPUSCAN_TILE_SCAN_GLSL
 #define GPUSCAN_TILE_SCAN_GLSL
 
-// The owned tile's run (tile_exchange.glsl), scanned up to the subgroup block, kept for the
-// write phase.
+// The owned tile's vectors, scanned up to the subgroup block, kept for the write phase.
 TV tile_vectors[VECTORS_PER_THREAD];
 
-// Thread level: sequential inclusive scan of this thread's run, in place; returns its total.
-T thread_scan(inout TV run[VECTORS_PER_THREAD]) {
-  T total = run[0][0];
-  for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
-    for (uint c = k == 0 ? 1 : 0; c < VECTOR_ELEMENTS; ++c) {
-      total = combine(total, run[k][c]);
-      run[k][c] = total;
-    }
-  }
-  return total;
+// Thread level: sequential inclusive scan of one vector.
+TV thread_scan(TV v) {
+  for (uint c = 1; c < VECTOR_ELEMENTS; ++c) v[c] = combine(v[c - 1], v[c]);
+  return v;
 }
 
 T vector_last(TV v) { return v[VECTOR_ELEMENTS - 1]; }
@@ -31,19 +24,28 @@ TV shift_in(T before, TV v) {
   return v;
 }
 
-// Loads `tile`, scans each subgroup's block (every thread its run, then one subgroup scan
-// of the run totals), and scans the block totals across the workgroup into partial slot
-// `slot`. For SLOT_OWN the scanned runs are kept for store_tile. Returns the tile's
-// reduction (uniform across the workgroup).
+// Subgroup level, one row of vectors: returns the exclusive prefix of this lane's vector
+// within the subgroup's block and advances the block's running total.
+T rake_row(inout T carry, T vector_total) {
+  const T inclusive = sg_inclusive_scan(vector_total);
+  const T prefix = combine(carry, sg_shift_up(inclusive));
+  carry = combine(carry, sg_last(inclusive));
+  return prefix;
+}
+
+// Loads `tile`, scans each subgroup's block, and scans the block totals across the
+// workgroup into partial slot `slot`. For SLOT_OWN the scanned vectors are kept for
+// store_tile. Returns the tile's reduction (uniform across the workgroup).
 T tile_local_scan(uint tile, uint slot) {
-  TV run[VECTORS_PER_THREAD];
-  load_thread_run(tile, run);
-  const T inclusive = sg_inclusive_scan(thread_scan(run));
-  if (slot == SLOT_OWN) {
-    const T prefix = sg_shift_up(inclusive);
-    for (uint k = 0; k < VECTORS_PER_THREAD; ++k) tile_vectors[k] = combine(prefix, run[k]);
+  TV loaded[VECTORS_PER_THREAD];
+  load_thread_vectors(tile, loaded);
+  T carry = identity();
+  for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+    const TV v = thread_scan(loaded[k]);
+    const T prefix = rake_row(carry, vector_last(v));
+    if (slot == SLOT_OWN) tile_vectors[k] = combine(prefix, v);
   }
-  if (sg_lane() == SUBGROUP_SIZE - 1) wg_partials[slot * SUBGROUPS + sg_id()] = inclusive;
+  if (sg_lane() == SUBGROUP_SIZE - 1) wg_partials[slot * SUBGROUPS + sg_id()] = carry;
   wg_scan_partials(slot);
   return wg_partials[slot * SUBGROUPS + SUBGROUPS - 1];
 }
@@ -59,16 +61,19 @@ void store_tile(uint tile, T tile_prefix) {
     }
     return;
   }
-  TV run[VECTORS_PER_THREAD];
-  // Exclusive: each element takes the inclusive value of the one before it, which for the
-  // first of a run is the last of the previous lane's run.
-  T before = sg_shift_up(vector_last(tile_vectors[VECTORS_PER_THREAD - 1]));
+  T before = identity();  // exclusive: the inclusive value of the element before a vector
+  const bool full = is_full_tile(tile);
   for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
     const TV v = tile_vectors[k];
-    run[k] = combine(prefix, KIND == GS_KIND_EXCLUSIVE ? shift_in(before, v) : v);
-    before = vector_last(v);
+    if (KIND == GS_KIND_EXCLUSIVE) {
+      const T previous_lane = subgroupShuffleUp(vector_last(v), 1);
+      if (sg_lane() != 0) before = previous_lane;
+      store_tile_vector(full, tile_vector_index(tile, k), combine(prefix, shift_in(before, v)));
+      before = sg_last(vector_last(v));
+    } else {
+      store_tile_vector(full, tile_vector_index(tile, k), combine(prefix, v));
+    }
   }
-  store_thread_run(tile, run);
 }
 
 #endif

@@ -190,18 +190,11 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
   }
   spec_[GS_SPEC_DISPATCH_ORDER] = dispatch_order;
   if (spec_[GS_SPEC_LOOKBACK_DEPTH] > 16) throw UsageError("look-back depth must be in [1, 16]");
-  // The workgroup's shared memory must hold the partials of two tiles and the exchange
-  // buffer (tile_exchange.glsl: a tile of runs, each padded to an odd number of vectors).
+  // The workgroup's shared memory must hold the partials of two tiles.
   const std::size_t shared =
-      2 * (shape_.workgroup_size / shape_.subgroup_size) * size_of(dtype) + 64 +
-      std::size_t{shape_.workgroup_size} * (shape_.vectors_per_thread | 1u) * GS_VECTOR_BYTES;
-  const std::size_t limit = context_->limits().maxComputeSharedMemorySize;
-  if (shared > limit) {
-    throw UsageError("a tile of " + std::to_string(shape_.workgroup_size) + " x " +
-                     std::to_string(shape_.vectors_per_thread) + " vectors needs " +
-                     std::to_string(shared) + " bytes of shared memory; " +
-                     context_->info().name + " has " + std::to_string(limit) +
-                     ": use fewer threads or vectors per thread");
+      2 * (shape_.workgroup_size / shape_.subgroup_size) * size_of(dtype) + 64;
+  if (shared > context_->limits().maxComputeSharedMemorySize) {
+    throw UsageError("tile shape needs more shared memory than " + context_->info().name + " has");
   }
 }
 
