@@ -21,7 +21,7 @@
 # u32-256x4-counter u64 stats blocking); GPU_RUN_LOGICAL_SUBGROUPS the logical
 # subgroup sizes the type matrix runs again with (empty: none); GPU_RUN_TUNING=1 adds a
 # tuning sweep, with the driver's register counts (GPUSCAN_PIPELINE_STATISTICS=1), of
-# GPU_RUN_TUNING_DTYPE (u32) over GPU_RUN_TUNING_SHAPES (512x3 ...) and _DEPTHS (1 2).
+# GPU_RUN_TUNING_DTYPES (u32) over GPU_RUN_TUNING_SHAPES (512x3 ...) and _DEPTHS (1 2).
 set -uo pipefail
 out=${OUT:-/tmp/gpuscan-gpu-run}
 mkdir -p "$out"
@@ -89,9 +89,9 @@ want() { [[ " ${GPU_RUN_VULKAN_BENCHES:-u32 u32-256x4-counter u64 stats blocking
 } | tee "$out/bench.log"
 
 if [ "${GPU_RUN_TUNING:-0}" = 1 ]; then
-  dtype=${GPU_RUN_TUNING_DTYPE:-u32}
+  for dtype in ${GPU_RUN_TUNING_DTYPES:-u32}; do
   echo "== $dtype tuning sweep at 2^26..2^28 (csdldf vs memcpy) =="
-  for shape in ${GPU_RUN_TUNING_SHAPES:-512x3 1024x2 256x4 1024x3}; do
+  for shape in ${GPU_RUN_TUNING_SHAPES:-512x3 256x4 512x4 256x6}; do
     for depth in ${GPU_RUN_TUNING_DEPTHS:-1 2}; do
       echo "-- workgroup ${shape%x*}, vectors per thread ${shape#*x}, look-back depth $depth"
       GPUSCAN_PIPELINE_STATISTICS=1 "$bin/gpuscan" bench --backend vulkan --dtype "$dtype" \
@@ -99,6 +99,7 @@ if [ "${GPU_RUN_TUNING:-0}" = 1 ]; then
         --vectors-per-thread "${shape#*x}" --lookback-depth "$depth" --stats 2>&1 |
         grep -E "csdldf|pipeline chained" | cut -c1-150 || fail
     done
+  done
   done 2>&1 | tee -a "$out/bench.log"
 fi
 fi
@@ -120,7 +121,7 @@ if [[ " $backends " == *" cuda "* ]]; then
 fi
 
 if [ "${GPU_RUN_CUDA_TUNING:-0}" = 1 ]; then
-  echo "== CUDA tuning sweep: tile shapes at small and large n, look-back depth, u64 =="
+  echo "== CUDA tuning sweep: small n (shapes, look-back depth), large n u32 and u64 =="
   sweep() {  # dtype, sizes, then bench options
     local dtype=$1 sizes=$2
     shift 2
@@ -128,18 +129,16 @@ if [ "${GPU_RUN_CUDA_TUNING:-0}" = 1 ]; then
     "$bin/gpuscan" bench --backend cuda --dtype "$dtype" --sizes "$sizes" --runs 20 \
       --algorithms csdldf,cub,memcpy "$@" 2>&1 | grep -E "csdldf|cub" || fail
   }
-  small=65536,262144,1048576,4194304,16777216
-  sweep u32 $small
-  sweep u32 $small --workgroup-size 480 --vectors-per-thread 8
-  large=67108864,268435456,1073741824
+  small=65536,262144,1048576
+  for shape in 256x4 128x4 512x4; do
+    for depth in 1 2 4; do
+      sweep u32 $small --workgroup-size "${shape%x*}" --vectors-per-thread "${shape#*x}" \
+        --lookback-depth "$depth"
+    done
+  done
+  large=67108864,134217728,268435456,1073741824
   sweep u32 $large  # 480 x 8 from 32 MiB on
-  sweep u32 $large --workgroup-size 256 --vectors-per-thread 4
-  sweep u32 $large --workgroup-size 224 --vectors-per-thread 4
-  sweep u32 $large --workgroup-size 224 --vectors-per-thread 8
-  sweep u32 $large --workgroup-size 512 --vectors-per-thread 8
-  sweep u32 $large --lookback-depth 2
   sweep u64 $large
-  sweep u64 $large --workgroup-size 224
 fi 2>&1 | tee "$out/cuda-tuning.log"
 # Everything goes back as one archive (the runner returns a few files only), beside the
 # failure marker.

@@ -29,7 +29,7 @@ struct Tuning {
   std::optional<std::uint32_t> blocking_mask;
   // Threads per workgroup (Vulkan: a power of two; CUDA: a multiple of 32 in [64, 1024],
   // at most 512 with 8 vectors per thread; default 256; on Vulkan GPUs, where neither this
-  // nor vectors_per_thread is set, 512 x 3 for 32-bit types).
+  // nor vectors_per_thread is set, 512 x 3).
   std::uint32_t workgroup_size = 0;
   // Vectors of 16 bytes (four 32-bit or two 64-bit elements) per thread (Vulkan: 1..64,
   // default 4; CUDA: 4 or 8, by default 16 elements a thread).
