@@ -15,7 +15,8 @@
 # and 16 lanes), the CLI test, then the benchmarks; then the CUDA suite and the CUDA
 # benchmarks (with CUB), writing everything under $OUT. GPU_RUN_BACKENDS picks the halves
 # ("vulkan cuda" by default).
-# GPU_RUN_TESTS=0 skips the tests, GPU_RUN_CUDA_BENCH=0 the CUDA benchmarks,
+# GPU_RUN_TESTS=0 skips the tests, GPU_RUN_CUDA_BENCH=0 the CUDA benchmarks (or
+# GPU_RUN_CUDA_BENCHES picks some of: u32 f32 u64 split blocking),
 # GPU_RUN_CUDA_TUNING=1 adds a CUDA tuning sweep; GPU_RUN_SIZES overrides the Vulkan benchmark sweep,
 # GPU_RUN_CUDA_SIZES the CUDA one; GPU_RUN_VULKAN_BENCHES picks Vulkan benchmarks (u32
 # u32-256x4-counter u64 stats blocking); GPU_RUN_LOGICAL_SUBGROUPS the logical
@@ -109,14 +110,18 @@ if [[ " $backends " == *" cuda "* ]]; then
   echo "== tests (CUDA) =="
   "$bin/gpuscan_cuda_tests" --gtest_brief=1 || fail
 } 2>&1 | grep -v "^note:" | tee "$out/cuda-tests.log"
+cuda_want() { [[ " ${GPU_RUN_CUDA_BENCHES:-u32 f32 u64 split blocking} " == *" $1 "* ]]; }
 [ "${GPU_RUN_CUDA_BENCH:-1}" = 1 ] && {
-  bench cuda u32-add-inclusive --sizes "$cuda_sizes"
-  bench cuda f32-add-inclusive --sizes "$cuda_sizes" --dtype f32
-  bench cuda u64-add-inclusive --sizes "$cuda_sizes" --dtype u64
-  bench cuda u32-add-inclusive-split --sizes 24:30 --tile-state split --algorithms csdldf,cub,memcpy
-  bench cuda u32-add-inclusive-blocking --sizes 24:28 --runs 20 --blocking --stats
-  bench cuda u32-add-inclusive-blocking-spins1 --sizes 24:28 --runs 20 --blocking --stats \
-    --max-spins 1
+  cuda_want u32 && bench cuda u32-add-inclusive --sizes "$cuda_sizes"
+  cuda_want f32 && bench cuda f32-add-inclusive --sizes "$cuda_sizes" --dtype f32
+  cuda_want u64 && bench cuda u64-add-inclusive --sizes "$cuda_sizes" --dtype u64
+  cuda_want split && bench cuda u32-add-inclusive-split --sizes 24:30 --tile-state split \
+    --algorithms csdldf,cub,memcpy
+  if cuda_want blocking; then
+    bench cuda u32-add-inclusive-blocking --sizes 24:28 --runs 20 --blocking --stats
+    bench cuda u32-add-inclusive-blocking-spins1 --sizes 24:28 --runs 20 --blocking --stats \
+      --max-spins 1
+  fi
 } | tee "$out/cuda-bench.log"
 fi
 

@@ -115,9 +115,9 @@ std::uint32_t resident_blocks(Kernel kernel, std::uint32_t block_size, std::size
   return blocks;
 }
 
-// A persistent launch: blocks (tile warps and a look-back warp) that fit on the device at
-// once, each with `staged_tiles` slots of dynamic shared memory; or, where that is at
-// least one block per tile, one round of blocks with one slot each.
+// A persistent launch: as many blocks (tile warps and a look-back warp) as fit on the
+// device at once, each with `staged_tiles` slots of dynamic shared memory; or, where that
+// is at least one block per tile, one round of blocks with one slot each.
 template <class Kernel>
 void launch_persistent(Kernel kernel, std::size_t slot_bytes, const ScanArgs& scan,
                        const ChainArgs& chain, cudaStream_t stream) {
@@ -130,12 +130,7 @@ void launch_persistent(Kernel kernel, std::size_t slot_bytes, const ScanArgs& sc
     kernel<<<scan.tile_count, threads, slot_bytes, stream>>>(scan, one_round);
     return;
   }
-  // The run takes ceil(tiles / blocks) rounds whatever the grid; the fewest blocks that
-  // keep that many rounds share the tiles evenly, where a full grid could leave its last
-  // round almost empty (4370 tiles: 129 blocks of 34 tiles each, not 14 of 132 with a 34th).
-  const std::uint32_t rounds = (scan.tile_count + resident - 1) / resident;
-  const std::uint32_t blocks = (scan.tile_count + rounds - 1) / rounds;
-  kernel<<<blocks, threads, staging_bytes, stream>>>(scan, chain);
+  kernel<<<resident, threads, staging_bytes, stream>>>(scan, chain);
 }
 
 template <class M, class S>
