@@ -37,9 +37,12 @@ T combine(T a, T b) {
   }
 }
 
-TV combine(T a, TV b) {
-  for (uint c = 0; c < VECTOR_ELEMENTS; ++c) b[c] = combine(a, b[c]);
-  return b;
-}
+// The vector helpers name their components: loops over v[c] made glslc emit different
+// code, which cost u32 csdldf on the NVIDIA driver (docs/performance.md, change 18).
+#if VECTOR_ELEMENTS == 4
+TV combine(T a, TV b) { return TV(combine(a, b.x), combine(a, b.y), combine(a, b.z), combine(a, b.w)); }
+#else
+TV combine(T a, TV b) { return TV(combine(a, b.x), combine(a, b.y)); }
+#endif
 
 #endif

@@ -9,20 +9,25 @@
 // The owned tile's vectors, scanned up to the subgroup block, kept for the write phase.
 TV tile_vectors[VECTORS_PER_THREAD];
 
-// Thread level: sequential inclusive scan of one vector.
+// Thread level: sequential inclusive scan of one vector; its last element; the vector
+// shifted up by one element, `before` entering at the bottom.
+#if VECTOR_ELEMENTS == 4
 TV thread_scan(TV v) {
-  for (uint c = 1; c < VECTOR_ELEMENTS; ++c) v[c] = combine(v[c - 1], v[c]);
+  v.y = combine(v.x, v.y);
+  v.z = combine(v.y, v.z);
+  v.w = combine(v.z, v.w);
   return v;
 }
-
-T vector_last(TV v) { return v[VECTOR_ELEMENTS - 1]; }
-
-// The vector shifted up by one element, `before` entering at the bottom.
-TV shift_in(T before, TV v) {
-  for (uint c = VECTOR_ELEMENTS - 1; c > 0; --c) v[c] = v[c - 1];
-  v[0] = before;
+T vector_last(TV v) { return v.w; }
+TV shift_in(T before, TV v) { return TV(before, v.x, v.y, v.z); }
+#else
+TV thread_scan(TV v) {
+  v.y = combine(v.x, v.y);
   return v;
 }
+T vector_last(TV v) { return v.y; }
+TV shift_in(T before, TV v) { return TV(before, v.x); }
+#endif
 
 // Subgroup level, one row of vectors: returns the exclusive prefix of this lane's vector
 // within the subgroup's block and advances the block's running total.
