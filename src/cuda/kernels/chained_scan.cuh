@@ -316,7 +316,11 @@ __device__ __forceinline__ void look_back_tiles(const ScanArgs& scan, const Chai
 template <class M, class S, int VPT, bool kStats>
 __global__ void __launch_bounds__(chained_block_limit(VPT))
     chained_scan(ScanArgs scan, ChainArgs chain) {
-  extern __shared__ uint4 staging[];
+  // Aligned to whole 128-byte lines: dynamic shared memory follows the static scratch with
+  // only 16-byte alignment by default, and for u64 (1096 bytes of scratch) that put every
+  // 16-byte cp.async destination across two 32-byte sectors, which doubled the L2 sectors
+  // the copies read (docs/performance.md, C19).
+  extern __shared__ __align__(128) uint4 staging[];
   __shared__ ChainedShared<typename M::T> shared;
   clear_for_next_run(chain);
   if (warp_id() == TileWarps::threads() / kWarpSize) {
