@@ -115,6 +115,7 @@ void add_statistics() {
 }
 
 void main() {
+  clear_other_half();
   uint tile = linear_workgroup_id();
   if (!DISPATCH_ORDER) {
     if (gl_LocalInvocationIndex == 0) wg_tile = atomicAdd(control[GS_CONTROL_TILE_COUNTER], 1);

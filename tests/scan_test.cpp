@@ -34,6 +34,22 @@ TEST_P(AlgorithmTest, InclusiveSumMatchesReferenceAtEverySize) {
   }
 }
 
+// One run of `scanner` over a fresh random input of n elements in `in`, checked exactly.
+void expect_run_matches(Device& device, Scanner& scanner, Buffer& in, Buffer& out, std::size_t n) {
+  const std::uint64_t seed = next_seed();
+  SCOPED_TRACE("n " + std::to_string(n) + " seed=" + std::to_string(seed));
+  const auto bytes = reference::random_input(DType::u32, Op::add, n, seed);
+  std::vector<std::uint32_t> input(n), result(n, poison);
+  std::memcpy(input.data(), bytes.data(), bytes.size());
+  device.upload(in, bytes);
+  run_with_progress_retries(scanner, [&] {
+    device.upload(out, std::as_bytes(std::span(result)));
+    scanner.run(in, out, n);
+  });
+  device.download(out, std::as_writable_bytes(std::span(result)));
+  EXPECT_EQ(result, reference::scan<std::uint32_t>(Kind::inclusive, Op::add, input));
+}
+
 TEST_P(AlgorithmTest, RepeatedRunsOnTheSameBuffersStayCorrect) {
   Device& device = test_device();
   Scanner scanner(device, {DType::u32, Op::add, Kind::inclusive, GetParam()});
@@ -41,19 +57,23 @@ TEST_P(AlgorithmTest, RepeatedRunsOnTheSameBuffersStayCorrect) {
   Buffer in = device.allocate(n * 4);
   Buffer out = device.allocate(n * 4);
   for (int run = 0; run < 4; ++run) {
-    const std::uint64_t seed = next_seed();
-    SCOPED_TRACE("run " + std::to_string(run) + " seed=" + std::to_string(seed));
-    const auto bytes = reference::random_input(DType::u32, Op::add, n, seed);
-    std::vector<std::uint32_t> input(n), result(n, poison);
-    std::memcpy(input.data(), bytes.data(), bytes.size());
-    device.upload(in, bytes);
-    run_with_progress_retries(scanner, [&] {
-      device.upload(out, std::as_bytes(std::span(result)));
-      scanner.run(in, out, n);
-    });
-    device.download(out, std::as_writable_bytes(std::span(result)));
-    EXPECT_EQ(result, reference::scan<std::uint32_t>(Kind::inclusive, Op::add, input));
+    SCOPED_TRACE("run " + std::to_string(run));
+    expect_run_matches(device, scanner, in, out, n);
   }
+}
+
+// A chained run works in one half of the spine and clears what the run before it left in
+// the other (docs/protocol.md): runs of growing and shrinking sizes on one scanner must
+// each find their half all NOT_READY.
+TEST_P(AlgorithmTest, RunsOfChangingSizesFindTheirSpineCleared) {
+  Device& device = test_device();
+  Scanner scanner(device, {DType::u32, Op::add, Kind::inclusive, GetParam()});
+  constexpr std::size_t tile = 4096;  // the tile of CPU drivers; on a GPU 6144
+  const std::vector<std::size_t> sizes{20 * tile + 3, tile, 3 * tile - 1, 20 * tile,
+                                       7 * tile + 5,  2,    12 * tile};
+  Buffer in = device.allocate(sizes.front() * 4);
+  Buffer out = device.allocate(sizes.front() * 4);
+  for (const std::size_t n : sizes) expect_run_matches(device, scanner, in, out, n);
 }
 
 TEST_P(AlgorithmTest, EveryOperatorAndKindWithInit) {

@@ -34,8 +34,8 @@ class ValidationTest : public VulkanTest {
     SCOPED_TRACE("seed=" + std::to_string(seed));
     const auto input = reference::random_input(dtype, Op::add, n, seed);
     vulkan::VulkanBuffer in(context, n * sizeof(T)), out(context, n * sizeof(T)),
-        spine(context, kernels.spine_bytes(n)),
         control(context, vulkan::ScanKernels::control_bytes);
+    vulkan::SpineBuffer spine(context, kernels.spine_bytes(n));
     vulkan::upload(context, in, input);
     const vulkan::ScanBuffers buffers{in, out, spine, control};
     const vulkan::BindingSet set(context, pipelines->set_layout(), buffers);

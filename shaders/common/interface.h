@@ -80,8 +80,10 @@
 // Push constants, the same layout on both sides: element count, tile count, the width of
 // the workgroup grid (a grid is two-dimensional when there are more workgroups than one
 // dimension allows), the simulated-blocking mask, the init value as two 32-bit words (low
-// first), and for validating float results a tolerance (float32 bits): per element of a
-// sum, relative per element of a product.
+// first), for validating float results a tolerance (float32 bits): per element of a sum,
+// relative per element of a product; and for the chained scans, in spine words, where this
+// run's half of the spine starts, where the other half starts, and how many words of it
+// the run before this one wrote (this run zeroes them).
 #ifdef VULKAN
 #define GS_U32 uint
 #else
@@ -94,7 +96,10 @@
   GS_U32 blocking_mask;         \
   GS_U32 init_lo;               \
   GS_U32 init_hi;               \
-  GS_U32 tolerance_bits;
+  GS_U32 tolerance_bits;        \
+  GS_U32 spine_base;            \
+  GS_U32 clear_base;            \
+  GS_U32 clear_count;
 
 // No blocking: no tile index + 1 has all of these bits clear.
 #define GS_NO_BLOCKING 0xFFFFFFFFu

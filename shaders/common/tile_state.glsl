@@ -74,8 +74,21 @@ SPINE_WORD part_word(uint state, T value, uint p) {
 }
 #endif
 
-// Where part p of this lane's word of `tile` lies in the spine.
-uint spine_index(uint tile, uint p) { return (tile * WORDS_PER_TILE + word_index()) * PARTS + p; }
+// Where part p of this lane's word of `tile` lies in the spine (this run's half).
+uint spine_index(uint tile, uint p) {
+  return pc.spine_base + (tile * WORDS_PER_TILE + word_index()) * PARTS + p;
+}
+
+// The spine's two halves take turns: this run zeroes the words the run before it wrote in
+// the other half, which the run after it will use. Runs execute one after another, so no
+// run reads a half while another clears it (docs/protocol.md, section 4).
+void clear_other_half() {
+  const uint stride = pc.tile_count * WORKGROUP_SIZE;
+  for (uint i = linear_workgroup_id() * WORKGROUP_SIZE + gl_LocalInvocationIndex; i < pc.clear_count;
+       i += stride) {
+    spine_words[pc.clear_base + i] = SPINE_WORD(0);
+  }
+}
 
 // Moves `tile`'s words to `state` carrying `value`; a word already in a later state keeps
 // it. Returns, in the lanes of window slot 0, the words as they were before.

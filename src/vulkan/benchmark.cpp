@@ -89,7 +89,7 @@ std::vector<BenchResult> VulkanDevice::benchmark(const BenchCase& c,
 
   // Every implementation with its kernels, spine and bindings.
   std::vector<std::unique_ptr<ScanKernels>> kernels;
-  std::vector<std::unique_ptr<VulkanBuffer>> spines;
+  std::vector<std::unique_ptr<SpineBuffer>> spines;
   std::vector<ScanBuffers> buffers;
   std::vector<std::unique_ptr<BindingSet>> sets;
   for (const Implementation implementation : c.implementations) {
@@ -100,7 +100,7 @@ std::vector<BenchResult> VulkanDevice::benchmark(const BenchCase& c,
                        info().name + " (at most " + std::to_string(kernels.back()->max_elements()) +
                        ")");
     }
-    spines.push_back(std::make_unique<VulkanBuffer>(context_, kernels.back()->spine_bytes(c.n)));
+    spines.push_back(std::make_unique<SpineBuffer>(context_, kernels.back()->spine_bytes(c.n)));
     buffers.push_back(ScanBuffers{in, out, *spines.back(), control});
     sets.push_back(
         std::make_unique<BindingSet>(context_, pipelines_->set_layout(), buffers.back()));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 
 #include "core/tuning.hpp"
@@ -85,6 +86,22 @@ std::uint32_t csdl_wait_limit(const DeviceInfo& info) {
 
 }  // namespace
 
+SpineBuffer::SpineBuffer(std::shared_ptr<const Context> context, std::size_t half_bytes)
+    : buffer_(context, 2 * half_bytes), half_bytes_(half_bytes) {
+  context->submit(
+      [&](VkCommandBuffer cmd) { vkCmdFillBuffer(cmd, buffer_.handle(), 0, VK_WHOLE_SIZE, 0); });
+}
+
+SpineBuffer::Turn SpineBuffer::take(std::size_t bytes) {
+  if (bytes > half_bytes_) throw std::logic_error("a run needs more spine than its half holds");
+  half_ ^= 1;
+  const std::size_t other = half_ ^ 1;
+  const Turn turn{half_ * half_bytes_, other * half_bytes_, dirty_[other]};
+  dirty_[other] = 0;
+  dirty_[half_] = bytes;
+  return turn;
+}
+
 BindingSet::BindingSet(std::shared_ptr<const Context> context, VkDescriptorSetLayout layout,
                        const ScanBuffers& buffers)
     : context_(std::move(context)) {
@@ -104,7 +121,7 @@ BindingSet::BindingSet(std::shared_ptr<const Context> context, VkDescriptorSetLa
   std::array<const VulkanBuffer*, GS_BINDING_COUNT> bound{};
   bound[GS_BINDING_INPUT_VECTORS] = bound[GS_BINDING_INPUT_SCALARS] = &buffers.in;
   bound[GS_BINDING_OUTPUT_VECTORS] = bound[GS_BINDING_OUTPUT_SCALARS] = &buffers.out;
-  bound[GS_BINDING_SPINE_WORDS] = bound[GS_BINDING_SPINE_VALUES] = &buffers.spine;
+  bound[GS_BINDING_SPINE_WORDS] = bound[GS_BINDING_SPINE_VALUES] = &buffers.spine.buffer();
   bound[GS_BINDING_CONTROL] = &buffers.control;
   std::array<VkDeviceSize, GS_BINDING_COUNT> offsets{};
   offsets[GS_BINDING_INPUT_VECTORS] = offsets[GS_BINDING_INPUT_SCALARS] = buffers.in_offset;
@@ -158,6 +175,7 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
   }
   if (chained && can_pack && tuning.tile_state != TileState::split) {
     shader_ = kernel_name("chained_scan_packed", dtype);
+    spine_word_bytes_ = sizeof(std::uint64_t);
   }
   spec_[GS_SPEC_WORKGROUP_SIZE] = shape_.workgroup_size;
   spec_[GS_SPEC_VECTORS_PER_THREAD] = shape_.vectors_per_thread;
@@ -189,6 +207,9 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
                      " may start workgroups far out of order");
   }
   spec_[GS_SPEC_DISPATCH_ORDER] = dispatch_order;
+  // The kernel touches the control words only for the tile counter, csdl's report of a
+  // look-back that gave up, and statistics; only then must a run reset them first.
+  resets_control_ = !dispatch_order || implementation == Implementation::csdl || tuning.statistics;
   if (spec_[GS_SPEC_LOOKBACK_DEPTH] > 16) throw UsageError("look-back depth must be in [1, 16]");
   // The workgroup's shared memory must hold the partials of two tiles.
   const std::size_t shared =
@@ -250,13 +271,20 @@ void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDesc
   switch (implementation_) {
     case Implementation::csdldf:
     case Implementation::csdl: {
-      // Every run starts from a zeroed spine (all NOT_READY), tile counter and counts.
-      vkCmdFillBuffer(cmd, buffers.spine.handle(), 0, (spine_bytes(n) + 3) & ~std::size_t{3}, 0);
-      vkCmdFillBuffer(cmd, buffers.control.handle(), 0, GS_CONTROL_RUN_WORDS * 4, 0);
-      memory_barrier(cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                     VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                     VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
-      dispatch(cmd, set, pipelines_->get(shader_, spec_), push, push.tile_count);
+      // The run's half of the spine is zeroed (all NOT_READY) by the run before it; this
+      // one zeroes the other half for the run after it.
+      const SpineBuffer::Turn turn = buffers.spine.take(spine_bytes(n));
+      PushConstants chain = push;
+      chain.spine_base = static_cast<std::uint32_t>(turn.base / spine_word_bytes_);
+      chain.clear_base = static_cast<std::uint32_t>(turn.clear_base / spine_word_bytes_);
+      chain.clear_count = static_cast<std::uint32_t>(turn.clear_bytes / spine_word_bytes_);
+      if (resets_control_) {
+        vkCmdFillBuffer(cmd, buffers.control.handle(), 0, GS_CONTROL_RUN_WORDS * 4, 0);
+        memory_barrier(cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                       VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
+      }
+      dispatch(cmd, set, pipelines_->get(shader_, spec_), chain, push.tile_count);
       break;
     }
     case Implementation::rts: {

@@ -24,6 +24,32 @@ struct TileShape {
   std::uint32_t elements() const { return vector_elements * workgroup_size * vectors_per_thread; }
 };
 
+// The tile-state spine of the chained scans, in two halves that take turns: a run works in
+// one half and zeroes the words the run before it wrote in the other, so that no run needs
+// a fill and a barrier before it (docs/protocol.md, section 4). This holds only if runs
+// execute in the order they are recorded, one after the other. rts keeps its tile
+// reductions in the first half.
+class SpineBuffer {
+ public:
+  // Both halves of `half_bytes` (a multiple of 8) start zeroed.
+  SpineBuffer(std::shared_ptr<const Context> context, std::size_t half_bytes);
+  const VulkanBuffer& buffer() const { return buffer_; }
+  std::size_t half_bytes() const { return half_bytes_; }
+
+  // Where a chained run that writes `bytes` works, and what it clears: byte offsets.
+  struct Turn {
+    std::size_t base, clear_base, clear_bytes;
+  };
+  // The next run's half; the run it describes must be recorded.
+  Turn take(std::size_t bytes);
+
+ private:
+  VulkanBuffer buffer_;
+  std::size_t half_bytes_;
+  std::size_t half_ = 1;           // the half the last run took
+  std::size_t dirty_[2] = {0, 0};  // bytes of each half that wait to be zeroed
+};
+
 // The buffers one run binds: input, output, tile-state spine and control words. A run may
 // see a window of the input and output (a chunk of a larger scan): byte offsets, which
 // must meet the device's storage-buffer offset alignment; the window reaches to the end
@@ -31,7 +57,7 @@ struct TileShape {
 struct ScanBuffers {
   const VulkanBuffer& in;
   const VulkanBuffer& out;
-  const VulkanBuffer& spine;
+  SpineBuffer& spine;
   const VulkanBuffer& control;
   VkDeviceSize in_offset = 0;
   VkDeviceSize out_offset = 0;
@@ -72,11 +98,13 @@ class ScanKernels {
 
   // The most elements one run may take on this device.
   std::size_t max_elements() const;
+  // Bytes of one spine half that a run on n elements uses.
   std::size_t spine_bytes(std::size_t n) const;
   static constexpr std::size_t control_bytes = GS_CONTROL_WORDS * sizeof(std::uint32_t);
 
-  // Records one run on n >= 1 elements: resets the tile counter and spine where the
-  // implementation needs it, then its dispatches. Inputs must be visible to compute.
+  // Records one run on n >= 1 elements: a chained scan takes the spine's next half and
+  // resets the control words where its kernel uses them; then the dispatches. Inputs must
+  // be visible to compute.
   void record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDescriptorSet set, std::size_t n,
               Value init) const;
   // Records the device-side check of a finished run; mismatches are added to the control
@@ -105,6 +133,8 @@ class ScanKernels {
   std::uint32_t blocking_mask_;
   std::string shader_;
   SpecConstants spec_{};
+  std::size_t spine_word_bytes_ = sizeof(std::uint32_t);  // 8 for the packed tile state
+  bool resets_control_ = false;
 };
 
 }  // namespace gpuscan::vulkan

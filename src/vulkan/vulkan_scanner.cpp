@@ -36,8 +36,8 @@ RunResult VulkanScanner::run(const detail::BufferImpl& in, std::size_t in_offset
                      std::to_string(kernels_.max_elements()) + ")");
   }
   const std::size_t spine_bytes = kernels_.spine_bytes(n);
-  if (!spine_ || spine_->size() < spine_bytes)
-    spine_ = std::make_unique<VulkanBuffer>(context_, spine_bytes);
+  if (!spine_ || spine_->half_bytes() < spine_bytes)
+    spine_ = std::make_unique<SpineBuffer>(context_, spine_bytes);
   const std::size_t element = size_of(spec_.dtype);
   const ScanBuffers buffers{dynamic_cast<const VulkanBuffer&>(in),
                             dynamic_cast<const VulkanBuffer&>(out),

@@ -25,7 +25,7 @@ class VulkanScanner : public detail::ScannerImpl {
   ScanSpec spec_;
   ScanKernels kernels_;
   VulkanBuffer control_;
-  std::unique_ptr<VulkanBuffer> spine_;  // grown to the largest n run so far
+  std::unique_ptr<SpineBuffer> spine_;  // grown to the largest n run so far
   Timestamps timestamps_;
 };
 
