@@ -123,12 +123,11 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   bench_cmd->add_option("--workgroup-size", bench.tuning.workgroup_size,
-                        "Threads per workgroup (default 256; Vulkan on a GPU: 512 for 32-bit "
-                        "types)");
+                        "Threads per workgroup (default 256; Vulkan on a GPU: 512)");
   bench_cmd->add_option(
       "--vectors-per-thread", bench.tuning.vectors_per_thread,
-      "Vectors per thread (Vulkan: of four elements, default 4 for 32-bit types, 2 for 64-bit, "
-      "on a GPU 3 for 32-bit; CUDA: of 16 bytes, 4 or 8, default 16 elements a thread)");
+      "16-byte vectors (four 32-bit or two 64-bit elements) per thread (Vulkan: default 4, on "
+      "a GPU 3; CUDA: 4 or 8, default 16 elements a thread)");
   bench_cmd->add_option(
       "--subgroup-size", bench.tuning.subgroup_size,
       "Logical subgroup size, a power of two up to the hardware's (default: the hardware's)");
