@@ -1,8 +1,9 @@
 // Thread -> subgroup -> workgroup: the local scan of one tile, and its reduction.
 //
 // The owner of a tile and a fallback that reduces the same tile both call
-// tile_local_scan, so they combine the same elements in the same order and get the same
-// bits: the split tile-state words of two posts of one tile can then never mix two values.
+// tile_local_scan, so they get the same bits: the split tile-state words of two posts of
+// one tile can then never mix two values. For floats both combine the same elements in the
+// same order; integers are exact in any order.
 #ifndef GPUSCAN_TILE_SCAN_GLSL
 #define GPUSCAN_TILE_SCAN_GLSL
 
@@ -45,10 +46,19 @@ T tile_local_scan(uint tile, uint slot) {
   TV loaded[VECTORS_PER_THREAD];
   load_thread_vectors(tile, loaded);
   T carry = identity();
-  for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
-    const TV v = thread_scan(loaded[k]);
-    const T prefix = rake_row(carry, vector_last(v));
-    if (slot == SLOT_OWN) tile_vectors[k] = combine(prefix, v);
+  if (T_IS_FLOAT == 0 && slot == SLOT_FALLBACK) {
+    // A fallback needs the reduction only. Integer operators are associative and
+    // commutative, so any order gives the owner's bits: each thread reduces its rows, and
+    // the subgroup scans once instead of once per row.
+    T total = identity();
+    for (uint k = 0; k < VECTORS_PER_THREAD; ++k) total = combine(total, vector_last(thread_scan(loaded[k])));
+    carry = sg_inclusive_scan(total);  // the block's total in the last lane, which posts it
+  } else {
+    for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+      const TV v = thread_scan(loaded[k]);
+      const T prefix = rake_row(carry, vector_last(v));
+      if (slot == SLOT_OWN) tile_vectors[k] = combine(prefix, v);
+    }
   }
   if (sg_lane() == SUBGROUP_SIZE - 1) wg_partials[slot * SUBGROUPS + sg_id()] = carry;
   wg_scan_partials(slot);
