@@ -13,8 +13,9 @@ layout(constant_id = GS_SPEC_PHASE) const uint PHASE = GS_RTS_REDUCE;
 layout(binding = GS_BINDING_SPINE_VALUES, std430) buffer SpineValues { T spine_values[]; };
 
 // One workgroup scans the tile reductions in place (exclusive, starting from init), a
-// block of WORKGROUP_SIZE * VECTORS_PER_THREAD * VECTOR_ELEMENTS at a time: each thread walks a short
-// contiguous run serially, and the run totals are scanned across the workgroup.
+// block of WORKGROUP_SIZE * VECTORS_PER_THREAD * VECTOR_ELEMENTS at a time: each thread
+// walks a short contiguous run serially, and the run totals are scanned across the
+// workgroup.
 void scan_spine() {
   const uint run = VECTOR_ELEMENTS * VECTORS_PER_THREAD;
   const uint t = flat_thread_id();

@@ -139,7 +139,7 @@ class FallbackTest : public VulkanTest {};
 TEST_F(FallbackTest, DispatchOrderTilesStayExact) {
   Tuning tuning;
   tuning.dispatch_order = true;
-  if (test_device().info().type == "CPU") {
+  if (test_device().info().is_cpu()) {
     // Refused there: a CPU driver may run the grid's halves on two threads from both ends,
     // and llvmpipe silently cuts the long fallback chains that follows (seen in CI).
     EXPECT_THROW(
