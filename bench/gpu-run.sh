@@ -19,7 +19,7 @@
 # GPU_RUN_CUDA_BENCHES picks some of: u32 f32 u64 split blocking),
 # GPU_RUN_CUDA_TUNING=1 adds a CUDA tuning sweep; GPU_RUN_SIZES overrides the Vulkan benchmark sweep,
 # GPU_RUN_CUDA_SIZES the CUDA one; GPU_RUN_VULKAN_BENCHES picks Vulkan benchmarks (u32
-# u32-256x4-counter u64 stats blocking); GPU_RUN_LOGICAL_SUBGROUPS the logical
+# u32-256x4-counter f32 u64 stats blocking); GPU_RUN_LOGICAL_SUBGROUPS the logical
 # subgroup sizes the type matrix runs again with (empty: none); GPU_RUN_TUNING=1 adds a
 # tuning sweep, with the driver's register counts (GPUSCAN_PIPELINE_STATISTICS=1), of
 # GPU_RUN_TUNING_DTYPES (u32) over GPU_RUN_TUNING_SHAPES (512x3 ...) and _DEPTHS (1 2).
@@ -69,12 +69,13 @@ if [[ " $backends " == *" vulkan "* ]]; then
   GPUSCAN_VALIDATION=1 tests/cli_test.sh "$bin/gpuscan" || fail
 } 2>&1 | grep -v "^note:" | tee "$out/tests.log"
 
-want() { [[ " ${GPU_RUN_VULKAN_BENCHES:-u32 u32-256x4-counter u64 stats blocking} " == *" $1 "* ]]; }
+want() { [[ " ${GPU_RUN_VULKAN_BENCHES:-u32 u32-256x4-counter f32 u64 stats blocking} " == *" $1 "* ]]; }
 {
   want u32 && bench vulkan u32-add-inclusive --sizes "$sizes"
   # The default before change 17 (256 x 4, tiles from the counter), for comparison.
   want u32-256x4-counter && bench vulkan u32-add-inclusive-256x4-counter --sizes "$sizes" \
     --workgroup-size 256 --vectors-per-thread 4 --tile-order counter --algorithms csdldf,rts,memcpy
+  want f32 && bench vulkan f32-add-inclusive --sizes "$sizes" --dtype f32
   if want u64; then
     bench vulkan u64-add-inclusive --sizes "$sizes" --dtype u64
     # The same bytes copied as u32 (twice the elements): u64's memcpy must match it.

@@ -13,13 +13,27 @@ uint flat_thread_id() { return gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvo
 uint sg_lane() { return gl_SubgroupInvocationID & (SUBGROUP_SIZE - 1); }
 uint sg_id() { return flat_thread_id() / SUBGROUP_SIZE; }
 
+// One step of a Kogge-Stone scan: joins the partial of the lane `d` below.
+T sg_scan_step(T x, uint d) {
+  const T y = subgroupShuffleUp(x, d);
+  if (sg_lane() >= d) x = combine(y, x);
+  return x;
+}
+
 // Kogge-Stone inclusive scan over the logical subgroup.
 T sg_inclusive_scan(T x) {
-  for (uint d = 1; d < SUBGROUP_SIZE; d <<= 1) {
-    T y = subgroupShuffleUp(x, d);
-    if (sg_lane() >= d) x = combine(y, x);
-  }
+  for (uint d = 1; d < SUBGROUP_SIZE; d <<= 1) x = sg_scan_step(x, d);
   return x;
+}
+
+// The same for a thread's VECTORS_PER_THREAD independent values, step by step together:
+// the scans' shuffles overlap, and the values stay in registers. (Scanned one after the
+// other inside a loop over the rows, 64-bit tiles went to local memory on the NVIDIA
+// driver and ran at two thirds of the speed: docs/performance.md, change 22.)
+void sg_inclusive_scan_each(inout T x[VECTORS_PER_THREAD]) {
+  for (uint d = 1; d < SUBGROUP_SIZE; d <<= 1) {
+    for (uint k = 0; k < VECTORS_PER_THREAD; ++k) x[k] = sg_scan_step(x[k], d);
+  }
 }
 
 // The value of the previous lane (identity in lane 0): an inclusive scan made exclusive.

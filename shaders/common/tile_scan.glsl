@@ -30,15 +30,6 @@ T vector_last(TV v) { return v.y; }
 TV shift_in(T before, TV v) { return TV(before, v.x); }
 #endif
 
-// Subgroup level, one row of vectors: returns the exclusive prefix of this lane's vector
-// within the subgroup's block and advances the block's running total.
-T rake_row(inout T carry, T vector_total) {
-  const T inclusive = sg_inclusive_scan(vector_total);
-  const T prefix = combine(carry, sg_shift_up(inclusive));
-  carry = combine(carry, sg_last(inclusive));
-  return prefix;
-}
-
 // Loads `tile`, scans each subgroup's block, and scans the block totals across the
 // workgroup into partial slot `slot`. For SLOT_OWN the scanned vectors are kept for
 // store_tile. Returns the tile's reduction (uniform across the workgroup).
@@ -54,10 +45,18 @@ T tile_local_scan(uint tile, uint slot) {
     for (uint k = 0; k < VECTORS_PER_THREAD; ++k) total = combine(total, vector_last(thread_scan(loaded[k])));
     carry = sg_inclusive_scan(total);  // the block's total in the last lane, which posts it
   } else {
+    // Row k of the subgroup's block: the lanes' vectors k, scanned across the lanes, all
+    // rows at once; then the rows one after another from the carry.
+    T rows[VECTORS_PER_THREAD];
     for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
-      const TV v = thread_scan(loaded[k]);
-      const T prefix = rake_row(carry, vector_last(v));
-      if (slot == SLOT_OWN) tile_vectors[k] = combine(prefix, v);
+      loaded[k] = thread_scan(loaded[k]);
+      rows[k] = vector_last(loaded[k]);
+    }
+    sg_inclusive_scan_each(rows);
+    for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+      const T prefix = combine(carry, sg_shift_up(rows[k]));
+      carry = combine(carry, sg_last(rows[k]));
+      if (slot == SLOT_OWN) tile_vectors[k] = combine(prefix, loaded[k]);
     }
   }
   if (sg_lane() == SUBGROUP_SIZE - 1) wg_partials[slot * SUBGROUPS + sg_id()] = carry;
