@@ -22,7 +22,7 @@
 # u32-256x4-counter f32 u64 stats blocking); GPU_RUN_LOGICAL_SUBGROUPS the logical
 # subgroup sizes the type matrix runs again with (empty: none); GPU_RUN_TUNING=1 adds a
 # tuning sweep, with the driver's register counts (GPUSCAN_PIPELINE_STATISTICS=1), of
-# GPU_RUN_TUNING_DTYPES (u32) over GPU_RUN_TUNING_SHAPES (512x3 ...) and _DEPTHS (1 2).
+# GPU_RUN_TUNING_DTYPES (u32) over GPU_RUN_TUNING_SHAPES (256x6 ...) and _DEPTHS (1 2).
 set -uo pipefail
 out=${OUT:-/tmp/gpuscan-gpu-run}
 mkdir -p "$out"
@@ -93,7 +93,7 @@ want() { [[ " ${GPU_RUN_VULKAN_BENCHES:-u32 u32-256x4-counter f32 u64 stats bloc
 if [ "${GPU_RUN_TUNING:-0}" = 1 ]; then
   for dtype in ${GPU_RUN_TUNING_DTYPES:-u32}; do
   echo "== $dtype tuning sweep at 2^26..2^28 (csdldf vs memcpy) =="
-  for shape in ${GPU_RUN_TUNING_SHAPES:-512x3 256x4 512x4 256x6}; do
+  for shape in ${GPU_RUN_TUNING_SHAPES:-256x6 256x8 512x3 128x8}; do
     for depth in ${GPU_RUN_TUNING_DEPTHS:-1 2}; do
       echo "-- workgroup ${shape%x*}, vectors per thread ${shape#*x}, look-back depth $depth"
       GPUSCAN_PIPELINE_STATISTICS=1 "$bin/gpuscan" bench --backend vulkan --dtype "$dtype" \

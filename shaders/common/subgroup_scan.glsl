@@ -32,7 +32,7 @@ T sg_inclusive_scan(T x) {
 // driver and ran at two thirds of the speed: docs/performance.md, change 22.)
 void sg_inclusive_scan_each(inout T x[VECTORS_PER_THREAD]) {
   for (uint d = 1; d < SUBGROUP_SIZE; d <<= 1) {
-    for (uint k = 0; k < VECTORS_PER_THREAD; ++k) x[k] = sg_scan_step(x[k], d);
+    UNROLL_VECTORS for (uint k = 0; k < VECTORS_PER_THREAD; ++k) x[k] = sg_scan_step(x[k], d);
   }
 }
 

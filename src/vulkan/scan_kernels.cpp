@@ -28,14 +28,13 @@ std::uint32_t ceil_div(std::size_t a, std::size_t b) {
 
 TileShape choose_shape(const Context& context, DType dtype, const Tuning& tuning) {
   // By default 256 threads x 4 vectors of 16 bytes (16 KB tiles). On a GPU, where neither
-  // is given, 512 x 3 (24 KB tiles; for u32 40 registers a thread on an H200, three
-  // workgroups a multiprocessor): faster there (docs/performance.md, changes 17 and 18).
+  // is given, more vectors a thread: 6 for 32-bit types (24 KB tiles; 64 registers a thread
+  // on an H200, four workgroups a multiprocessor) and 8 for 64-bit ones (32 KB), the
+  // fastest shapes there (docs/performance.md, change 23).
   TileShape shape{256, 4};
   shape.vector_elements = static_cast<std::uint32_t>(GS_VECTOR_BYTES / size_of(dtype));
-  if (!context.info().is_cpu() && tuning.workgroup_size == 0 && tuning.vectors_per_thread == 0 &&
-      context.max_workgroup_size() >= 512) {
-    shape.workgroup_size = 512;
-    shape.vectors_per_thread = 3;
+  if (!context.info().is_cpu() && tuning.workgroup_size == 0 && tuning.vectors_per_thread == 0) {
+    shape.vectors_per_thread = size_of(dtype) == 8 ? 8 : 6;
   }
   if (tuning.workgroup_size) shape.workgroup_size = tuning.workgroup_size;
   if (tuning.vectors_per_thread) shape.vectors_per_thread = tuning.vectors_per_thread;
