@@ -26,6 +26,11 @@ std::uint32_t ceil_div(std::size_t a, std::size_t b) {
   return static_cast<std::uint32_t>((a + b - 1) / b);
 }
 
+// Whether the GPU defaults apply: a GPU, and no shape in the tuning.
+bool automatic_gpu_shape(const Context& context, const Tuning& tuning) {
+  return !context.info().is_cpu() && tuning.workgroup_size == 0 && tuning.vectors_per_thread == 0;
+}
+
 TileShape choose_shape(const Context& context, DType dtype, const Tuning& tuning) {
   // By default 256 threads x 4 vectors of 16 bytes (16 KB tiles). On a GPU, where neither
   // is given, more vectors a thread: 6 for 32-bit types (24 KB tiles; 64 registers a thread
@@ -33,9 +38,7 @@ TileShape choose_shape(const Context& context, DType dtype, const Tuning& tuning
   // fastest shapes there (docs/performance.md, change 23).
   TileShape shape{256, 4};
   shape.vector_elements = static_cast<std::uint32_t>(GS_VECTOR_BYTES / size_of(dtype));
-  if (!context.info().is_cpu() && tuning.workgroup_size == 0 && tuning.vectors_per_thread == 0) {
-    shape.vectors_per_thread = size_of(dtype) == 8 ? 8 : 6;
-  }
+  if (automatic_gpu_shape(context, tuning)) shape.vectors_per_thread = size_of(dtype) == 8 ? 8 : 6;
   if (tuning.workgroup_size) shape.workgroup_size = tuning.workgroup_size;
   if (tuning.vectors_per_thread) shape.vectors_per_thread = tuning.vectors_per_thread;
   const std::uint32_t hardware = context.subgroup_size();
@@ -56,6 +59,22 @@ TileShape choose_shape(const Context& context, DType dtype, const Tuning& tuning
     throw UsageError("vectors per thread must be in [1, 64]");
   }
   return shape;
+}
+
+// Inputs of fewer bytes run, with the GPU defaults, as 512 threads x 3 vectors: a tile
+// there has half the vectors a thread, and below 2^20 u32 it takes 1-2 us less from start
+// to end; above, the default shape is as fast or faster (docs/performance.md, change 24).
+constexpr std::size_t small_input_bytes = std::size_t{4} << 20;
+
+std::optional<TileShape> choose_small_shape(const Context& context, const TileShape& shape,
+                                            const Tuning& tuning) {
+  if (!automatic_gpu_shape(context, tuning) || context.max_workgroup_size() < 512) {
+    return std::nullopt;
+  }
+  TileShape small = shape;
+  small.workgroup_size = 512;
+  small.vectors_per_thread = 3;
+  return small;
 }
 
 std::string kernel_name(std::string_view kernel, DType dtype) {
@@ -156,6 +175,8 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
       // not move the copy it is measured against.
       shape_(choose_shape(*context_, dtype,
                           implementation == Implementation::memcpy ? Tuning{} : tuning)),
+      small_shape_(choose_small_shape(
+          *context_, shape_, implementation == Implementation::memcpy ? Tuning{} : tuning)),
       blocking_mask_(tuning.blocking_mask.value_or(GS_NO_BLOCKING)) {
   if (size_of(dtype) == 8 && !context_->has_int64()) {
     throw DeviceError(context_->info().name + " has no 64-bit integer support in shaders; " +
@@ -176,8 +197,6 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
     shader_ = kernel_name("chained_scan_packed", dtype);
     spine_word_bytes_ = sizeof(std::uint64_t);
   }
-  spec_[GS_SPEC_WORKGROUP_SIZE] = shape_.workgroup_size;
-  spec_[GS_SPEC_VECTORS_PER_THREAD] = shape_.vectors_per_thread;
   spec_[GS_SPEC_SUBGROUP_SIZE] = shape_.subgroup_size;
   spec_[GS_SPEC_OP] = static_cast<std::uint32_t>(op);
   spec_[GS_SPEC_KIND] = static_cast<std::uint32_t>(kind);
@@ -218,16 +237,28 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
   }
 }
 
+const TileShape& ScanKernels::shape_for(std::size_t n) const {
+  return small_shape_ && n * size_of(dtype_) < small_input_bytes ? *small_shape_ : shape_;
+}
+
+SpecConstants ScanKernels::spec_for(std::size_t n) const {
+  SpecConstants spec = spec_;
+  spec[GS_SPEC_WORKGROUP_SIZE] = shape_for(n).workgroup_size;
+  spec[GS_SPEC_VECTORS_PER_THREAD] = shape_for(n).vectors_per_thread;
+  return spec;
+}
+
 std::size_t ScanKernels::max_elements() const {
   const std::size_t by_binding =
       (context_->info().max_binding_bytes & ~std::size_t{31}) / size_of(dtype_);
   // Element indices are 32-bit in the shaders, and a grid has at most 65535^2 workgroups.
+  // (The small shape serves only small inputs.)
   const std::size_t by_index = (std::size_t{1} << 32) - shape_.elements();
   return std::min(by_binding, by_index);
 }
 
 std::size_t ScanKernels::spine_bytes(std::size_t n) const {
-  const std::size_t tiles = ceil_div(n, shape_.elements());
+  const std::size_t tiles = ceil_div(n, shape_for(n).elements());
   return tiles *
          std::max<std::size_t>(split_words(dtype_) * sizeof(std::uint32_t), size_of(dtype_));
 }
@@ -235,7 +266,7 @@ std::size_t ScanKernels::spine_bytes(std::size_t n) const {
 PushConstants ScanKernels::push_constants(std::size_t n, Value init) const {
   PushConstants push{};
   push.n = static_cast<std::uint32_t>(n);
-  push.tile_count = ceil_div(n, shape_.elements());
+  push.tile_count = ceil_div(n, shape_for(n).elements());
   push.blocking_mask = blocking_mask_;
   push.init_lo = static_cast<std::uint32_t>(init.bits);
   push.init_hi = static_cast<std::uint32_t>(init.bits >> 32);
@@ -283,11 +314,11 @@ void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDesc
                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                        VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
       }
-      dispatch(cmd, set, pipelines_->get(shader_, spec_), chain, push.tile_count);
+      dispatch(cmd, set, pipelines_->get(shader_, spec_for(n)), chain, push.tile_count);
       break;
     }
     case Implementation::rts: {
-      SpecConstants phase = spec_;
+      SpecConstants phase = spec_for(n);
       phase[GS_SPEC_PHASE] = GS_RTS_REDUCE;
       dispatch(cmd, set, pipelines_->get(shader_, phase), push, push.tile_count);
       compute_to_compute();
@@ -300,7 +331,7 @@ void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDesc
     }
     case Implementation::memcpy:
     case Implementation::cub:  // refused by the constructor
-      dispatch(cmd, set, pipelines_->get(shader_, spec_), push, push.tile_count);
+      dispatch(cmd, set, pipelines_->get(shader_, spec_for(n)), push, push.tile_count);
       break;
   }
 }
@@ -308,12 +339,13 @@ void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDesc
 void ScanKernels::record_validation(VkCommandBuffer cmd, VkDescriptorSet set, std::size_t n,
                                     Value init, float tolerance) const {
   if (spec_[GS_SPEC_KIND] == GS_KIND_REDUCE && implementation_ != Implementation::memcpy) return;
-  SpecConstants spec = spec_;
+  SpecConstants spec = spec_for(n);
   spec[GS_SPEC_PHASE] =
       implementation_ == Implementation::memcpy ? GS_VALIDATE_COPY : GS_VALIDATE_SCAN;
   PushConstants push = push_constants(n, init);
   std::memcpy(&push.tolerance_bits, &tolerance, sizeof(tolerance));
-  const std::uint32_t groups = std::min<std::uint32_t>(ceil_div(n, shape_.workgroup_size), 4096);
+  const std::uint32_t groups =
+      std::min<std::uint32_t>(ceil_div(n, shape_for(n).workgroup_size), 4096);
   dispatch(cmd, set, pipelines_->get(kernel_name("validate", dtype_), spec), push, groups);
 }
 

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "gpuscan/bench.hpp"
 #include "vulkan/buffer.hpp"
@@ -114,7 +115,9 @@ class ScanKernels {
   void record_validation(VkCommandBuffer cmd, VkDescriptorSet set, std::size_t n, Value init,
                          float tolerance = 0) const;
 
+  // The tile shape of large inputs; shape_for(n), that of a run on n elements.
   const TileShape& shape() const { return shape_; }
+  const TileShape& shape_for(std::size_t n) const;
   // Whether runs count look-back statistics (the statistics variant of a chained scan).
   bool counts_statistics() const {
     return spec_[GS_SPEC_STATISTICS] && shader_.starts_with("chained_scan");
@@ -124,12 +127,14 @@ class ScanKernels {
   void dispatch(VkCommandBuffer cmd, VkDescriptorSet set, VkPipeline pipeline,
                 const PushConstants& push, std::uint32_t groups) const;
   PushConstants push_constants(std::size_t n, Value init) const;
+  SpecConstants spec_for(std::size_t n) const;
 
   std::shared_ptr<const Context> context_;
   std::shared_ptr<PipelineCache> pipelines_;
   DType dtype_;
   Implementation implementation_;
   TileShape shape_;
+  std::optional<TileShape> small_shape_;  // for inputs below small_input_bytes, on GPUs
   std::uint32_t blocking_mask_;
   std::string shader_;
   SpecConstants spec_{};
