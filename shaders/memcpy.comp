@@ -11,7 +11,7 @@ void main() {
   TV loaded[VECTORS_PER_THREAD];
   load_thread_vectors(tile, loaded);
   const bool full = is_full_tile(tile);
-  UNROLL_VECTORS for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+  UNROLL_IF_64BIT for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
     store_tile_vector(full, tile_vector_index(tile, k), loaded[k]);
   }
 }

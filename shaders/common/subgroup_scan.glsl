@@ -31,8 +31,8 @@ T sg_inclusive_scan(T x) {
 // other inside a loop over the rows, 64-bit tiles went to local memory on the NVIDIA
 // driver and ran at two thirds of the speed: docs/performance.md, change 22.)
 void sg_inclusive_scan_each(inout T x[VECTORS_PER_THREAD]) {
-  for (uint d = 1; d < SUBGROUP_SIZE; d <<= 1) {
-    UNROLL_VECTORS for (uint k = 0; k < VECTORS_PER_THREAD; ++k) x[k] = sg_scan_step(x[k], d);
+  UNROLL_IF_64BIT for (uint d = 1; d < SUBGROUP_SIZE; d <<= 1) {
+    UNROLL_IF_64BIT for (uint k = 0; k < VECTORS_PER_THREAD; ++k) x[k] = sg_scan_step(x[k], d);
   }
 }
 

@@ -52,9 +52,9 @@ uint tile_vector_index(uint tile, uint k) {
 // This thread's vectors of `tile`, all loads issued before any is used.
 void load_thread_vectors(uint tile, out TV loaded[VECTORS_PER_THREAD]) {
   if (is_full_tile(tile)) {
-    UNROLL_VECTORS for (uint k = 0; k < VECTORS_PER_THREAD; ++k) loaded[k] = in_vectors[tile_vector_index(tile, k)];
+    UNROLL_IF_64BIT for (uint k = 0; k < VECTORS_PER_THREAD; ++k) loaded[k] = in_vectors[tile_vector_index(tile, k)];
   } else {
-    UNROLL_VECTORS for (uint k = 0; k < VECTORS_PER_THREAD; ++k) loaded[k] = load_vector(tile_vector_index(tile, k));
+    UNROLL_IF_64BIT for (uint k = 0; k < VECTORS_PER_THREAD; ++k) loaded[k] = load_vector(tile_vector_index(tile, k));
   }
 }
 

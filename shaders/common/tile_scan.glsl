@@ -42,18 +42,18 @@ T tile_local_scan(uint tile, uint slot) {
     // commutative, so any order gives the owner's bits: each thread reduces its rows, and
     // the subgroup scans once instead of once per row.
     T total = identity();
-    UNROLL_VECTORS for (uint k = 0; k < VECTORS_PER_THREAD; ++k) total = combine(total, vector_last(thread_scan(loaded[k])));
+    UNROLL_IF_64BIT for (uint k = 0; k < VECTORS_PER_THREAD; ++k) total = combine(total, vector_last(thread_scan(loaded[k])));
     carry = sg_inclusive_scan(total);  // the block's total in the last lane, which posts it
   } else {
     // Row k of the subgroup's block: the lanes' vectors k, scanned across the lanes, all
     // rows at once; then the rows one after another from the carry.
     T rows[VECTORS_PER_THREAD];
-    UNROLL_VECTORS for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+    UNROLL_IF_64BIT for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
       loaded[k] = thread_scan(loaded[k]);
       rows[k] = vector_last(loaded[k]);
     }
     sg_inclusive_scan_each(rows);
-    UNROLL_VECTORS for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+    UNROLL_IF_64BIT for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
       const T prefix = combine(carry, sg_shift_up(rows[k]));
       carry = combine(carry, sg_last(rows[k]));
       if (slot == SLOT_OWN) tile_vectors[k] = combine(prefix, loaded[k]);
@@ -77,7 +77,7 @@ void store_tile(uint tile, T tile_prefix) {
   }
   T before = identity();  // exclusive: the inclusive value of the element before a vector
   const bool full = is_full_tile(tile);
-  UNROLL_VECTORS for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+  UNROLL_IF_64BIT for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
     const TV v = tile_vectors[k];
     if (KIND == GS_KIND_EXCLUSIVE) {
       const T previous_lane = subgroupShuffleUp(vector_last(v), 1);

@@ -7,16 +7,17 @@
 layout(local_size_x_id = GS_SPEC_WORKGROUP_SIZE) in;
 layout(constant_id = GS_SPEC_WORKGROUP_SIZE) const uint WORKGROUP_SIZE = 256;
 layout(constant_id = GS_SPEC_VECTORS_PER_THREAD) const uint VECTORS_PER_THREAD = 4;
-// Loops over a thread's vectors begin with UNROLL_VECTORS. For 64-bit types it asks the
-// driver to unroll them once the shape is specialized: left to itself, the NVIDIA driver
-// kept some rolled from 4 vectors a thread on, which put the thread's arrays in local
-// memory (u64 at 256 x 6: 0.34 of memcpy against 0.78). For 32-bit types the driver's own
+// Loops over a thread's vectors, and the subgroup steps that scan them together, begin
+// with UNROLL_IF_64BIT. For 64-bit types it asks the driver to unroll them once the shape
+// is specialized: left to itself, the NVIDIA driver kept some rolled from 4 vectors a
+// thread on, which put the thread's arrays in local memory (u64 at 256 x 6: 0.34 of memcpy
+// against 0.78), and the unrolled steps gain another 1%. For 32-bit types the driver's own
 // choice measured 1% faster (docs/performance.md, change 23).
 #extension GL_EXT_control_flow_attributes : require
 #if T_WORDS == 2
-#define UNROLL_VECTORS [[unroll]]
+#define UNROLL_IF_64BIT [[unroll]]
 #else
-#define UNROLL_VECTORS
+#define UNROLL_IF_64BIT
 #endif
 // The logical subgroup size: the hardware's, or a smaller power of two (a test can prove
 // the scan network for sizes the hardware does not have).
