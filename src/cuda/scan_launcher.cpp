@@ -138,19 +138,16 @@ void ScanLauncher::launch_chained(const ScanArgs& scan, cudaStream_t stream) {
       spine = DeviceMemory(words * 4);
       check(cudaMemsetAsync(spine.data(), 0, words * 4, stream), "clearing the spine");
     }
-    dirty_words_ = {0, 0};
+    halves_.forget_writes();
     spine_capacity_words_ = words;
   }
-  parity_ ^= 1;
-  const std::uint32_t next = parity_ ^ 1;
+  const detail::SpineHalves::Turn turn = halves_.take(words);
   ChainArgs chain = chain_;
-  chain.spine = spines_[parity_].data();
-  chain.next_spine = spines_[next].as<std::uint32_t>();
-  chain.next_spine_words = dirty_words_[next];
-  chain.control = controls_.as<RunControl>() + parity_;
-  chain.next_control = controls_.as<RunControl>() + next;
-  dirty_words_[parity_] = words;
-  dirty_words_[next] = 0;
+  chain.spine = spines_[turn.half].data();
+  chain.next_spine = spines_[turn.clear_half].as<std::uint32_t>();
+  chain.next_spine_words = turn.clear_count;
+  chain.control = controls_.as<RunControl>() + turn.half;
+  chain.next_control = controls_.as<RunControl>() + turn.clear_half;
   reference::visit(dtype_,
                    [&](auto tag) { launch_chained_scan<decltype(tag)>(op_, scan, chain, stream); });
 }

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <optional>
 
+#include "core/spine_halves.hpp"
 #include "cuda/launch.hpp"
 #include "cuda/memory.hpp"
 #include "gpuscan/bench.hpp"
@@ -25,7 +26,7 @@ class ScanLauncher {
 
   // The counts of the latest chained run, in device memory; read them once the stream has
   // passed the run.
-  const RunControl* last_counts() const { return controls_.as<RunControl>() + parity_; }
+  const RunControl* last_counts() const { return controls_.as<RunControl>() + halves_.last_half(); }
   bool chained() const;
   bool counts_statistics() const { return chained() && chain_.statistics; }
   std::size_t max_elements() const;
@@ -41,12 +42,11 @@ class ScanLauncher {
   // The shape of every launch; with an automatic shape, of inputs below kLargeInputBytes.
   TileShapeChoice shape_;
   bool automatic_shape_;
-  ChainArgs chain_;  // the fixed part: spin limit, blocking, variant
-  std::array<DeviceMemory, 2> spines_;
-  std::array<std::uint64_t, 2> dirty_words_{};  // what the last run on each spine wrote
+  ChainArgs chain_;                     // the fixed part: spin limit, blocking, variant
+  std::array<DeviceMemory, 2> spines_;  // the two halves
+  detail::SpineHalves halves_;          // in words
   std::uint64_t spine_capacity_words_ = 0;
   DeviceMemory controls_;  // two RunControl blocks
-  std::uint32_t parity_ = 0;
   DeviceMemory rts_spine_;
   DeviceMemory cub_temp_;
 };

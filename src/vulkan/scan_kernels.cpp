@@ -112,12 +112,8 @@ SpineBuffer::SpineBuffer(std::shared_ptr<const Context> context, std::size_t hal
 
 SpineBuffer::Turn SpineBuffer::take(std::size_t bytes) {
   if (bytes > half_bytes_) throw std::logic_error("a run needs more spine than its half holds");
-  half_ ^= 1;
-  const std::size_t other = half_ ^ 1;
-  const Turn turn{half_ * half_bytes_, other * half_bytes_, dirty_[other]};
-  dirty_[other] = 0;
-  dirty_[half_] = bytes;
-  return turn;
+  const detail::SpineHalves::Turn turn = halves_.take(bytes);
+  return {turn.half * half_bytes_, turn.clear_half * half_bytes_, turn.clear_count};
 }
 
 BindingSet::BindingSet(std::shared_ptr<const Context> context, VkDescriptorSetLayout layout,

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 
+#include "core/spine_halves.hpp"
 #include "gpuscan/bench.hpp"
 #include "vulkan/buffer.hpp"
 #include "vulkan/pipeline_cache.hpp"
@@ -47,8 +48,7 @@ class SpineBuffer {
  private:
   VulkanBuffer buffer_;
   std::size_t half_bytes_;
-  std::size_t half_ = 1;           // the half the last run took
-  std::size_t dirty_[2] = {0, 0};  // bytes of each half that wait to be zeroed
+  detail::SpineHalves halves_;  // in bytes
 };
 
 // The buffers one run binds: input, output, tile-state spine and control words. A run may
