@@ -61,6 +61,12 @@ TileShape choose_shape(const Context& context, DType dtype, const Tuning& tuning
   return shape;
 }
 
+// The tuning a kernel's tile shapes follow. The memcpy baseline keeps its default shapes: a
+// tile-shape sweep of the scans must not move the copy it is measured against.
+Tuning shape_tuning(Implementation implementation, const Tuning& tuning) {
+  return implementation == Implementation::memcpy ? Tuning{} : tuning;
+}
+
 // Inputs of fewer bytes run, with the GPU defaults, as 512 threads x 3 vectors: a tile
 // there has half the vectors a thread, and below 2^20 u32 it takes 1-2 us less from start
 // to end; above, the default shape is as fast or faster (docs/performance.md, change 24).
@@ -167,12 +173,8 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
       pipelines_(std::move(pipelines)),
       dtype_(dtype),
       implementation_(implementation),
-      // The memcpy baseline keeps its default shape: a tile-shape sweep of the scans must
-      // not move the copy it is measured against.
-      shape_(choose_shape(*context_, dtype,
-                          implementation == Implementation::memcpy ? Tuning{} : tuning)),
-      small_shape_(choose_small_shape(
-          *context_, shape_, implementation == Implementation::memcpy ? Tuning{} : tuning)),
+      shape_(choose_shape(*context_, dtype, shape_tuning(implementation, tuning))),
+      small_shape_(choose_small_shape(*context_, shape_, shape_tuning(implementation, tuning))),
       blocking_mask_(tuning.blocking_mask.value_or(GS_NO_BLOCKING)) {
   if (size_of(dtype) == 8 && !context_->has_int64()) {
     throw DeviceError(context_->info().name + " has no 64-bit integer support in shaders; " +
