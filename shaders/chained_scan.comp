@@ -48,10 +48,17 @@ bool is_blocked(uint tile) { return ((tile + 1) & pc.blocking_mask) == 0; }
 // tile lies (up to 64 times). Every successor of a blocking tile reaches it; if all fell
 // back after the same wait, a blocking tile would be reduced dozens of times over, while
 // the nearest one's insertion serves them all. Bounded, so progress stays guaranteed.
-uint patience(uint tile, uint cursor) { return FALLBACK ? MAX_SPINS * min(tile - cursor, 64u) : MAX_SPINS; }
+// Once the run has seen a starved tile (`starved`), one step stands for MAX_SPINS: a
+// tile that is merely late rarely needs more, and a starved one never posts.
+uint patience(uint tile, uint cursor, bool starved) {
+  return FALLBACK ? (starved ? 1 : MAX_SPINS) * min(tile - cursor, 64u) : MAX_SPINS;
+}
+bool starved = false;  // look-back lanes: whether this run has seen a starved tile
 
 bool look_back(uint tile, inout uint cursor, inout T prefix) {
   uint spins = 0;
+  // Read with the first window, in the same round trip.
+  if (FALLBACK && !starved) starved = read_starved();
   for (;;) {
     TILE_WORD words[LOOKBACK_DEPTH];
     for (uint depth = 0; depth < LOOKBACK_DEPTH; ++depth) words[depth] = read_window(cursor, depth);
@@ -79,7 +86,7 @@ bool look_back(uint tile, inout uint cursor, inout T prefix) {
       continue;
     }
     if (STATISTICS) ++spin_count;
-    if (++spins >= patience(tile, cursor)) {
+    if (++spins >= patience(tile, cursor, starved)) {
       if (!FALLBACK && sg_lane() == 0) atomicAdd(control[GS_CONTROL_LOOKBACK_ABANDONED], 1);
       return !FALLBACK;
     }
@@ -90,10 +97,15 @@ bool look_back(uint tile, inout uint cursor, inout T prefix) {
 // was there. Returns true when the prefix is complete.
 bool insert_fallback(inout uint cursor, inout T prefix, T reduction) {
   const TILE_WORD before = post_tile(cursor, cursor == 0 ? GS_STATE_INCLUSIVE : GS_STATE_READY, reduction);
+  const bool was_posted = state_of(before) != GS_STATE_NOT_READY;
+  const bool inserted = subgroupBallotBitCount(subgroupBallot(was_posted)) == 0;
   if (STATISTICS) {
     ++fallback_count;
-    const bool was_posted = state_of(before) != GS_STATE_NOT_READY;
-    if (subgroupBallotBitCount(subgroupBallot(was_posted)) == 0) ++insertion_count;
+    if (inserted) ++insertion_count;
+  }
+  if (inserted && !starved) {
+    starved = true;
+    if (sg_lane() == 0) mark_starved();
   }
   const uint state = subgroupBroadcast(tile_state(before), 0);
   const T value = subgroupBroadcast(tile_value(before), 0);

@@ -256,7 +256,8 @@ std::size_t ScanKernels::max_elements() const {
 }
 
 std::size_t ScanKernels::spine_bytes(std::size_t n) const {
-  const std::size_t tiles = ceil_div(n, shape_for(n).elements());
+  // One tile more: its first word is the run's starvation mark (shaders/common/tile_state.glsl).
+  const std::size_t tiles = ceil_div(n, shape_for(n).elements()) + 1;
   return tiles *
          std::max<std::size_t>(split_words(dtype_) * sizeof(std::uint32_t), size_of(dtype_));
 }
