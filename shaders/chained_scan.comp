@@ -48,10 +48,12 @@ bool is_blocked(uint tile) { return ((tile + 1) & pc.blocking_mask) == 0; }
 // tile lies (up to 64 times). Every successor of a blocking tile reaches it; if all fell
 // back after the same wait, a blocking tile would be reduced dozens of times over, while
 // the nearest one's insertion serves them all. Bounded, so progress stays guaranteed.
-// Once the run has seen a starved tile (`starved`), one step stands for MAX_SPINS: a
-// tile that is merely late rarely needs more, and a starved one never posts.
+// Once the run has seen a starved tile (`starved`), the nearest successor waits one step:
+// a tile that is merely late rarely needs more, and a starved one never posts. The others
+// keep their longer waits, for the nearest one's insertion.
 uint patience(uint tile, uint cursor, bool starved) {
-  return FALLBACK ? (starved ? 1 : MAX_SPINS) * min(tile - cursor, 64u) : MAX_SPINS;
+  if (!FALLBACK) return MAX_SPINS;
+  return starved && tile - cursor == 1 ? 1 : MAX_SPINS * min(tile - cursor, 64u);
 }
 bool starved = false;  // look-back lanes: whether this run has seen a starved tile
 
