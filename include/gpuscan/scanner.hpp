@@ -24,7 +24,7 @@ enum class TileState { automatic, split, packed };
 struct Tuning {
   // Look-back steps on a not-ready tile before csdldf falls back on it, for the nearest
   // successor; one further back waits up to 64 times longer. On Vulkan, once a run has seen
-  // a starved tile (a fallback found it unposted), its look-backs wait as if this were 1
+  // a starved tile (a fallback found it unposted), the nearest successor waits one step
   // (docs/protocol.md).
   std::uint32_t max_spins = 4;
   // Simulated blocking: tiles with ((tile + 1) & mask) == 0 never post their aggregate.

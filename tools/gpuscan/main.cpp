@@ -119,8 +119,8 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--seed", bench.seed, "Seed of the random input")->capture_default_str();
   bench_cmd
       ->add_option("--max-spins", bench.tuning.max_spins,
-                   "Look-back reads of a tile before csdldf falls back (Vulkan: 1 once the "
-                   "run has seen a starved tile)")
+                   "Look-back reads of a tile before csdldf falls back (Vulkan: 1 for the "
+                   "nearest successor once the run has seen a starved tile)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   bench_cmd->add_option("--workgroup-size", bench.tuning.workgroup_size,
