@@ -148,9 +148,8 @@ constexpr std::uint32_t kNoTile = 0xFFFFFFFFu;
 constexpr std::uint32_t kDone = 0xFFFFFFFFu;
 
 // The next run's spine and counters start from zero: the look-back warp of each block
-// clears its share while it waits for the first tile, as the run after this one cannot
-// start before this one ends. (Done by the whole block first, it held back the first
-// loads by a parameter read and a loop: about 0.3 us of every small scan.)
+// clears its share while it waits for the first tile (so the tile warps start loading at
+// once), as the run after this one cannot start before this one ends.
 __device__ __forceinline__ void clear_for_next_run(const ChainArgs& chain) {
   const std::uint64_t stride = std::uint64_t{gridDim.x} * kWarpSize;
   for (std::uint64_t i = std::uint64_t{blockIdx.x} * kWarpSize + lane_id();
