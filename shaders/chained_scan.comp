@@ -31,18 +31,17 @@ uint fallback_count = 0;   // fallbacks initiated
 uint insertion_count = 0;  // fallback insertions into a tile that was NOT_READY
 
 const uint LOOKBACK_DONE = 0xFFFFFFFFu;
+const uint NO_TILE = 0xFFFFFFFFu;
 shared uint wg_tile;
 shared uint wg_lookback;  // LOOKBACK_DONE, or the tile the workgroup must reduce
 shared T wg_prefix;
+// What the window read while the tile was scanned showed (note_early_window).
+shared uint wg_early_end;
+shared T wg_early_value;
 
 T init_value() { return t_from_words(uvec2(pc.init_lo, pc.init_hi)); }
 bool is_blocked(uint tile) { return ((tile + 1) & pc.blocking_mask) == 0; }
 
-// Look-back lanes: walks back from `cursor`, LOOKBACK_DEPTH windows per step,
-// accumulating into `prefix`, until an INCLUSIVE tile ends the walk (true), or the newest
-// tile not yet taken stays unreadable for MAX_SPINS steps (false: the caller falls back
-// on `cursor`). Without FALLBACK, MAX_SPINS steps without progress make it give up and
-// report it.
 // How many steps a look-back of `tile` waits on the not-ready tile `cursor` before it
 // falls back: MAX_SPINS for the nearest successor, longer the further back the blocking
 // tile lies (up to 64 times). Every successor of a blocking tile reaches it; if all fell
@@ -57,7 +56,17 @@ uint patience(uint tile, uint cursor, bool starved) {
 }
 bool starved = false;  // look-back lanes: whether this run has seen a starved tile
 
-bool look_back(uint tile, inout uint cursor, inout T prefix) {
+// Look-back lanes: walks back from `cursor`, LOOKBACK_DEPTH windows per step,
+// accumulating into `prefix`, until an INCLUSIVE tile ends the walk (true), or the newest
+// tile not yet taken stays unreadable for patience() steps (false: the caller falls back
+// on `cursor`). Without FALLBACK, MAX_SPINS steps without progress make it give up and
+// report it. What the early window showed (note_early_window) stands for tile `early_end`
+// as if that tile were INCLUSIVE with `early_value`, so the walk ends there at the latest.
+bool look_back(uint tile, inout uint cursor, inout T prefix, uint early_end, T early_value) {
+  if (cursor == early_end) {
+    prefix = combine(early_value, prefix);
+    return true;
+  }
   uint spins = 0;
   // Read with the first window, in the same round trip.
   if (FALLBACK && !starved) starved = read_starved();
@@ -69,16 +78,21 @@ bool look_back(uint tile, inout uint cursor, inout T prefix) {
     // or at a tile not ready yet (read again from there).
     bool moved = false;
     for (uint depth = 0; depth < LOOKBACK_DEPTH; ++depth) {
-      const uint state = tile_state(words[depth]);
-      const T value = tile_value(words[depth]);
+      uint state = tile_state(words[depth]);
+      T value = tile_value(words[depth]);
+      const uint back = depth * WINDOW + window_slot();
+      if (early_end != NO_TILE && back <= cursor && cursor - back == early_end) {
+        state = GS_STATE_INCLUSIVE;
+        value = early_value;
+      }
       const uint not_ready = first_slot_in(state, GS_STATE_NOT_READY);
       const uint inclusive = first_slot_in(state, GS_STATE_INCLUSIVE);
       if (inclusive < not_ready) {
-        prefix = combine(reduce_window(value, inclusive + 1), prefix);
+        prefix = combine(reduce_window(value, 0, inclusive + 1), prefix);
         return true;
       }
       // Slots before tile 0 read NOT_READY, and tile 0 is never READY: cursor stays >= 0.
-      prefix = combine(reduce_window(value, not_ready), prefix);
+      prefix = combine(reduce_window(value, 0, not_ready), prefix);
       cursor -= not_ready;
       moved = moved || not_ready > 0;
       if (not_ready < WINDOW) break;
@@ -121,6 +135,29 @@ bool insert_fallback(inout uint cursor, inout T prefix, T reduction) {
   return false;
 }
 
+// Look-back lanes: what the window before `tile`, read while the tile was scanned, already
+// shows: the newest INCLUSIVE tile in it and the READY tiles after it, up to the first that
+// was not ready (to be read again after the scan). Everything up to tile `end` (NO_TILE:
+// nothing) reduces to `reduction`; kept in shared memory too, for the look-backs after
+// fallbacks.
+void note_early_window(uint tile, TILE_WORD word, out uint end, out T reduction) {
+  const uint state = tile_state(word);
+  const T value = tile_value(word);
+  const uint inclusive = first_slot_in(state, GS_STATE_INCLUSIVE);
+  end = NO_TILE;
+  reduction = identity();
+  if (inclusive < WINDOW) {
+    const uint not_ready = last_slot_in(state, GS_STATE_NOT_READY, inclusive);
+    const uint first = not_ready == WINDOW ? 0 : not_ready + 1;
+    reduction = reduce_window(value, first, inclusive + 1);
+    end = tile - 1 - first;
+  }
+  if (sg_lane() == 0) {
+    wg_early_end = end;
+    wg_early_value = reduction;
+  }
+}
+
 void add_statistics() {
   if (spin_count != 0) atomicAdd(control[GS_CONTROL_SPINS], spin_count);
   if (step_count != 0) atomicAdd(control[GS_CONTROL_LOOKBACK_STEPS], step_count);
@@ -138,6 +175,10 @@ void main() {
   }
   if (tile >= pc.tile_count) return;
 
+  // The look-back lanes read the window before the tile while it loads and is scanned:
+  // what that already shows (older tiles that have posted) need not be read after the scan.
+  TILE_WORD early = TILE_WORD(GS_STATE_NOT_READY);
+  if (is_lookback_lane() && tile != 0) early = read_window(tile - 1, 0);
   T aggregate = tile_local_scan(tile, SLOT_OWN);
   // The init value belongs to tile 0, for its owner and for any fallback on it alike.
   if (tile == 0) aggregate = combine(init_value(), aggregate);
@@ -147,17 +188,21 @@ void main() {
   uint cursor = tile - 1;
   T prefix = identity();
   bool done = tile == 0;
+  uint early_end = NO_TILE;
+  T early_value = identity();
   if (is_lookback_lane()) {
     if (tile == 0) {
       post_tile(tile, GS_STATE_INCLUSIVE, aggregate);
-    } else if (!is_blocked(tile)) {
-      post_tile(tile, GS_STATE_READY, aggregate);
+    } else {
+      if (!is_blocked(tile)) post_tile(tile, GS_STATE_READY, aggregate);
+      note_early_window(tile, early, early_end, early_value);
+      if (STATISTICS) ++step_count;
     }
   }
   for (;;) {
     if (is_lookback_lane() && sg_lane() == 0 && done) wg_lookback = LOOKBACK_DONE;
     if (is_lookback_lane() && !done) {
-      done = look_back(tile, cursor, prefix);
+      done = look_back(tile, cursor, prefix, early_end, early_value);
       if (sg_lane() == 0) wg_lookback = done ? LOOKBACK_DONE : cursor;
     }
     barrier();
@@ -165,7 +210,12 @@ void main() {
     if (target == LOOKBACK_DONE) break;
     T reduction = tile_local_scan(target, SLOT_FALLBACK);
     if (target == 0) reduction = combine(init_value(), reduction);
-    if (is_lookback_lane()) done = insert_fallback(cursor, prefix, reduction);
+    if (is_lookback_lane()) {
+      done = insert_fallback(cursor, prefix, reduction);
+      // From shared memory, so that no register holds them through the fallback's scan.
+      early_end = wg_early_end;
+      early_value = wg_early_value;
+    }
   }
 
   if (is_lookback_lane()) {

@@ -157,16 +157,24 @@ void mark_starved() {
             gl_StorageSemanticsNone, gl_SemanticsRelaxed);
 }
 
-// Combines the values of window slots [0, count) in tile order (oldest first), the result
+// Combines the values of window slots [first, end) in tile order (oldest first), the result
 // in every look-back lane. An ordered butterfly: at each step a lane joins its partner's
 // partial, the higher lane's (older tiles) on the left.
-T reduce_window(T value, uint count) {
-  T x = word_index() == 0 && window_slot() < count ? value : identity();
+T reduce_window(T value, uint first, uint end) {
+  const uint s = window_slot();
+  T x = word_index() == 0 && s >= first && s < end ? value : identity();
   for (uint d = 1; d < SUBGROUP_SIZE; d <<= 1) {
     const T partner = subgroupShuffleXor(x, d);
     x = (sg_lane() & d) == 0 ? combine(partner, x) : combine(x, partner);
   }
   return x;
+}
+
+// The last window slot before `end` whose tile is in `wanted` (tested in the first lane of
+// each tile), or WINDOW if there is none.
+uint last_slot_in(uint state, uint wanted, uint end) {
+  const uvec4 ballot = subgroupBallot(word_index() == 0 && state == wanted && window_slot() < end);
+  return subgroupBallotBitCount(ballot) == 0 ? WINDOW : subgroupBallotFindMSB(ballot) / WORDS_PER_TILE;
 }
 
 // The first window slot whose tile is in `state` (tested in slot 0 lanes of each tile),
