@@ -135,7 +135,14 @@ bool insert_fallback(inout uint cursor, inout T prefix, T reduction) {
   return false;
 }
 
-// Look-back lanes: what the window before `tile`, read while the tile was scanned, already
+// When the look-back lanes take in the early window. 32-bit types: after posting the tile's
+// aggregate, which so goes out as soon as before, while the window's word waits in
+// registers through the scan. 64-bit types: once the tile's loads are issued, so that no
+// register holds the window's two-word tile word through the scan, which cost them more
+// than the later post (docs/performance.md, C30).
+const bool NOTE_EARLY_WINDOW_BEFORE_SCAN = T_WORDS == 2;
+
+// Look-back lanes: what the window before `tile`, read along with the tile's loads, already
 // shows: the newest INCLUSIVE tile in it and the READY tiles after it, up to the first that
 // was not ready (to be read again after the scan). Everything up to tile `end` (NO_TILE:
 // nothing) reduces to `reduction`; kept in shared memory too, for the look-backs after
@@ -179,7 +186,13 @@ void main() {
   // what that already shows (older tiles that have posted) need not be read after the scan.
   TILE_WORD early = TILE_WORD(GS_STATE_NOT_READY);
   if (is_lookback_lane() && tile != 0) early = read_window(tile - 1, 0);
-  T aggregate = tile_local_scan(tile, SLOT_OWN);
+  TV loaded[VECTORS_PER_THREAD];
+  load_thread_vectors(tile, loaded);
+  uint early_end = NO_TILE;
+  T early_value = identity();
+  const bool take_early_now = NOTE_EARLY_WINDOW_BEFORE_SCAN && is_lookback_lane() && tile != 0;
+  if (take_early_now) note_early_window(tile, early, early_end, early_value);
+  T aggregate = scan_loaded(loaded, SLOT_OWN);
   // The init value belongs to tile 0, for its owner and for any fallback on it alike.
   if (tile == 0) aggregate = combine(init_value(), aggregate);
 
@@ -188,14 +201,17 @@ void main() {
   uint cursor = tile - 1;
   T prefix = identity();
   bool done = tile == 0;
-  uint early_end = NO_TILE;
-  T early_value = identity();
   if (is_lookback_lane()) {
     if (tile == 0) {
       post_tile(tile, GS_STATE_INCLUSIVE, aggregate);
     } else {
       if (!is_blocked(tile)) post_tile(tile, GS_STATE_READY, aggregate);
-      note_early_window(tile, early, early_end, early_value);
+      if (take_early_now) {
+        early_end = wg_early_end;  // not held in registers through the scan
+        early_value = wg_early_value;
+      } else {
+        note_early_window(tile, early, early_end, early_value);
+      }
       if (STATISTICS) ++step_count;
     }
   }

@@ -30,12 +30,10 @@ T vector_last(TV v) { return v.y; }
 TV shift_in(T before, TV v) { return TV(before, v.x); }
 #endif
 
-// Loads `tile`, scans each subgroup's block, and scans the block totals across the
-// workgroup into partial slot `slot`. For SLOT_OWN the scanned vectors are kept for
-// store_tile. Returns the tile's reduction (uniform across the workgroup).
-T tile_local_scan(uint tile, uint slot) {
-  TV loaded[VECTORS_PER_THREAD];
-  load_thread_vectors(tile, loaded);
+// Scans each subgroup's block of a tile's `loaded` vectors (in place), and the block
+// totals across the workgroup into partial slot `slot`. For SLOT_OWN the scanned vectors are
+// kept for store_tile. Returns the tile's reduction (uniform across the workgroup).
+T scan_loaded(inout TV loaded[VECTORS_PER_THREAD], uint slot) {
   T carry = identity();
   if (T_IS_FLOAT == 0 && slot == SLOT_FALLBACK) {
     // A fallback needs the reduction only. Integer operators are associative and
@@ -62,6 +60,13 @@ T tile_local_scan(uint tile, uint slot) {
   if (sg_lane() == SUBGROUP_SIZE - 1) wg_partials[slot * SUBGROUPS + sg_id()] = carry;
   wg_scan_partials(slot);
   return wg_partials[slot * SUBGROUPS + SUBGROUPS - 1];
+}
+
+// Loads `tile` and scans it (scan_loaded).
+T tile_local_scan(uint tile, uint slot) {
+  TV loaded[VECTORS_PER_THREAD];
+  load_thread_vectors(tile, loaded);
+  return scan_loaded(loaded, slot);
 }
 
 // Writes the owned tile, whose predecessors reduce to `tile_prefix`: its inclusive or
