@@ -136,10 +136,11 @@ bool insert_fallback(inout uint cursor, inout T prefix, T reduction) {
 }
 
 // When the look-back lanes take in the early window. 32-bit types: after posting the tile's
-// aggregate, which so goes out as soon as before, while the window's word waits in
-// registers through the scan. 64-bit types: once the tile's loads are issued, so that no
-// register holds the window's two-word tile word through the scan, which cost them more
-// than the later post (docs/performance.md, C30).
+// aggregate, so that the post goes out as early as before; the window's word waits in
+// registers through the scan. 64-bit types: once the tile's loads are issued, so that their
+// two-word tile word is not held through the scan. A form of that which kept the result in
+// shared memory only measured u64 +3% (H100) and +7% (H200); this one, +0.5-1%
+// (docs/performance.md, C30).
 const bool NOTE_EARLY_WINDOW_BEFORE_SCAN = T_WORDS == 2;
 
 // Look-back lanes: what the window before `tile`, read along with the tile's loads, already
