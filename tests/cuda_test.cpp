@@ -192,6 +192,31 @@ TEST_F(CudaTest, ExactUnderSimulatedBlockingAtEveryRate) {
   });
 }
 
+// The persistent blocks serve fallbacks between their tiles only when they have several:
+// these inputs span several rounds of the grid at 4096 elements a tile (the test above
+// fits in one).
+TEST_F(CudaTest, ExactUnderBlockingOverManyRoundsOfTheGrid) {
+  const std::size_t n = 6'000'011;
+  for (std::uint32_t mask : {0u, 1u, 7u}) {
+    for (std::uint32_t spins : {1u, 4u}) {
+      Tuning tuning;
+      tuning.blocking_mask = mask;
+      tuning.max_spins = spins;
+      SCOPED_TRACE("blocking mask " + std::to_string(mask) + " spins " + std::to_string(spins));
+      for (TileState state : {TileState::split, TileState::packed}) {
+        tuning.tile_state = state;
+        expect_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, n);
+        expect_matches({{DType::u64, Op::bit_xor, Kind::exclusive, Algorithm::csdldf}, tuning}, n,
+                       three(DType::u64));
+      }
+      tuning.tile_state = TileState::automatic;
+      expect_matches({{DType::f32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, n);
+      expect_matches({{DType::f64, Op::mul, Kind::exclusive, Algorithm::csdldf}, tuning}, n);
+      expect_matches({{DType::i32, Op::max, Kind::reduce, Algorithm::csdldf}, tuning}, n);
+    }
+  }
+}
+
 TEST_F(CudaTest, StatisticsCountWhatTheLookBackDid) {
   expect_statistics_invariants(device(), 4096, 1);
 }
