@@ -208,7 +208,7 @@ void main() {
     } else {
       if (!is_blocked(tile)) post_tile(tile, GS_STATE_READY, aggregate);
       if (take_early_now) {
-        early_end = wg_early_end;  // not held in registers through the scan
+        early_end = wg_early_end;  // as noted before the scan
         early_value = wg_early_value;
       } else {
         note_early_window(tile, early, early_end, early_value);
