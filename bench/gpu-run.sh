@@ -4,7 +4,8 @@
 # gpuscan opens it at run time, only for Vulkan). Build on the development machine
 # first (scripts/build), then run this from the repository root on the GPU machine with
 # build/bin and .gl carried along (or, where the binaries together pass the carry limit,
-# build/gpu-bundle.tgz made by `tar -C build -czf build/gpu-bundle.tgz bin`):
+# build/gpu-bundle.tgz made by `tar -C build -czf build/gpu-bundle.tgz bin`, or .txz with
+# -cJf, a third smaller):
 #
 #   .gl:  the Vulkan loader and GL vendor-neutral libraries (../shared/tools/
 #         vulkan-loader-debs.sh .gl) plus vulkan-validationlayers
@@ -16,7 +17,7 @@
 # benchmarks (with CUB), writing everything under $OUT. GPU_RUN_BACKENDS picks the halves
 # ("vulkan cuda" by default).
 # GPU_RUN_TESTS=0 skips the tests, GPU_RUN_CUDA_BENCH=0 the CUDA benchmarks (or
-# GPU_RUN_CUDA_BENCHES picks some of: u32 f32 u64 split blocking),
+# GPU_RUN_CUDA_BENCHES picks some of: u32 f32 u64 split persistent blocking),
 # GPU_RUN_CUDA_TUNING=1 adds a CUDA tuning sweep; GPU_RUN_SIZES overrides the Vulkan benchmark sweep,
 # GPU_RUN_CUDA_SIZES the CUDA one; GPU_RUN_VULKAN_BENCHES picks Vulkan benchmarks (u32
 # u32-256x4-counter f32 u64 stats blocking); GPU_RUN_LOGICAL_SUBGROUPS the logical
@@ -36,6 +37,7 @@ rm -f "$out/failed"
 fail() { touch "$out/failed"; }
 
 [ -f build/gpu-bundle.tgz ] && tar -C build -xzf build/gpu-bundle.tgz
+[ -f build/gpu-bundle.txz ] && tar -C build -xJf build/gpu-bundle.txz
 for f in .gl/*.deb; do dpkg -x "$f" /; done
 ldconfig
 icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
@@ -111,12 +113,15 @@ if [[ " $backends " == *" cuda "* ]]; then
   echo "== tests (CUDA) =="
   "$bin/gpuscan_cuda_tests" --gtest_brief=1 || fail
 } 2>&1 | grep -v "^note:" | tee "$out/cuda-tests.log"
-cuda_want() { [[ " ${GPU_RUN_CUDA_BENCHES:-u32 f32 u64 split blocking} " == *" $1 "* ]]; }
+cuda_want() { [[ " ${GPU_RUN_CUDA_BENCHES:-u32 f32 u64 split persistent blocking} " == *" $1 "* ]]; }
 [ "${GPU_RUN_CUDA_BENCH:-1}" = 1 ] && {
   cuda_want u32 && bench cuda u32-add-inclusive --sizes "$cuda_sizes"
   cuda_want f32 && bench cuda f32-add-inclusive --sizes "$cuda_sizes" --dtype f32
   cuda_want u64 && bench cuda u64-add-inclusive --sizes "$cuda_sizes" --dtype u64
   cuda_want split && bench cuda u32-add-inclusive-split --sizes 24:30 --tile-state split \
+    --algorithms csdldf,cub,memcpy
+  # The persistent kernel (three staged tiles, 60 KB tiles from 32 MiB on), for comparison.
+  cuda_want persistent && bench cuda u32-add-inclusive-persistent --sizes 16:30 --staged-tiles 3 \
     --algorithms csdldf,cub,memcpy
   if cuda_want blocking; then
     bench cuda u32-add-inclusive-blocking --sizes 24:28 --runs 20 --blocking --stats
@@ -136,15 +141,19 @@ if [ "${GPU_RUN_CUDA_TUNING:-0}" = 1 ]; then
       --algorithms csdldf,cub,memcpy "$@" 2>&1 | grep -E "csdldf|cub" || fail
   }
   small=65536,262144,1048576
-  for shape in 256x4 128x4 512x4; do
-    for depth in 1 2 4; do
+  for shape in 256x4 256x6 512x4 128x8; do
+    for depth in 1 2; do
       sweep u32 $small --workgroup-size "${shape%x*}" --vectors-per-thread "${shape#*x}" \
         --lookback-depth "$depth"
     done
   done
   large=67108864,134217728,268435456,1073741824
-  sweep u32 $large  # 480 x 8 from 32 MiB on
-  sweep u64 $large
+  for shape in 256x6 256x8 512x4 512x6; do
+    sweep u32 $large --workgroup-size "${shape%x*}" --vectors-per-thread "${shape#*x}"
+  done
+  for shape in 256x8 256x4 512x4; do
+    sweep u64 $large --workgroup-size "${shape%x*}" --vectors-per-thread "${shape#*x}"
+  done
 fi 2>&1 | tee "$out/cuda-tuning.log"
 # Everything goes back as one archive (the runner returns a few files only), beside the
 # failure marker.

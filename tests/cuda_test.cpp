@@ -117,27 +117,34 @@ TEST_F(CudaTest, RepeatedRunsOnTheSameScannerStayCorrect) {
   }
 }
 
-// Every tile shape, look-back depth and tile order the kernels are compiled or tuned for.
+// Every tile shape, look-back depth and tile order the kernels are compiled or tuned for:
+// blocks of a tile each (the default) and persistent blocks with 2..4 staged tiles.
 TEST_F(CudaTest, EveryTileShapeAndLookBackStaysExact) {
-  for (std::uint32_t rows : {4u, 8u}) {
-    for (std::uint32_t depth : {1u, 2u, 3u, 4u}) {
-      for (bool ordered : {false, true}) {
-        Tuning tuning;
-        tuning.vectors_per_thread = rows;
-        tuning.lookback_depth = depth;
-        tuning.dispatch_order = ordered;
-        tuning.staged_tiles = std::min(depth + 1, 4u);  // 2..4: at least one prefetched
-        tuning.max_spins = depth;                       // short waits: fallbacks happen too
-        SCOPED_TRACE("rows " + std::to_string(rows) + " depth " + std::to_string(depth) +
-                     " staged " + std::to_string(tuning.staged_tiles) +
-                     (ordered ? " dispatch order" : ""));
-        for (std::size_t n : {std::size_t{5}, std::size_t{8193}, std::size_t{1} << 22}) {
-          expect_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, n);
-          expect_matches({{DType::f64, Op::add, Kind::exclusive, Algorithm::csdldf}, tuning}, n);
+  for (bool per_tile : {true, false}) {
+    for (std::uint32_t rows : per_tile ? std::vector{4u, 6u, 8u} : std::vector{4u, 8u}) {
+      for (std::uint32_t depth : {1u, 2u, 3u, 4u}) {
+        for (bool ordered : {false, true}) {
+          Tuning tuning;
+          tuning.vectors_per_thread = rows;
+          tuning.lookback_depth = depth;
+          tuning.dispatch_order = ordered;
+          // Persistent: at least one tile prefetched.
+          tuning.staged_tiles = per_tile ? 1 : std::min(depth + 1, 4u);
+          tuning.max_spins = depth;  // short waits: fallbacks happen too
+          SCOPED_TRACE("rows " + std::to_string(rows) + " depth " + std::to_string(depth) +
+                       " staged " + std::to_string(tuning.staged_tiles) +
+                       (ordered ? " dispatch order" : ""));
+          for (std::size_t n : {std::size_t{5}, std::size_t{8193}, std::size_t{1} << 22}) {
+            expect_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, n);
+            expect_matches({{DType::f64, Op::add, Kind::exclusive, Algorithm::csdldf}, tuning}, n);
+          }
+          tuning.dispatch_order = false;
+          expect_matches({{DType::u64, Op::mul, Kind::reduce, Algorithm::csdl}, tuning}, 300001);
+          if (rows != 6) {  // rts takes 4 or 8 rows
+            expect_matches({{DType::i32, Op::max, Kind::inclusive, Algorithm::rts}, tuning},
+                           300001);
+          }
         }
-        tuning.dispatch_order = false;
-        expect_matches({{DType::i32, Op::max, Kind::inclusive, Algorithm::rts}, tuning}, 300001);
-        expect_matches({{DType::u64, Op::mul, Kind::reduce, Algorithm::csdl}, tuning}, 300001);
       }
     }
   }
@@ -145,20 +152,25 @@ TEST_F(CudaTest, EveryTileShapeAndLookBackStaysExact) {
 
 TEST_F(CudaTest, BothTileStatesAndEveryBlockSizeStayExact) {
   for (TileState state : {TileState::split, TileState::packed}) {
-    // Up to 992: the chained scan adds a look-back warp to each block.
-    for (std::uint32_t block : {64u, 128u, 224u, 256u, 512u, 992u}) {
-      Tuning tuning;
-      tuning.tile_state = state;
-      tuning.workgroup_size = block;
-      SCOPED_TRACE("block " + std::to_string(block) +
-                   (state == TileState::split ? " split" : " packed"));
-      for (std::size_t n : {std::size_t{3}, std::size_t{70001}, std::size_t{1} << 22}) {
-        expect_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, n);
-        expect_matches({{DType::f32, Op::max, Kind::exclusive, Algorithm::csdl}, tuning}, n);
+    // Blocks of a tile each have up to 512 threads; persistent ones up to 992, as they add
+    // a look-back warp.
+    for (std::uint32_t staged : {1u, 3u}) {
+      for (std::uint32_t block : {64u, 128u, 224u, 256u, 512u, 992u}) {
+        if (staged == 1 && block > 512) continue;
+        Tuning tuning;
+        tuning.tile_state = state;
+        tuning.workgroup_size = block;
+        tuning.staged_tiles = staged;
+        tuning.vectors_per_thread = 4;  // 64-bit types default to 8 rows, at most 512 threads
+        SCOPED_TRACE("block " + std::to_string(block) + " staged " + std::to_string(staged) +
+                     (state == TileState::split ? " split" : " packed"));
+        for (std::size_t n : {std::size_t{3}, std::size_t{70001}, std::size_t{1} << 22}) {
+          expect_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, n);
+          expect_matches({{DType::f32, Op::max, Kind::exclusive, Algorithm::csdl}, tuning}, n);
+        }
+        expect_matches({{DType::i64, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, 999999);
+        expect_matches({{DType::f64, Op::min, Kind::exclusive, Algorithm::csdl}, tuning}, 70001);
       }
-      tuning.vectors_per_thread = 4;  // 64-bit types default to 8 rows, at most 512 threads
-      expect_matches({{DType::i64, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, 999999);
-      expect_matches({{DType::f64, Op::min, Kind::exclusive, Algorithm::csdl}, tuning}, 70001);
     }
   }
 }
@@ -276,20 +288,26 @@ TEST_F(CudaTest, RefusesWhatItCannotDo) {
   deep.lookback_depth = 5;
   EXPECT_THROW(make(Algorithm::csdldf, DType::u32, deep), UsageError);
   Tuning rows;
-  rows.vectors_per_thread = 6;
+  rows.vectors_per_thread = 6;  // blocks of a tile each only
   EXPECT_THROW(make(Algorithm::rts, DType::u32, rows), UsageError);
+  rows.staged_tiles = 3;
+  EXPECT_THROW(make(Algorithm::csdldf, DType::u32, rows), UsageError);
+  Tuning large_block;  // a block of a tile has at most 512 threads
+  large_block.workgroup_size = 1024;
+  large_block.vectors_per_thread = 4;
+  EXPECT_THROW(make(Algorithm::csdldf, DType::u32, large_block), UsageError);
   Tuning wide;
   wide.vectors_per_thread = 8;
   wide.workgroup_size = 1024;
   EXPECT_THROW(make(Algorithm::csdldf, DType::u32, wide), UsageError);
   Tuning full_block;  // no room for the look-back warp
   full_block.workgroup_size = 1024;
+  full_block.vectors_per_thread = 4;
+  full_block.staged_tiles = 3;
   EXPECT_THROW(make(Algorithm::csdldf, DType::u32, full_block), UsageError);
-  for (std::uint32_t tiles : {1u, 5u}) {
-    Tuning staged;
-    staged.staged_tiles = tiles;
-    EXPECT_THROW(make(Algorithm::csdldf, DType::u32, staged), UsageError);
-  }
+  Tuning staged;
+  staged.staged_tiles = 5;
+  EXPECT_THROW(make(Algorithm::csdldf, DType::u32, staged), UsageError);
 }
 
 // 64-bit offsets: 2^32 + 4101 elements (17 GB in, 17 GB out), checked on the host.

@@ -55,9 +55,9 @@ struct Tuning {
   // Elements per run: larger scans go in chunks, each chunk's carry the next one's init.
   // 0: as many as one buffer binding of the device allows (CUDA: 2^31 tiles).
   std::size_t chunk_elements = 0;
-  // CUDA: tiles a persistent block has on their way into shared memory, the one it scans
-  // included (1..4; 0: 2 in dispatch order, 1 with the counter). More keep more loads in
-  // flight through look-backs.
+  // CUDA: 0 or 1 (the default): a block per tile, which looks back with its first warp.
+  // 2..4: persistent blocks, each holding that many tiles in shared memory (the one waiting
+  // for its prefix, the one it scans, the rest on their way), with a look-back warp.
   std::uint32_t staged_tiles = 0;
   // Run the statistics variant of csdl/csdldf (separate pipelines: the normal ones pay
   // nothing for it).

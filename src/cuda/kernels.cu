@@ -9,6 +9,7 @@
 #include "cuda/check.hpp"
 #include "cuda/kernels/chained_scan.cuh"
 #include "cuda/kernels/monoid.cuh"
+#include "cuda/kernels/per_tile_scan.cuh"
 #include "cuda/kernels/reduce_then_scan.cuh"
 #include "cuda/kernels/validation.cuh"
 #include "shaders/common/interface.h"
@@ -68,9 +69,15 @@ void with_vectors_per_thread(std::uint32_t vectors_per_thread, F&& f) {
   if (vectors_per_thread == 8) return f(std::integral_constant<int, 8>{});
   f(std::integral_constant<int, 4>{});
 }
+template <class F>
+void with_per_tile_vectors_per_thread(std::uint32_t vectors_per_thread, F&& f) {
+  if (vectors_per_thread == 6) return f(std::integral_constant<int, 6>{});
+  with_vectors_per_thread(vectors_per_thread, f);
+}
 
 // The blocks of `kernel` the device holds at once, asked once per kernel, device and shape
-// (the queries would otherwise add microseconds to every small scan).
+// (the queries would otherwise add microseconds to every small scan). The first call for a
+// kernel also allows it all the dynamic shared memory a block may have.
 template <class Kernel>
 std::uint32_t resident_blocks(Kernel kernel, std::uint32_t block_size, std::size_t shared_bytes) {
   struct Entry {
@@ -135,6 +142,16 @@ void launch_persistent(Kernel kernel, std::size_t slot_bytes, const ScanArgs& sc
 
 template <class M, class S>
 void launch_chained_with(const ScanArgs& scan, const ChainArgs& chain, cudaStream_t stream) {
+  if (chain.staged_tiles == kPerTileBlocks) {
+    with_per_tile_vectors_per_thread(scan.vectors_per_thread, [&](auto vpt) {
+      const auto kernel = chain.statistics ? per_tile_chained_scan<M, S, vpt(), true>
+                                           : per_tile_chained_scan<M, S, vpt(), false>;
+      const std::size_t parking_bytes = std::size_t{scan.block_size} * vpt() * kVectorBytes;
+      resident_blocks(kernel, scan.block_size, parking_bytes);  // allows the parking space
+      kernel<<<scan.tile_count, scan.block_size, parking_bytes, stream>>>(scan, chain);
+    });
+    return;
+  }
   with_vectors_per_thread(scan.vectors_per_thread, [&](auto vpt) {
     const std::size_t slot_bytes = std::size_t{scan.block_size} * vpt() * kVectorBytes;
     if (chain.statistics) {

@@ -22,7 +22,10 @@ struct RunControl {
   std::uint32_t lookback_steps;
   std::uint32_t fallbacks;
   std::uint32_t insertions;
-  std::uint32_t unused[2];
+  // The starvation mark: set by a fallback that inserted into a tile nobody had posted, so
+  // that later look-backs of the run wait less (the Vulkan kernels keep it in the spine).
+  std::uint32_t starved;
+  std::uint32_t unused;
 
   Statistics statistics() const { return {spins, lookback_steps, fallbacks, insertions}; }
 };
@@ -36,7 +39,9 @@ static_assert(offsetof(RunControl, insertions) == 4 * GS_CONTROL_INSERTIONS);
 
 // Threads per block times elements per thread: VPT rows of 16-byte vectors per thread
 // (compiled for 4 and 8; by default 16 elements a thread: 4 rows of 32-bit, 8 of 64-bit).
-inline std::uint32_t default_vectors_per_thread(DType dtype) {
+// A chained scan of a block per tile takes 6 rows of 32-bit types and 8 of 64-bit ones.
+inline std::uint32_t default_vectors_per_thread(DType dtype, bool per_tile) {
+  if (per_tile) return size_of(dtype) == 8 ? 8 : 6;
   return static_cast<std::uint32_t>(size_of(dtype));
 }
 constexpr std::uint32_t kDefaultBlockSize = 256;
@@ -45,6 +50,10 @@ constexpr int kMaxLookbackDepth = 4;
 // its prefix, the one it scans, and slots - 2 whose input is on its way.
 constexpr std::uint32_t kDefaultStagedTiles = 3;
 constexpr std::uint32_t kMinStagedTiles = 2;
+// staged_tiles 1: no persistent blocks and no staging, one block per tile that loads it
+// straight into registers and looks back with its first warp (per_tile_scan.cuh).
+constexpr std::uint32_t kPerTileBlocks = 1;
+constexpr std::uint32_t kPerTileBlockLimit = 512;
 constexpr std::uint32_t kMaxStagedTiles = 4;
 // The largest block a tile shape is compiled for: 64 registers a thread for 4 rows, 128
 // for 8 (fewer would spill).
@@ -98,7 +107,8 @@ struct ChainArgs {
   std::uint32_t max_spins = 4;
   std::uint32_t blocking_mask = 0xFFFFFFFFu;
   int lookback_depth = 1;  // windows one look-back step reads, up to kMaxLookbackDepth
-  // Per block, kMinStagedTiles .. kMaxStagedTiles; 0 (set by the launch): one round, whose
+  // Per block, kMinStagedTiles .. kMaxStagedTiles, or kPerTileBlocks; 0 (set by the
+  // launch): one round of the persistent kernel, whose
   // blocks take one tile each, load it straight into registers and park it in one slot.
   std::uint32_t staged_tiles = kDefaultStagedTiles;
   bool dispatch_order = false;  // tile = block id instead of the counter (csdldf)

@@ -21,24 +21,24 @@ std::uint32_t block_size_of(const Tuning& tuning) {
   return size;
 }
 
-void check_shape(const TileShapeChoice& shape, bool chained) {
-  if (shape.block_size > max_block_size(shape.vectors_per_thread)) {
-    throw UsageError("CUDA blocks of " + std::to_string(shape.vectors_per_thread) +
-                     " vectors per thread have at most " +
-                     std::to_string(max_block_size(shape.vectors_per_thread)) + " threads");
+void check_shape(const TileShapeChoice& shape, bool chained, bool per_tile) {
+  if (per_tile && shape.block_size > kPerTileBlockLimit) {
+    throw UsageError("CUDA blocks of a tile each have at most " +
+                     std::to_string(kPerTileBlockLimit) + " threads");
   }
   const std::uint32_t limit = chained_block_limit(shape.vectors_per_thread);
-  if (chained && shape.block_size + kLookBackThreads > limit) {
+  if (chained && !per_tile && shape.block_size + kLookBackThreads > limit) {
     throw UsageError("CUDA chained scans add a look-back warp to each block: at most " +
                      std::to_string(limit - kLookBackThreads) + " threads scan a tile");
   }
 }
 
-void check_cuda_tuning(Implementation implementation, const Tuning& tuning) {
+void check_cuda_tuning(Implementation implementation, const Tuning& tuning, bool per_tile) {
   detail::check_tuning(implementation, tuning);
   if (tuning.vectors_per_thread != 0 && tuning.vectors_per_thread != 4 &&
-      tuning.vectors_per_thread != 8) {
-    throw UsageError("the CUDA kernels take 4 or 8 vectors (16 bytes each) per thread");
+      tuning.vectors_per_thread != 8 && !(per_tile && tuning.vectors_per_thread == 6)) {
+    throw UsageError(per_tile ? "the CUDA kernels take 4, 6 or 8 vectors (16 bytes each) per thread"
+                              : "the CUDA kernels take 4 or 8 vectors (16 bytes each) per thread");
   }
   if (tuning.subgroup_size != 0 && tuning.subgroup_size != 32) {
     throw UsageError("CUDA warps have 32 lanes; logical subgroups are a Vulkan test option");
@@ -57,13 +57,17 @@ ScanLauncher::ScanLauncher(DType dtype, Op op, Kind kind, Implementation impleme
       op_(op),
       kind_(kind),
       implementation_(implementation),
-      shape_{block_size_of(tuning), tuning.vectors_per_thread ? tuning.vectors_per_thread
-                                                              : default_vectors_per_thread(dtype)},
-      automatic_shape_(chained() && tuning.workgroup_size == 0 && tuning.vectors_per_thread == 0),
       controls_(2 * sizeof(RunControl)) {
-  check_cuda_tuning(implementation, tuning);
-  check_shape(shape_, chained());
-  if (automatic_shape_) check_shape(kLargeInputShape, true);
+  chain_.staged_tiles = tuning.staged_tiles ? tuning.staged_tiles : kPerTileBlocks;
+  per_tile_ = chained() && chain_.staged_tiles == kPerTileBlocks;
+  check_cuda_tuning(implementation, tuning, per_tile_);
+  shape_ = {block_size_of(tuning), tuning.vectors_per_thread
+                                       ? tuning.vectors_per_thread
+                                       : default_vectors_per_thread(dtype, per_tile_)};
+  automatic_shape_ =
+      chained() && !per_tile_ && tuning.workgroup_size == 0 && tuning.vectors_per_thread == 0;
+  check_shape(shape_, chained(), per_tile_);
+  if (automatic_shape_) check_shape(kLargeInputShape, true, false);
   if (implementation == Implementation::cub && op != Op::add) {
     throw UsageError("the cub baseline runs sums only (--op add)");
   }
@@ -75,11 +79,10 @@ ScanLauncher::ScanLauncher(DType dtype, Op op, Kind kind, Implementation impleme
   chain_.statistics = tuning.statistics;
   chain_.lookback_depth = static_cast<int>(tuning.lookback_depth ? tuning.lookback_depth : 1);
   chain_.dispatch_order = tuning.dispatch_order.value_or(implementation == Implementation::csdldf);
-  chain_.staged_tiles = tuning.staged_tiles     ? tuning.staged_tiles
-                        : chain_.dispatch_order ? kDefaultStagedTiles
-                                                : kMinStagedTiles;
-  if (chain_.staged_tiles < kMinStagedTiles || chain_.staged_tiles > kMaxStagedTiles) {
-    throw UsageError("staged tiles must be in [" + std::to_string(kMinStagedTiles) + ", " +
+  if ((chain_.staged_tiles < kMinStagedTiles || chain_.staged_tiles > kMaxStagedTiles) &&
+      chain_.staged_tiles != kPerTileBlocks) {
+    throw UsageError("staged tiles must be " + std::to_string(kPerTileBlocks) +
+                     " (a block per tile) or in [" + std::to_string(kMinStagedTiles) + ", " +
                      std::to_string(kMaxStagedTiles) + "]");
   }
   check(cudaMemsetAsync(controls_.data(), 0, controls_.size(), stream), "clearing run counters");

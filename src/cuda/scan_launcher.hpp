@@ -42,6 +42,7 @@ class ScanLauncher {
   // The shape of every launch; with an automatic shape, of inputs below kLargeInputBytes.
   TileShapeChoice shape_;
   bool automatic_shape_;
+  bool per_tile_;                       // a chained scan of one block per tile
   ChainArgs chain_;                     // the fixed part: spin limit, blocking, variant
   std::array<DeviceMemory, 2> spines_;  // the two halves
   detail::SpineHalves halves_;          // in words

@@ -128,16 +128,17 @@ int main(int argc, char** argv) {
   bench_cmd->add_option(
       "--vectors-per-thread", bench.tuning.vectors_per_thread,
       "16-byte vectors (four 32-bit or two 64-bit elements) per thread (Vulkan: default 4, on "
-      "a GPU 3; CUDA: 4 or 8, default 16 elements a thread)");
+      "a GPU 3; CUDA: 4, 6 or 8, default 6 for 32-bit and 8 for 64-bit types; persistent "
+      "blocks 4 or 8)");
   bench_cmd->add_option(
       "--subgroup-size", bench.tuning.subgroup_size,
       "Logical subgroup size, a power of two up to the hardware's (default: the hardware's)");
   bench_cmd->add_option("--lookback-depth", bench.tuning.lookback_depth,
                         "Windows of tiles a look-back step reads at once (default 1)");
   bench_cmd->add_option("--staged-tiles", bench.tuning.staged_tiles,
-                        "CUDA: tiles a block holds in shared memory: the one waiting for its "
-                        "prefix, the one it scans, and N - 2 on their way (2..4; default 3, 2 "
-                        "with --tile-order counter)");
+                        "CUDA: 1 (the default) for a block per tile; 2..4 for persistent "
+                        "blocks holding N tiles in shared memory: the one waiting for its "
+                        "prefix, the one they scan, and N - 2 on their way");
   std::string tile_state = "auto";
   bench_cmd
       ->add_option("--tile-state", tile_state,

@@ -6,110 +6,10 @@
 
 #include <cuda_pipeline_primitives.h>
 
+#include "cuda/kernels/look_back.cuh"
 #include "cuda/kernels/tile_scan.cuh"
-#include "cuda/kernels/tile_state.cuh"
-#include "cuda/launch.hpp"
 
 namespace gpuscan::cuda {
-
-// What the look-back warp did; counted by the statistics variant only.
-struct LookbackCounts {
-  std::uint32_t spins = 0, steps = 0, fallbacks = 0, insertions = 0;
-};
-
-// The look-back warp's walk and its fallback insertions.
-template <class M, class S, bool kStats>
-struct LookBack {
-  using T = typename M::T;
-  Spine<M, S> spine;
-  const ChainArgs& chain;
-  LookbackCounts counts;
-
-  // How many steps a look-back of `tile` waits on the not-ready tile `cursor` before it
-  // falls back: max_spins for the nearest successor, longer the further back the blocking
-  // tile lies (up to 64 times), so that the nearest successor's insertion serves the others.
-  __device__ __forceinline__ std::uint32_t patience(std::uint32_t tile,
-                                                    std::uint32_t cursor) const {
-    return chain.fallback ? chain.max_spins * min(tile - cursor, 64u) : chain.max_spins;
-  }
-
-  // Walks back from `cursor`, lookback_depth windows per step (independent reads: one
-  // round trip), accumulating into `prefix`, until an INCLUSIVE tile ends the walk (true),
-  // or the newest tile not yet taken stays unreadable for patience() steps (false: the
-  // caller falls back on `cursor`). csdl then gives up and reports it instead.
-  __device__ bool walk(std::uint32_t tile, std::uint32_t& cursor, T& prefix) {
-    using Sp = Spine<M, S>;
-    std::uint32_t spins = 0;
-    for (;;) {
-      typename S::Word words[kMaxLookbackDepth];
-#pragma unroll
-      for (int d = 0; d < kMaxLookbackDepth; ++d) {
-        if (d < chain.lookback_depth) words[d] = spine.read_window(cursor, d);
-      }
-      if constexpr (kStats) ++counts.steps;
-      // Take the windows in order while they are all READY; stop at an INCLUSIVE tile
-      // (done) or at a tile not ready yet (read again from there).
-      bool moved = false;
-#pragma unroll
-      for (int d = 0; d < kMaxLookbackDepth; ++d) {
-        if (d >= chain.lookback_depth) break;
-        const std::uint32_t state = Sp::tile_state(words[d]);
-        const T value = Sp::tile_value(words[d]);
-        const int not_ready = Sp::first_slot_in(state, GS_STATE_NOT_READY);
-        const int inclusive = Sp::first_slot_in(state, GS_STATE_INCLUSIVE);
-        if (inclusive < not_ready) {
-          prefix = M::combine(Sp::reduce_window(value, inclusive + 1), prefix);
-          return true;
-        }
-        // Slots before tile 0 read NOT_READY, and tile 0 is never READY: cursor stays >= 0.
-        prefix = M::combine(Sp::reduce_window(value, not_ready), prefix);
-        cursor -= not_ready;
-        moved = moved || not_ready > 0;
-        if (not_ready < Sp::kWindow) break;
-      }
-      if (moved) {
-        spins = 0;
-        continue;
-      }
-      if constexpr (kStats) ++counts.spins;
-      if (++spins >= patience(tile, cursor)) {
-        if (!chain.fallback && lane_id() == 0) atomicAdd(&chain.control->abandoned, 1u);
-        return !chain.fallback;
-      }
-    }
-  }
-
-  // Offers the fallback's `reduction` of `cursor` and continues from what was there.
-  // Returns true when the prefix is complete.
-  __device__ bool insert(std::uint32_t& cursor, T& prefix, T reduction) {
-    using Sp = Spine<M, S>;
-    const auto before =
-        spine.post(cursor, cursor == 0 ? GS_STATE_INCLUSIVE : GS_STATE_READY, reduction);
-    if constexpr (kStats) {
-      ++counts.fallbacks;
-      const bool was_posted = S::state_of(before) != GS_STATE_NOT_READY;
-      if (__ballot_sync(kFullMask, was_posted) == 0) ++counts.insertions;
-    }
-    const std::uint32_t state = __shfl_sync(kFullMask, Sp::tile_state(before), 0);
-    const T value = __shfl_sync(kFullMask, Sp::tile_value(before), 0);
-    if (state == GS_STATE_INCLUSIVE) {
-      prefix = M::combine(value, prefix);
-      return true;
-    }
-    prefix = M::combine(reduction, prefix);
-    if (cursor == 0) return true;
-    cursor -= 1;
-    return false;
-  }
-
-  __device__ void add_counts() const {
-    RunControl& control = *chain.control;
-    if (counts.spins) atomicAdd(&control.spins, counts.spins);
-    if (counts.steps) atomicAdd(&control.lookback_steps, counts.steps);
-    if (counts.fallbacks) atomicAdd(&control.fallbacks, counts.fallbacks);
-    if (counts.insertions) atomicAdd(&control.insertions, counts.insertions);
-  }
-};
 
 // The named barriers between the block's two roles (0 is __syncthreads, 1 the tile warps'
 // own, team.cuh). Hand-overs alternate between two barriers by the parity of the tile's
@@ -143,25 +43,6 @@ struct ChainedShared {
   T prefix[2];                             // what precedes the tile, once kDone
   T reduction;                             // the tile warps' reduction of the verdict's tile
 };
-
-constexpr std::uint32_t kNoTile = 0xFFFFFFFFu;
-constexpr std::uint32_t kDone = 0xFFFFFFFFu;
-
-// The next run's spine and counters start from zero: the look-back warp of each block
-// clears its share while it waits for the first tile (so the tile warps start loading at
-// once), as the run after this one cannot start before this one ends.
-__device__ __forceinline__ void clear_for_next_run(const ChainArgs& chain) {
-  const std::uint64_t stride = std::uint64_t{gridDim.x} * kWarpSize;
-  for (std::uint64_t i = std::uint64_t{blockIdx.x} * kWarpSize + lane_id();
-       i < chain.next_spine_words; i += stride) {
-    chain.next_spine[i] = 0;
-  }
-  constexpr int control_words = sizeof(RunControl) / sizeof(std::uint32_t);
-  static_assert(control_words <= kWarpSize);
-  if (blockIdx.x == 0 && lane_id() < control_words) {
-    reinterpret_cast<std::uint32_t*>(chain.next_control)[lane_id()] = 0;
-  }
-}
 
 // The tiles a block takes, by sequence number j. From the counter, so that every tile
 // before one has been claimed by a block that is running: thread 0 claims, and the tile
@@ -210,9 +91,8 @@ __device__ __forceinline__ void scan_tiles(const ScanArgs& scan, const ChainArgs
       wait_at(kVerdictBarrier + j % 2);
       const std::uint32_t target = shared.verdict[j % 2];
       if (target == kDone) break;
-      Vector<T> unused[VPT];
-      T reduction = load_and_scan<M, VPT, false, TileWarps>(in, scan.n, target, shared.partials,
-                                                            kFallbackSet, unused);
+      T reduction =
+          load_and_reduce<M, VPT, TileWarps>(in, scan.n, target, shared.partials, kFallbackSet);
       if (target == 0) reduction = M::combine(init, reduction);
       if (threadIdx.x == 0) shared.reduction = reduction;
       arrive_at(kReductionBarrier);
@@ -291,7 +171,7 @@ __device__ __forceinline__ void look_back_tiles(const ScanArgs& scan, const Chai
     T prefix = M::identity();
     bool done = tile == 0;
     for (;;) {
-      if (!done) done = look.walk(tile, cursor, prefix);
+      if (!done) done = look.walk(tile, cursor, prefix, {kNoTile, M::identity()});
       if (done) break;
       if (lane_id() == 0) shared.verdict[parity] = cursor;
       arrive_at(kVerdictBarrier + parity);

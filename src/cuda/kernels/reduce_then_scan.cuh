@@ -12,10 +12,8 @@ __global__ void __launch_bounds__(max_block_size(VPT))
     rts_reduce(ScanArgs scan, typename M::T* spine) {
   using T = typename M::T;
   __shared__ BlockPartials<T> partials;
-  Vector<T> unused[VPT];
   const std::uint32_t tile = blockIdx.x;
-  T total = load_and_scan<M, VPT, false>(static_cast<const T*>(scan.in), scan.n, tile, partials, 0,
-                                         unused);
+  T total = load_and_reduce<M, VPT>(static_cast<const T*>(scan.in), scan.n, tile, partials, 0);
   if (tile == 0) total = M::combine(from_bits<T>(scan.init_bits), total);
   if (threadIdx.x == 0) spine[tile] = total;
 }

@@ -40,10 +40,11 @@ struct TileShape {
   }
 };
 
-// The input is read once: stream it past L1 and mark it first to leave L2.
+// Past L1, but not marked first to leave L2: a fallback reads a tile again soon after its
+// owner did, and evict-first loads made those reads go to memory (docs/performance.md, C31).
 template <class T>
 __device__ __forceinline__ Vector<T> load_vector(const T* p) {
-  const uint4 raw = __ldcs(reinterpret_cast<const uint4*>(p));
+  const uint4 raw = __ldcg(reinterpret_cast<const uint4*>(p));
   Vector<T> v;
   std::memcpy(&v, &raw, sizeof(v));
   return v;

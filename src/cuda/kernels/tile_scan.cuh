@@ -5,6 +5,8 @@
 // bits: the split tile-state words of two posts of one tile can then never mix two values.
 #pragma once
 
+#include <type_traits>
+
 #include "cuda/kernels/block_scan.cuh"
 #include "cuda/kernels/tile_io.cuh"
 #include "gpuscan/types.hpp"
@@ -56,6 +58,32 @@ __device__ __forceinline__ typename M::T load_and_scan(
   Vector<typename M::T> loaded[VPT];
   load_tile<typename M::T, VPT, Team>(in, n, tile, M::identity(), loaded);
   return tile_local_scan<M, VPT, kKeep, Team>(loaded, partials, set, rows);
+}
+
+// Loads `tile` and reduces it to the bits its owner's tile_local_scan gets. Integer
+// operators are associative and commutative, so any order gives those bits: each thread
+// reduces its rows and the warp scans once instead of once per row (fewer registers and
+// shuffles). Floats take the owner's order.
+template <class M, int VPT, class Team = WholeBlock, int kSets>
+__device__ __forceinline__ typename M::T load_and_reduce(
+    const typename M::T* in, std::uint64_t n, std::uint32_t tile,
+    BlockPartials<typename M::T, kSets>& partials, int set) {
+  using T = typename M::T;
+  Vector<T> loaded[VPT];
+  load_tile<T, VPT, Team>(in, n, tile, M::identity(), loaded);
+  if constexpr (std::is_integral_v<T>) {
+    T total = M::identity();
+#pragma unroll
+    for (int k = 0; k < VPT; ++k) {
+#pragma unroll
+      for (int e = 0; e < Vector<T>::size; ++e) total = M::combine(total, loaded[k].x[e]);
+    }
+    block_scan_totals<M, Team>(partials, set, warp_last(warp_inclusive_scan<M>(total)));
+    return block_total<M, Team>(partials, set);
+  } else {
+    Vector<T> unused[VPT];
+    return tile_local_scan<M, VPT, false, Team>(loaded, partials, set, unused);
+  }
 }
 
 // Writes the owned tile, whose predecessors reduce to `tile_prefix`: its inclusive or

@@ -147,17 +147,26 @@ struct Spine {
     return S::value_of(w, lane_id() - word_index());
   }
 
-  // Combines the values of window slots [0, count) in tile order (oldest first), the
+  // Combines the values of window slots [first, end) in tile order (oldest first), the
   // result in every lane. An ordered butterfly: at each step a lane joins its partner's
   // partial, the higher lane's (older tiles) on the left.
-  __device__ __forceinline__ static T reduce_window(T value, int count) {
-    T x = word_index() == 0 && window_slot() < count ? value : M::identity();
+  __device__ __forceinline__ static T reduce_window(T value, int first, int end) {
+    const int slot = window_slot();
+    T x = word_index() == 0 && slot >= first && slot < end ? value : M::identity();
 #pragma unroll
     for (int d = 1; d < kWarpSize; d <<= 1) {
       const T partner = __shfl_xor_sync(kFullMask, x, d);
       x = (lane_id() & d) == 0 ? M::combine(partner, x) : M::combine(x, partner);
     }
     return x;
+  }
+
+  // The last window slot before `end` whose tile is in `wanted`, or kWindow if none is.
+  __device__ __forceinline__ static int last_slot_in(std::uint32_t state, std::uint32_t wanted,
+                                                     int end) {
+    const unsigned ballot =
+        __ballot_sync(kFullMask, word_index() == 0 && state == wanted && window_slot() < end);
+    return ballot == 0 ? kWindow : (31 - __clz(ballot)) / K;
   }
 
   // The first window slot whose tile is in `wanted`, or kWindow if none is.

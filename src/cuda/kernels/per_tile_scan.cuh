@@ -1,0 +1,110 @@
+// The chained scan with one block per tile, the structure of shaders/chained_scan.comp: a
+// block loads its tile into registers and scans it; its first warp looks back while the
+// other warps wait, and the whole block reduces any tile the look-back falls back on.
+// Several blocks share a multiprocessor, so while one waits the others keep memory busy,
+// and a fallback stalls only its own block.
+#pragma once
+
+#include "cuda/kernels/look_back.cuh"
+#include "cuda/kernels/tile_scan.cuh"
+
+namespace gpuscan::cuda {
+
+// Registers a thread may take: 64 keeps four blocks of 256 threads on a multiprocessor;
+// 8 rows of 16 bytes take more, 80 keeps three.
+constexpr int per_tile_registers(int vpt) {
+  return vpt > 6 ? 80 : 64;
+}
+
+template <class T>
+struct PerTileShared {
+  BlockPartials<T, 2> partials;  // set 0: the block's tile; set 1: a fallback's reduction
+  std::uint32_t tile;
+  std::uint32_t verdict;  // kDone, or a tile to reduce for a fallback
+  T prefix;               // what precedes the tile, once kDone
+};
+constexpr int kOwnSet = 0;
+constexpr int kReductionSet = 1;
+
+template <class M, class S, int VPT, bool kStats>
+__global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_registers(VPT))
+    per_tile_chained_scan(ScanArgs scan, ChainArgs chain) {
+  using T = typename M::T;
+  __shared__ PerTileShared<T> shared;
+  extern __shared__ uint4 parking[];  // the block's tile, while it reduces others
+  const T* in = static_cast<const T*>(scan.in);
+  const T init = from_bits<T>(scan.init_bits);
+  const bool looks_back = warp_id() == 0;
+  LookBack<M, S, kStats> look{{static_cast<typename S::Storage*>(chain.spine)}, chain, {}};
+
+  std::uint32_t tile = blockIdx.x;
+  if (!chain.dispatch_order) {
+    if (threadIdx.x == 0) shared.tile = atomicAdd(&chain.control->tile_counter, 1u);
+    __syncthreads();
+    tile = shared.tile;
+  }
+  // The look-back warp reads the window before the tile along with the tile's loads: what
+  // it already shows need not be read after the scan.
+  typename S::Word window{};  // NOT_READY
+  if (looks_back && tile != 0) window = look.spine.read_window(tile - 1, 0);
+  Vector<T> loaded[VPT];
+  load_tile<T, VPT>(in, scan.n, tile, M::identity(), loaded);
+  if (looks_back) clear_for_next_run(chain);
+  Vector<T> rows[VPT];
+  T aggregate = tile_local_scan<M, VPT, true>(loaded, shared.partials, kOwnSet, rows);
+  // The init value belongs to tile 0, for its owner and for any fallback on it alike.
+  if (tile == 0) aggregate = M::combine(init, aggregate);
+
+  std::uint32_t cursor = tile - 1;
+  T prefix = M::identity();
+  bool done = tile == 0;
+  EarlyWindow<T> early{kNoTile, M::identity()};
+  // The look-back warp's next step: walk on, and once the prefix is complete post the
+  // tile's inclusive value; then tell the block (kDone, or the tile to fall back on).
+  const auto look_on = [&] {
+    if (!done) done = look.walk(tile, cursor, prefix, early);
+    if (done && tile != 0) look.spine.post(tile, GS_STATE_INCLUSIVE, M::combine(prefix, aggregate));
+    if (lane_id() == 0) {
+      shared.verdict = done ? kDone : cursor;
+      shared.prefix = tile == 0 ? init : prefix;
+    }
+  };
+  if (looks_back) {
+    if (tile == 0) {
+      look.spine.post(tile, GS_STATE_INCLUSIVE, aggregate);
+    } else {
+      if (((tile + 1) & chain.blocking_mask) != 0) {  // simulated blocking
+        look.spine.post(tile, GS_STATE_READY, aggregate);
+      }
+      early = look.note_early_window(tile, window);
+    }
+    look_on();
+  }
+  __syncthreads();
+  if (shared.verdict != kDone) {
+    // Fallbacks: the scanned tile waits in shared memory, so that the reductions' loads
+    // have its registers.
+    park_rows<T, VPT>(parking, rows);
+    for (;;) {
+      const std::uint32_t target = shared.verdict;
+      if (target == kDone) break;
+      // The reduction's own barriers keep the look-back warp from writing the next verdict
+      // before every warp has read this one.
+      T reduction = load_and_reduce<M, VPT>(in, scan.n, target, shared.partials, kReductionSet);
+      if (target == 0) reduction = M::combine(init, reduction);
+      if (looks_back) {
+        done = look.insert(cursor, prefix, reduction);
+        look_on();
+      }
+      __syncthreads();
+    }
+    load_staged<T, VPT>(parking, rows);
+  }
+  if constexpr (kStats) {
+    if (looks_back && lane_id() == 0) look.add_counts();
+  }
+  store_tile<M, VPT>(static_cast<T*>(scan.out), scan.n, tile, scan.tile_count, scan.kind,
+                     shared.prefix, shared.partials, kOwnSet, rows);
+}
+
+}  // namespace gpuscan::cuda
