@@ -140,10 +140,7 @@ TEST_F(CudaTest, EveryTileShapeAndLookBackStaysExact) {
           }
           tuning.dispatch_order = false;
           expect_matches({{DType::u64, Op::mul, Kind::reduce, Algorithm::csdl}, tuning}, 300001);
-          if (rows != 6) {  // rts takes 4 or 8 rows
-            expect_matches({{DType::i32, Op::max, Kind::inclusive, Algorithm::rts}, tuning},
-                           300001);
-          }
+          expect_matches({{DType::i32, Op::max, Kind::inclusive, Algorithm::rts}, tuning}, 300001);
         }
       }
     }
@@ -244,10 +241,14 @@ TEST_F(CudaTest, BenchmarkValidatesEveryRunOfEveryImplementation) {
       c.kind = kind;
       c.implementations = {Implementation::csdldf, Implementation::csdl, Implementation::rts,
                            Implementation::memcpy, Implementation::cub};
-      for (const auto& r : benchmark(device(), c)) {
-        EXPECT_EQ(r.validated, 3) << to_string(r.implementation) << " " << to_string(dtype) << " "
-                                  << to_string(kind) << " seed=" << c.seed;
-        for (double ms : r.ms) EXPECT_GT(ms, 0.0);
+      // Every shape applies to every implementation (memcpy and CUB ignore it).
+      for (std::uint32_t rows : {0u, 6u}) {
+        c.tuning.vectors_per_thread = rows;
+        for (const auto& r : benchmark(device(), c)) {
+          EXPECT_EQ(r.validated, 3) << to_string(r.implementation) << " " << to_string(dtype) << " "
+                                    << to_string(kind) << " rows " << rows << " seed=" << c.seed;
+          for (double ms : r.ms) EXPECT_GT(ms, 0.0);
+        }
       }
     }
   }
@@ -288,10 +289,12 @@ TEST_F(CudaTest, RefusesWhatItCannotDo) {
   deep.lookback_depth = 5;
   EXPECT_THROW(make(Algorithm::csdldf, DType::u32, deep), UsageError);
   Tuning rows;
-  rows.vectors_per_thread = 6;  // blocks of a tile each only
-  EXPECT_THROW(make(Algorithm::rts, DType::u32, rows), UsageError);
+  rows.vectors_per_thread = 6;  // not in the persistent kernel
   rows.staged_tiles = 3;
   EXPECT_THROW(make(Algorithm::csdldf, DType::u32, rows), UsageError);
+  rows.vectors_per_thread = 5;
+  rows.staged_tiles = 0;
+  EXPECT_THROW(make(Algorithm::rts, DType::u32, rows), UsageError);
   Tuning large_block;  // a block of a tile has at most 512 threads
   large_block.workgroup_size = 1024;
   large_block.vectors_per_thread = 4;

@@ -63,16 +63,17 @@ void with_monoid(Op op, F&& f) {
   return f(Monoid<T, Op::add>{});
 }
 
-// Calls f with the rows per thread the kernels are compiled for.
+// Calls f with the rows per thread the kernels are compiled for: 4, 6 or 8, and for the
+// persistent chained scan 4 or 8.
 template <class F>
-void with_vectors_per_thread(std::uint32_t vectors_per_thread, F&& f) {
+void with_persistent_vectors_per_thread(std::uint32_t vectors_per_thread, F&& f) {
   if (vectors_per_thread == 8) return f(std::integral_constant<int, 8>{});
   f(std::integral_constant<int, 4>{});
 }
 template <class F>
-void with_per_tile_vectors_per_thread(std::uint32_t vectors_per_thread, F&& f) {
+void with_vectors_per_thread(std::uint32_t vectors_per_thread, F&& f) {
   if (vectors_per_thread == 6) return f(std::integral_constant<int, 6>{});
-  with_vectors_per_thread(vectors_per_thread, f);
+  with_persistent_vectors_per_thread(vectors_per_thread, f);
 }
 
 // The blocks of `kernel` the device holds at once, asked once per kernel, device and shape
@@ -143,7 +144,7 @@ void launch_persistent(Kernel kernel, std::size_t slot_bytes, const ScanArgs& sc
 template <class M, class S>
 void launch_chained_with(const ScanArgs& scan, const ChainArgs& chain, cudaStream_t stream) {
   if (chain.staged_tiles == kPerTileBlocks) {
-    with_per_tile_vectors_per_thread(scan.vectors_per_thread, [&](auto vpt) {
+    with_vectors_per_thread(scan.vectors_per_thread, [&](auto vpt) {
       const auto kernel = chain.statistics ? per_tile_chained_scan<M, S, vpt(), true>
                                            : per_tile_chained_scan<M, S, vpt(), false>;
       const std::size_t parking_bytes = std::size_t{scan.block_size} * vpt() * kVectorBytes;
@@ -152,7 +153,7 @@ void launch_chained_with(const ScanArgs& scan, const ChainArgs& chain, cudaStrea
     });
     return;
   }
-  with_vectors_per_thread(scan.vectors_per_thread, [&](auto vpt) {
+  with_persistent_vectors_per_thread(scan.vectors_per_thread, [&](auto vpt) {
     const std::size_t slot_bytes = std::size_t{scan.block_size} * vpt() * kVectorBytes;
     if (chain.statistics) {
       launch_persistent(chained_scan<M, S, vpt(), true>, slot_bytes, scan, chain, stream);

@@ -33,12 +33,14 @@ void check_shape(const TileShapeChoice& shape, bool chained, bool per_tile) {
   }
 }
 
-void check_cuda_tuning(Implementation implementation, const Tuning& tuning, bool per_tile) {
+void check_cuda_tuning(Implementation implementation, const Tuning& tuning, bool persistent) {
   detail::check_tuning(implementation, tuning);
-  if (tuning.vectors_per_thread != 0 && tuning.vectors_per_thread != 4 &&
-      tuning.vectors_per_thread != 8 && !(per_tile && tuning.vectors_per_thread == 6)) {
-    throw UsageError(per_tile ? "the CUDA kernels take 4, 6 or 8 vectors (16 bytes each) per thread"
-                              : "the CUDA kernels take 4 or 8 vectors (16 bytes each) per thread");
+  const std::uint32_t rows = tuning.vectors_per_thread;
+  if (rows != 0 && rows != 4 && rows != 8 && (rows != 6 || persistent)) {
+    throw UsageError(persistent
+                         ? "the persistent CUDA kernel takes 4 or 8 vectors (16 bytes each) per "
+                           "thread"
+                         : "the CUDA kernels take 4, 6 or 8 vectors (16 bytes each) per thread");
   }
   if (tuning.subgroup_size != 0 && tuning.subgroup_size != 32) {
     throw UsageError("CUDA warps have 32 lanes; logical subgroups are a Vulkan test option");
@@ -60,7 +62,7 @@ ScanLauncher::ScanLauncher(DType dtype, Op op, Kind kind, Implementation impleme
       controls_(2 * sizeof(RunControl)) {
   chain_.staged_tiles = tuning.staged_tiles ? tuning.staged_tiles : kPerTileBlocks;
   per_tile_ = chained() && chain_.staged_tiles == kPerTileBlocks;
-  check_cuda_tuning(implementation, tuning, per_tile_);
+  check_cuda_tuning(implementation, tuning, chained() && !per_tile_);
   shape_ = {block_size_of(tuning), tuning.vectors_per_thread
                                        ? tuning.vectors_per_thread
                                        : default_vectors_per_thread(dtype, per_tile_)};
