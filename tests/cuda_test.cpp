@@ -6,6 +6,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "scan_check.hpp"
 
@@ -172,17 +173,24 @@ TEST_F(CudaTest, BothTileStatesAndEveryBlockSizeStayExact) {
   }
 }
 
-// From 32 MiB of input on, the chained scans take 60 KB tiles (kLargeInputShape).
-TEST_F(CudaTest, LargeInputsStayExactWithTheirLargerTiles) {
-  const std::size_t n = (std::size_t{1} << 23) + 5;  // just past the switch for u32
-  expect_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, {}}, n);
-  expect_matches({{DType::f32, Op::add, Kind::exclusive, Algorithm::csdldf}, {}}, n);
-  expect_matches({{DType::i64, Op::max, Kind::reduce, Algorithm::csdl}, {}}, n);
-  Tuning blocked;
-  blocked.blocking_mask = 1;  // every other tile
-  blocked.max_spins = 1;
-  expect_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, blocked}, n);
-  expect_matches({{DType::f64, Op::add, Kind::inclusive, Algorithm::csdldf}, blocked}, n);
+// The automatic shapes change with the input's size: a block per tile takes 16 KB tiles
+// below 8 MiB (kSmallInputShape), persistent blocks 60 KB tiles from 32 MiB on
+// (kLargeInputShape). Just below and past each switch, for u32.
+TEST_F(CudaTest, InputsStayExactOnBothSidesOfTheShapeSwitches) {
+  for (auto [staged, n] :
+       {std::pair{0u, (std::size_t{1} << 21) - 3}, std::pair{0u, (std::size_t{1} << 21) + 5},
+        std::pair{3u, (std::size_t{1} << 23) - 3}, std::pair{3u, (std::size_t{1} << 23) + 5}}) {
+    SCOPED_TRACE("staged " + std::to_string(staged) + " n " + std::to_string(n));
+    Tuning tuning;
+    tuning.staged_tiles = staged;
+    expect_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, n);
+    expect_matches({{DType::f32, Op::add, Kind::exclusive, Algorithm::csdldf}, tuning}, n);
+    expect_matches({{DType::i64, Op::max, Kind::reduce, Algorithm::csdl}, tuning}, n);
+    tuning.blocking_mask = 1;  // every other tile
+    tuning.max_spins = 1;
+    expect_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, n);
+    expect_matches({{DType::f64, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, n);
+  }
 }
 
 TEST_F(CudaTest, ExactUnderSimulatedBlockingAtEveryRate) {

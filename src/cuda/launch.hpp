@@ -77,13 +77,19 @@ struct TileShapeChoice {
   std::uint32_t block_size = kDefaultBlockSize;
   std::uint32_t vectors_per_thread = 4;
 };
-// The chained scans' shape for inputs of kLargeInputBytes or more, unless the tuning fixes
-// one: tiles of 60 KB, one block of 480 tile threads and a look-back warp per SM. The
-// look-back warp is the limit with small tiles (it walks about 4 steps per tile whatever
-// the tile's size), so larger tiles do more with each walk (docs/performance.md, C14).
-// Smaller inputs keep 4 KB-per-warp tiles, which spread a few tiles over more SMs.
+// The persistent chained scan's shape for inputs of kLargeInputBytes or more, unless the
+// tuning fixes one: tiles of 60 KB, one block of 480 tile threads and a look-back warp per
+// SM. The look-back warp is the limit with small tiles (it walks about 4 steps per tile
+// whatever the tile's size), so larger tiles do more with each walk (docs/performance.md,
+// C14). Smaller inputs keep 4 KB-per-warp tiles, which spread a few tiles over more SMs.
 constexpr TileShapeChoice kLargeInputShape{480, 8};
 constexpr std::uint64_t kLargeInputBytes = std::uint64_t{32} << 20;
+// A block per tile takes 16 KB tiles for inputs under kSmallInputBytes, unless the tuning
+// fixes a shape: the loads of more, smaller tiles are in flight at once, 0.3-0.5 us sooner
+// done from 2^13 to 2^18 u32 on an H100; from 2^22 on the larger tiles are faster
+// (docs/performance.md, C33).
+constexpr TileShapeChoice kSmallInputShape{256, 4};
+constexpr std::uint64_t kSmallInputBytes = std::uint64_t{8} << 20;
 
 struct ScanArgs {
   const void* in = nullptr;

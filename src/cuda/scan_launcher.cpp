@@ -66,10 +66,10 @@ ScanLauncher::ScanLauncher(DType dtype, Op op, Kind kind, Implementation impleme
   shape_ = {block_size_of(tuning), tuning.vectors_per_thread
                                        ? tuning.vectors_per_thread
                                        : default_vectors_per_thread(dtype, per_tile_)};
-  automatic_shape_ =
-      chained() && !per_tile_ && tuning.workgroup_size == 0 && tuning.vectors_per_thread == 0;
+  automatic_shape_ = chained() && tuning.workgroup_size == 0 && tuning.vectors_per_thread == 0;
   check_shape(shape_, chained(), per_tile_);
-  if (automatic_shape_) check_shape(kLargeInputShape, true, false);
+  if (automatic_shape_)
+    check_shape(per_tile_ ? kSmallInputShape : kLargeInputShape, true, per_tile_);
   if (implementation == Implementation::cub && op != Op::add) {
     throw UsageError("the cub baseline runs sums only (--op add)");
   }
@@ -102,7 +102,10 @@ std::size_t ScanLauncher::max_elements() const {
 }
 
 TileShapeChoice ScanLauncher::shape_for(std::uint64_t n) const {
-  return automatic_shape_ && n * size_of(dtype_) >= kLargeInputBytes ? kLargeInputShape : shape_;
+  if (!automatic_shape_) return shape_;
+  const std::uint64_t bytes = n * size_of(dtype_);
+  if (per_tile_) return bytes < kSmallInputBytes ? kSmallInputShape : shape_;
+  return bytes >= kLargeInputBytes ? kLargeInputShape : shape_;
 }
 
 void ScanLauncher::launch(const void* in, void* out, std::uint64_t n, Value init,

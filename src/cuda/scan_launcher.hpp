@@ -39,7 +39,8 @@ class ScanLauncher {
   Op op_;
   Kind kind_;
   Implementation implementation_;
-  // The shape of every launch; with an automatic shape, of inputs below kLargeInputBytes.
+  // The shape of every launch; with an automatic shape, of inputs from kSmallInputBytes on
+  // (a block per tile) or below kLargeInputBytes (persistent blocks).
   TileShapeChoice shape_;
   bool automatic_shape_;
   bool per_tile_;                       // a chained scan of one block per tile
