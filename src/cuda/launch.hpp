@@ -38,8 +38,9 @@ static_assert(offsetof(RunControl, fallbacks) == 4 * GS_CONTROL_FALLBACKS);
 static_assert(offsetof(RunControl, insertions) == 4 * GS_CONTROL_INSERTIONS);
 
 // Threads per block times elements per thread: VPT rows of 16-byte vectors per thread
-// (compiled for 4 and 8; by default 16 elements a thread: 4 rows of 32-bit, 8 of 64-bit).
-// A chained scan of a block per tile takes 6 rows of 32-bit types and 8 of 64-bit ones.
+// (compiled for 4, 6 and 8; the persistent chained scan for 4 and 8). By default 16
+// elements a thread (4 rows of 32-bit types, 8 of 64-bit ones), and for a chained scan of
+// a block per tile 6 rows of 32-bit types and 8 of 64-bit ones.
 inline std::uint32_t default_vectors_per_thread(DType dtype, bool per_tile) {
   if (per_tile) return size_of(dtype) == 8 ? 8 : 6;
   return static_cast<std::uint32_t>(size_of(dtype));
@@ -48,7 +49,6 @@ constexpr std::uint32_t kDefaultBlockSize = 256;
 constexpr int kMaxLookbackDepth = 4;
 // Tiles a persistent block of the chained scan holds in shared memory: the one waiting for
 // its prefix, the one it scans, and slots - 2 whose input is on its way.
-constexpr std::uint32_t kDefaultStagedTiles = 3;
 constexpr std::uint32_t kMinStagedTiles = 2;
 // staged_tiles 1: no persistent blocks and no staging, one block per tile that loads it
 // straight into registers and looks back with its first warp (per_tile_scan.cuh).
@@ -113,10 +113,10 @@ struct ChainArgs {
   std::uint32_t max_spins = 4;
   std::uint32_t blocking_mask = 0xFFFFFFFFu;
   int lookback_depth = 1;  // windows one look-back step reads, up to kMaxLookbackDepth
-  // Per block, kMinStagedTiles .. kMaxStagedTiles, or kPerTileBlocks; 0 (set by the
-  // launch): one round of the persistent kernel, whose
-  // blocks take one tile each, load it straight into registers and park it in one slot.
-  std::uint32_t staged_tiles = kDefaultStagedTiles;
+  // kPerTileBlocks, or per persistent block kMinStagedTiles .. kMaxStagedTiles; 0 (set by
+  // the launch): one round of the persistent kernel, whose blocks take one tile each,
+  // load it straight into registers and park it in one slot.
+  std::uint32_t staged_tiles = kPerTileBlocks;
   bool dispatch_order = false;  // tile = block id instead of the counter (csdldf)
   bool fallback = true;         // csdldf; false: csdl
   bool packed = false;          // 64-bit tile words, one lane per tile

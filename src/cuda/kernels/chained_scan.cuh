@@ -1,7 +1,8 @@
-// Single-pass chained scan. With ChainArgs::fallback it is decoupled fallback (csdldf): a
-// look-back that waits too long on a tile reduces that tile itself. Without, it is
-// decoupled look-back (csdl), which waits as long as it takes and so needs forward
-// progress. The same protocol as shaders/chained_scan.comp (docs/protocol.md).
+// The persistent chained scan (--staged-tiles 2..4; the default is per_tile_scan.cuh).
+// With ChainArgs::fallback it is decoupled fallback (csdldf): a look-back that waits too
+// long on a tile reduces that tile itself. Without, it is decoupled look-back (csdl),
+// which waits as long as it takes and so needs forward progress. The same protocol as
+// shaders/chained_scan.comp (docs/protocol.md).
 #pragma once
 
 #include <cuda_pipeline_primitives.h>
