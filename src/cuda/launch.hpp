@@ -40,9 +40,9 @@ static_assert(offsetof(RunControl, insertions) == 4 * GS_CONTROL_INSERTIONS);
 // Threads per block times elements per thread: VPT rows of 16-byte vectors per thread
 // (compiled for 4, 6 and 8; the persistent chained scan for 4 and 8). By default 16
 // elements a thread (4 rows of 32-bit types, 8 of 64-bit ones), and for a chained scan of
-// a block per tile 6 rows of 32-bit types and 8 of 64-bit ones.
+// a block per tile 6 rows of any type (docs/performance.md, C34).
 inline std::uint32_t default_vectors_per_thread(DType dtype, bool per_tile) {
-  if (per_tile) return size_of(dtype) == 8 ? 8 : 6;
+  if (per_tile) return 6;
   return static_cast<std::uint32_t>(size_of(dtype));
 }
 constexpr std::uint32_t kDefaultBlockSize = 256;

@@ -124,12 +124,12 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   bench_cmd->add_option("--workgroup-size", bench.tuning.workgroup_size,
-                        "Threads per workgroup (default 256; Vulkan on a GPU: 512)");
+                        "Threads per workgroup (default 256; Vulkan on a GPU under 4 MiB: 512)");
   bench_cmd->add_option(
       "--vectors-per-thread", bench.tuning.vectors_per_thread,
       "16-byte vectors (four 32-bit or two 64-bit elements) per thread (Vulkan: default 4, on "
-      "a GPU 3; CUDA: 4, 6 or 8, default 6 for 32-bit and 8 for 64-bit types; persistent "
-      "blocks 4 or 8)");
+      "a GPU 6, 8 for 64-bit types, 3 under 4 MiB; CUDA: 4, 6 or 8, default 6, 4 under 8 MiB; "
+      "persistent blocks 4 or 8)");
   bench_cmd->add_option(
       "--subgroup-size", bench.tuning.subgroup_size,
       "Logical subgroup size, a power of two up to the hardware's (default: the hardware's)");
