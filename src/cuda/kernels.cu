@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "cuda/check.hpp"
-#include "cuda/kernels/chained_scan.cuh"
 #include "cuda/kernels/monoid.cuh"
 #include "cuda/kernels/per_tile_scan.cuh"
+#include "cuda/kernels/persistent_scan.cuh"
 #include "cuda/kernels/reduce_then_scan.cuh"
 #include "cuda/kernels/validation.cuh"
 #include "shaders/common/interface.h"
