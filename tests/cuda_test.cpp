@@ -311,6 +311,7 @@ TEST_F(CudaTest, RefusesWhatItCannotDo) {
   wide.vectors_per_thread = 8;
   wide.workgroup_size = 1024;
   EXPECT_THROW(make(Algorithm::csdldf, DType::u32, wide), UsageError);
+  EXPECT_THROW(make(Algorithm::rts, DType::u32, wide), UsageError);  // 8 rows: 512 threads
   Tuning full_block;  // no room for the look-back warp
   full_block.workgroup_size = 1024;
   full_block.vectors_per_thread = 4;

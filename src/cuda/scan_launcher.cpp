@@ -22,6 +22,11 @@ std::uint32_t block_size_of(const Tuning& tuning) {
 }
 
 void check_shape(const TileShapeChoice& shape, bool chained, bool per_tile) {
+  if (shape.block_size > max_block_size(shape.vectors_per_thread)) {
+    throw UsageError("CUDA blocks of " + std::to_string(shape.vectors_per_thread) +
+                     " vectors per thread have at most " +
+                     std::to_string(max_block_size(shape.vectors_per_thread)) + " threads");
+  }
   if (per_tile && shape.block_size > kPerTileBlockLimit) {
     throw UsageError("CUDA blocks of a tile each have at most " +
                      std::to_string(kPerTileBlockLimit) + " threads");
