@@ -28,6 +28,18 @@ __device__ __forceinline__ void clear_for_next_run(const ChainArgs& chain) {
   }
 }
 
+// Posts a tile's own aggregate, from one warp: INCLUSIVE for tile 0 (its reduction is its
+// prefix), READY for the others unless simulated blocking keeps the tile from posting.
+template <class M, class S>
+__device__ __forceinline__ void post_aggregate(const Spine<M, S>& spine, const ChainArgs& chain,
+                                               std::uint32_t tile, typename M::T aggregate) {
+  if (tile == 0) {
+    spine.post(tile, GS_STATE_INCLUSIVE, aggregate);
+  } else if (((tile + 1) & chain.blocking_mask) != 0) {
+    spine.post(tile, GS_STATE_READY, aggregate);
+  }
+}
+
 // What the look-back warp did; counted by the statistics variant only.
 struct LookbackCounts {
   std::uint32_t spins = 0, steps = 0, fallbacks = 0, insertions = 0;

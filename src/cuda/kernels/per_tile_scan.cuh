@@ -71,14 +71,8 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
     }
   };
   if (looks_back) {
-    if (tile == 0) {
-      look.spine.post(tile, GS_STATE_INCLUSIVE, aggregate);
-    } else {
-      if (((tile + 1) & chain.blocking_mask) != 0) {  // simulated blocking
-        look.spine.post(tile, GS_STATE_READY, aggregate);
-      }
-      early = look.note_early_window(tile, window);
-    }
+    post_aggregate(look.spine, chain, tile, aggregate);
+    if (tile != 0) early = look.note_early_window(tile, window);
     look_on();
   }
   __syncthreads();

@@ -133,13 +133,7 @@ __device__ __forceinline__ void scan_tiles(const ScanArgs& scan, const ChainArgs
                                                            j % kTilePartialSets, rows);
     // The init value belongs to tile 0, for its owner and for any fallback on it alike.
     if (tile == 0) aggregate = M::combine(init, aggregate);
-    if (warp_id() == 0) {
-      if (tile == 0) {
-        spine.post(tile, GS_STATE_INCLUSIVE, aggregate);
-      } else if (((tile + 1) & chain.blocking_mask) != 0) {  // simulated blocking
-        spine.post(tile, GS_STATE_READY, aggregate);
-      }
-    }
+    if (warp_id() == 0) post_aggregate(spine, chain, tile, aggregate);
     park_rows<T, VPT>(slot_of(j), rows);
     if (threadIdx.x == 0) {
       shared.handed_tile[j % 2] = tile;
