@@ -119,23 +119,26 @@ TEST_F(CudaTest, RepeatedRunsOnTheSameScannerStayCorrect) {
 }
 
 // Every tile shape, look-back depth and tile order the kernels are compiled or tuned for:
-// blocks of a tile each (the default) and persistent blocks with 2..4 staged tiles.
+// blocks of a tile each (the default) and persistent blocks with 2..4 staged tiles. Depth
+// 0 lets the launch pick (all the tiles' windows where they fit in 4 and every block is
+// resident: 3 windows for u32 at n = 300001).
 TEST_F(CudaTest, EveryTileShapeAndLookBackStaysExact) {
   for (bool per_tile : {true, false}) {
     for (std::uint32_t rows : per_tile ? std::vector{4u, 6u, 8u} : std::vector{4u, 8u}) {
-      for (std::uint32_t depth : {1u, 2u, 3u, 4u}) {
+      for (std::uint32_t depth : {0u, 1u, 2u, 3u, 4u}) {
         for (bool ordered : {false, true}) {
           Tuning tuning;
           tuning.vectors_per_thread = rows;
           tuning.lookback_depth = depth;
           tuning.dispatch_order = ordered;
           // Persistent: at least one tile prefetched.
-          tuning.staged_tiles = per_tile ? 1 : std::min(depth + 1, 4u);
-          tuning.max_spins = depth;  // short waits: fallbacks happen too
+          tuning.staged_tiles = per_tile ? 1 : std::clamp(depth + 1, 2u, 4u);
+          tuning.max_spins = std::max(depth, 1u);  // short waits: fallbacks happen too
           SCOPED_TRACE("rows " + std::to_string(rows) + " depth " + std::to_string(depth) +
                        " staged " + std::to_string(tuning.staged_tiles) +
                        (ordered ? " dispatch order" : ""));
-          for (std::size_t n : {std::size_t{5}, std::size_t{8193}, std::size_t{1} << 22}) {
+          for (std::size_t n :
+               {std::size_t{5}, std::size_t{8193}, std::size_t{300001}, std::size_t{1} << 22}) {
             expect_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, n);
             expect_matches({{DType::f64, Op::add, Kind::exclusive, Algorithm::csdldf}, tuning}, n);
           }

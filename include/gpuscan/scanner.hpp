@@ -38,7 +38,9 @@ struct Tuning {
   std::uint32_t vectors_per_thread = 0;
   std::uint32_t subgroup_size = 0;  // Vulkan: logical subgroup size, <= the hardware's
   // Windows of (subgroup size / words per tile) tiles a look-back step reads at once
-  // (default 1: deeper steps measured slower on an H200; CUDA: at most 4).
+  // (default 1: deeper steps measured slower on an H200). CUDA: at most 4; by default, where
+  // every block of a launch is resident at once and 4 windows hold all its tiles, as many
+  // as do, so that one round trip reads every predecessor.
   std::uint32_t lookback_depth = 0;
   // csdldf on GPUs (refused for csdl and on CPU drivers; other algorithms have no tile
   // chain): take tiles in dispatch order (the workgroup id) instead of claiming them from an

@@ -141,18 +141,35 @@ void launch_persistent(Kernel kernel, std::size_t slot_bytes, const ScanArgs& sc
   kernel<<<resident, threads, staging_bytes, stream>>>(scan, chain);
 }
 
+// Look-back windows per step where the tuning sets none (lookback_depth 0). Where every
+// block is resident at once and at most kMaxLookbackDepth windows hold all the tiles, all of
+// them: the blocks post at about the same time, and one round trip then reads every
+// predecessor instead of one window a trip. Otherwise one: in a longer chain the tiles just
+// before are the likely INCLUSIVE ones, and deeper steps measured slower (docs/performance.md,
+// C35).
 template <class M, class S>
-void launch_chained_with(const ScanArgs& scan, const ChainArgs& chain, cudaStream_t stream) {
+int lookback_depth_for(const ScanArgs& scan, const ChainArgs& chain, bool one_round) {
+  if (chain.lookback_depth != 0) return chain.lookback_depth;
+  const std::uint32_t windows = (scan.tile_count + Spine<M, S>::kWindow - 1) / Spine<M, S>::kWindow;
+  return one_round && windows <= kMaxLookbackDepth ? static_cast<int>(std::max(windows, 1u)) : 1;
+}
+
+template <class M, class S>
+void launch_chained_with(const ScanArgs& scan, ChainArgs chain, cudaStream_t stream) {
   if (chain.staged_tiles == kPerTileBlocks) {
     with_vectors_per_thread(scan.vectors_per_thread, [&](auto vpt) {
       const auto kernel = chain.statistics ? per_tile_chained_scan<M, S, vpt(), true>
                                            : per_tile_chained_scan<M, S, vpt(), false>;
       const std::size_t parking_bytes = std::size_t{scan.block_size} * vpt() * kVectorBytes;
-      resident_blocks(kernel, scan.block_size, parking_bytes);  // allows the parking space
+      // (The first query also allows the parking space.)
+      const bool one_round =
+          scan.tile_count <= resident_blocks(kernel, scan.block_size, parking_bytes);
+      chain.lookback_depth = lookback_depth_for<M, S>(scan, chain, one_round);
       kernel<<<scan.tile_count, scan.block_size, parking_bytes, stream>>>(scan, chain);
     });
     return;
   }
+  chain.lookback_depth = lookback_depth_for<M, S>(scan, chain, false);
   with_persistent_vectors_per_thread(scan.vectors_per_thread, [&](auto vpt) {
     const std::size_t slot_bytes = std::size_t{scan.block_size} * vpt() * kVectorBytes;
     if (chain.statistics) {

@@ -112,7 +112,9 @@ struct ChainArgs {
   RunControl* next_control = nullptr;
   std::uint32_t max_spins = 4;
   std::uint32_t blocking_mask = 0xFFFFFFFFu;
-  int lookback_depth = 1;  // windows one look-back step reads, up to kMaxLookbackDepth
+  // Windows one look-back step reads, up to kMaxLookbackDepth; 0: the launch picks
+  // (kernels.cu, lookback_depth_for).
+  int lookback_depth = 0;
   // kPerTileBlocks, or per persistent block kMinStagedTiles .. kMaxStagedTiles; 0 (set by
   // the launch): one round of the persistent kernel, whose blocks take one tile each,
   // load it straight into registers and park it in one slot.

@@ -84,7 +84,7 @@ ScanLauncher::ScanLauncher(DType dtype, Op op, Kind kind, Implementation impleme
   chain_.blocking_mask = tuning.blocking_mask.value_or(0xFFFFFFFFu);
   chain_.packed = tuning.tile_state != TileState::split;
   chain_.statistics = tuning.statistics;
-  chain_.lookback_depth = static_cast<int>(tuning.lookback_depth ? tuning.lookback_depth : 1);
+  chain_.lookback_depth = static_cast<int>(tuning.lookback_depth);  // 0: the launch picks
   chain_.dispatch_order = tuning.dispatch_order.value_or(implementation == Implementation::csdldf);
   if ((chain_.staged_tiles < kMinStagedTiles || chain_.staged_tiles > kMaxStagedTiles) &&
       chain_.staged_tiles != kPerTileBlocks) {

@@ -134,7 +134,9 @@ int main(int argc, char** argv) {
       "--subgroup-size", bench.tuning.subgroup_size,
       "Logical subgroup size, a power of two up to the hardware's (default: the hardware's)");
   bench_cmd->add_option("--lookback-depth", bench.tuning.lookback_depth,
-                        "Windows of tiles a look-back step reads at once (default 1)");
+                        "Windows of tiles a look-back step reads at once (default 1; CUDA, where "
+                        "every block of a launch is resident at once and up to 4 windows hold all "
+                        "tiles: that many)");
   bench_cmd->add_option("--staged-tiles", bench.tuning.staged_tiles,
                         "CUDA: 1 (the default) for a block per tile; 2..4 for persistent "
                         "blocks holding N tiles in shared memory: the one waiting for its "
