@@ -113,8 +113,11 @@ __device__ __forceinline__ void scan_tiles(const ScanArgs& scan, const ChainArgs
   }
   std::uint32_t previous = kNoTile;  // the tile of sequence number j - 1
   for (std::uint32_t j = 0;; ++j) {
-    order.claim(j + slots - 1);
-    const std::uint32_t tile = order.tile(j);
+    // One round: a block per tile, and one slot. A second claim from the counter could
+    // take a tile that another block has not claimed yet, and that tile's parked rows
+    // would overwrite those of the first before they are written out.
+    if (!one_round || j == 0) order.claim(j + slots - 1);
+    const std::uint32_t tile = one_round && j > 0 ? kNoTile : order.tile(j);
     if (tile >= scan.tile_count) {
       if (threadIdx.x == 0) shared.handed_tile[j % 2] = kNoTile;
       arrive_at(kAggregateBarrier + j % 2);
