@@ -161,7 +161,7 @@ void launch_chained_with(const ScanArgs& scan, ChainArgs chain, cudaStream_t str
       const auto kernel = chain.statistics ? per_tile_chained_scan<M, S, vpt(), true>
                                            : per_tile_chained_scan<M, S, vpt(), false>;
       const std::size_t parking_bytes = std::size_t{scan.block_size} * vpt() * kVectorBytes;
-      // (The first query also allows the parking space.)
+      // resident_blocks' first query for a kernel also allows it the parking space.
       const bool one_round =
           scan.tile_count <= resident_blocks(kernel, scan.block_size, parking_bytes);
       chain.lookback_depth = lookback_depth_for<M, S>(scan, chain, one_round);

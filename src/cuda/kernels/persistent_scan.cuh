@@ -116,8 +116,9 @@ __device__ __forceinline__ void scan_tiles(const ScanArgs& scan, const ChainArgs
     // One round: a block per tile, and one slot. A second claim from the counter could
     // take a tile that another block has not claimed yet, and that tile's parked rows
     // would overwrite those of the first before they are written out.
-    if (!one_round || j == 0) order.claim(j + slots - 1);
-    const std::uint32_t tile = one_round && j > 0 ? kNoTile : order.tile(j);
+    const bool takes_tile = !one_round || j == 0;
+    if (takes_tile) order.claim(j + slots - 1);
+    const std::uint32_t tile = takes_tile ? order.tile(j) : kNoTile;
     if (tile >= scan.tile_count) {
       if (threadIdx.x == 0) shared.handed_tile[j % 2] = kNoTile;
       arrive_at(kAggregateBarrier + j % 2);
