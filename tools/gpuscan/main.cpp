@@ -141,6 +141,14 @@ int main(int argc, char** argv) {
                         "CUDA: 1 (the default) for a block per tile; 2..4 for persistent "
                         "blocks holding N tiles in shared memory: the one waiting for its "
                         "prefix, the one they scan, and N - 2 on their way");
+  std::string block_lookback = "auto";
+  bench_cmd
+      ->add_option("--block-lookback", block_lookback,
+                   "CUDA, a block per tile: on (every warp reads a window of the look-back "
+                   "where all blocks are resident and the tiles fit in the block's windows), "
+                   "off, or auto (off)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "on", "off"}));
   std::string tile_state = "auto";
   bench_cmd
       ->add_option("--tile-state", tile_state,
@@ -152,7 +160,8 @@ int main(int argc, char** argv) {
       ->add_option("--tile-order", tile_order,
                    "csdldf: dispatch (tiles in workgroup-id order), counter (claimed from an "
                    "atomic counter) or auto (dispatch on GPUs, counter on CPU drivers)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "counter", "dispatch"}));
   bench_cmd->add_option("--csv", bench.csv, "Also write the results as CSV to this file");
 
   try {
@@ -206,14 +215,8 @@ int main(int argc, char** argv) {
             return std::nullopt;
           },
           "auto, split, packed");
-      const auto order = parse_choice<std::string_view>(
-          "--tile-order", tile_order,
-          [](std::string_view text) -> std::optional<std::string_view> {
-            if (text == "auto" || text == "counter" || text == "dispatch") return text;
-            return std::nullopt;
-          },
-          "auto, counter, dispatch");
-      if (order != "auto") bench.tuning.dispatch_order = order == "dispatch";
+      if (tile_order != "auto") bench.tuning.dispatch_order = tile_order == "dispatch";
+      if (block_lookback != "auto") bench.tuning.block_lookback = block_lookback == "on";
       return cli::run_bench(bench);
     }
   } catch (const UsageError& e) {
