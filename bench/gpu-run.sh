@@ -17,7 +17,8 @@
 # benchmarks (with CUB), writing everything under $OUT. GPU_RUN_BACKENDS picks the halves
 # ("vulkan cuda" by default).
 # GPU_RUN_TESTS=0 skips the tests, GPU_RUN_CUDA_BENCH=0 the CUDA benchmarks (or
-# GPU_RUN_CUDA_BENCHES picks some of: u32 f32 u64 split persistent blocking small),
+# GPU_RUN_CUDA_BENCHES picks some of: u32 f32 u64 split persistent blocking small
+# warm),
 # GPU_RUN_CUDA_TUNING=1 adds a CUDA tuning sweep; GPU_RUN_SIZES overrides the Vulkan benchmark sweep,
 # GPU_RUN_CUDA_SIZES the CUDA one; GPU_RUN_VULKAN_BENCHES picks Vulkan benchmarks (u32
 # u32-256x4-counter f32 u64 stats blocking); GPU_RUN_LOGICAL_SUBGROUPS the logical
@@ -113,7 +114,7 @@ if [[ " $backends " == *" cuda "* ]]; then
   echo "== tests (CUDA) =="
   "$bin/gpuscan_cuda_tests" --gtest_brief=1 || fail
 } 2>&1 | grep -v "^note:" | tee "$out/cuda-tests.log"
-cuda_want() { [[ " ${GPU_RUN_CUDA_BENCHES:-u32 f32 u64 split persistent blocking small} " == *" $1 "* ]]; }
+cuda_want() { [[ " ${GPU_RUN_CUDA_BENCHES:-u32 f32 u64 split persistent blocking small warm} " == *" $1 "* ]]; }
 [ "${GPU_RUN_CUDA_BENCH:-1}" = 1 ] && {
   cuda_want u32 && bench cuda u32-add-inclusive --sizes "$cuda_sizes"
   cuda_want f32 && bench cuda f32-add-inclusive --sizes "$cuda_sizes" --dtype f32
@@ -137,6 +138,10 @@ cuda_want() { [[ " ${GPU_RUN_CUDA_BENCHES:-u32 f32 u64 split persistent blocking
         --block-lookback "$block"
     done
   fi
+  # Small n with each implementation's code fetched by an untimed run after the flush
+  # (--warm-code, C39): how much of a small launch is its code arriving cold.
+  cuda_want warm && bench cuda u32-small-warm-code --sizes 12:22 --algorithms csdldf,cub,memcpy \
+    --warm-code
   if cuda_want blocking; then
     bench cuda u32-add-inclusive-blocking --sizes 24:28 --runs 20 --blocking --stats
     bench cuda u32-add-inclusive-blocking-spins1 --sizes 24:28 --runs 20 --blocking --stats \

@@ -251,6 +251,8 @@ refused 2 "cub on Vulkan" bench --backend vulkan --algorithms cub --sizes 100
 refused 2 "staged tiles on Vulkan" bench --backend vulkan --staged-tiles 2 --sizes 100
 refused 2 "block look-back on Vulkan" bench --backend vulkan --block-lookback on --sizes 100
 refused 2 "unknown --block-lookback" bench --block-lookback sometimes --sizes 100
+refused 2 "warm code on Vulkan" bench --backend vulkan --warm-code --sizes 100
+refused 2 "--hot with --warm-code" bench --hot --warm-code --sizes 100
 refused 2 "csdl under blocking" bench --algorithms csdl,memcpy --blocking --sizes 100
 refused 2 "workgroup size not a power of two" bench --backend vulkan --workgroup-size 100 --sizes 100
 # Found only once the scan ran: still a usage error, still nothing left behind.

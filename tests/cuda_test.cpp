@@ -313,6 +313,25 @@ TEST_F(CudaTest, BenchmarkValidatesEveryRunOfEveryImplementation) {
   }
 }
 
+// With the code warmed by an untimed run on a second input before each timed run, every
+// timed run is still validated (the spine takes turns through the untimed runs as well).
+TEST_F(CudaTest, BenchmarkWithWarmCodeValidatesEveryRun) {
+  BenchCase c;
+  c.n = 300007;
+  c.runs = 3;
+  c.seed = next_seed();
+  c.warm_code = true;
+  c.implementations = {Implementation::csdldf, Implementation::csdl, Implementation::rts,
+                       Implementation::memcpy, Implementation::cub};
+  for (DType dtype : {DType::u32, DType::u64}) {
+    c.dtype = dtype;
+    for (const auto& r : benchmark(device(), c)) {
+      EXPECT_EQ(r.validated, 3) << to_string(r.implementation) << " " << to_string(dtype)
+                                << " seed=" << c.seed;
+    }
+  }
+}
+
 // Benchmark runs under blocking validate too; CUB is refused where it cannot compute the case.
 TEST_F(CudaTest, BenchmarkUnderBlockingAndCubOnlyForSums) {
   BenchCase c;

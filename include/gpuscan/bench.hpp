@@ -23,8 +23,11 @@ struct BenchCase {
   Op op = Op::add;
   Kind kind = Kind::inclusive;
   std::size_t n = 0;
-  int runs = 0;            // timed runs per implementation (after one untimed warm-up)
-  bool hot = false;        // skip the cache flush between runs
+  int runs = 0;      // timed runs per implementation (after one untimed warm-up)
+  bool hot = false;  // skip the cache flush between runs
+  // CUDA: after the flush, one untimed run of the same implementation on a second input of
+  // the same size, so that each timed run finds its code in the caches and its data not.
+  bool warm_code = false;
   std::uint64_t seed = 0;  // of the random input
   Tuning tuning;
   std::vector<Implementation> implementations;

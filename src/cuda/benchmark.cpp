@@ -1,5 +1,6 @@
 // CudaDevice::benchmark: every implementation of a case on one input, each timed run
-// bracketed by events, with the output poisoned before and checked on the device after.
+// bracketed by events, with the output poisoned before and checked on the device after
+// (and with warm_code, preceded by an untimed run on a second input).
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -56,6 +57,13 @@ std::vector<BenchResult> CudaDevice::benchmark(const BenchCase& c,
   DeviceMemory errors(sizeof(std::uint32_t));
   DeviceMemory flush;
   if (!c.hot) flush = DeviceMemory(flush_bytes);
+  // The warming runs' own buffers: their data is what the flush left, not the timed run's.
+  DeviceMemory warm_in, warm_out;
+  if (c.warm_code) {
+    warm_in = DeviceMemory(c.n * element);
+    upload(warm_in, input);
+    warm_out = DeviceMemory(c.n * element);
+  }
   const Value init = reference::identity_value(c.dtype, c.op);
   const detail::InputFacts facts = detail::input_facts(c, input);
 
@@ -88,6 +96,7 @@ std::vector<BenchResult> CudaDevice::benchmark(const BenchCase& c,
     if (!c.hot)
       check(cudaMemsetAsync(flush.data(), static_cast<int>(slot), flush.size(), stream_),
             "flushing L2");
+    if (c.warm_code) launchers[i]->launch(warm_in.data(), warm_out.data(), c.n, init, stream_);
     check(cudaEventRecord(events[2 * slot], stream_), "recording an event");
     launchers[i]->launch(in.data(), out.data(), c.n, init, stream_);
     check(cudaEventRecord(events[2 * slot + 1], stream_), "recording an event");

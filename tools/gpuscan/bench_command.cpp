@@ -110,6 +110,7 @@ int run_bench(const BenchOptions& options) {
     rehearsal.n = 1;
     rehearsal.runs = 1;
     rehearsal.hot = true;
+    rehearsal.warm_code = options.warm_code;
     rehearsal.implementations = implementations;
     rehearsal.tuning = options.tuning;
     benchmark(device, rehearsal);
@@ -118,7 +119,9 @@ int run_bench(const BenchOptions& options) {
                info.type.c_str(), std::string(to_string(options.dtype)).c_str(),
                std::string(to_string(options.op)).c_str(),
                std::string(to_string(options.kind)).c_str(), runs,
-               options.hot ? ", hot cache" : "");
+               options.hot         ? ", hot cache"
+               : options.warm_code ? ", code warmed"
+                                   : "");
 
   const BenchRow common{utc_now(),
                         gpuscan_build_commit,
@@ -139,6 +142,7 @@ int run_bench(const BenchOptions& options) {
     bench_case.n = n;
     bench_case.runs = runs;
     bench_case.hot = options.hot;
+    bench_case.warm_code = options.warm_code;
     bench_case.seed = options.seed + n;
     bench_case.implementations = implementations;
     bench_case.tuning = options.tuning;

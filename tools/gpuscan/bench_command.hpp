@@ -19,6 +19,7 @@ struct BenchOptions {
   std::string sizes;  // "lo:hi" powers of two, or a list "n1,n2,..."; empty: device default
   int runs = 0;       // 0: device default
   bool hot = false;
+  bool warm_code = false;  // CUDA: an untimed run on another input before each timed one
   // Also run csdldf with 1 in 2^k tiles blocked, k = 0..9 (DESIGN section 5).
   bool blocking = false;
   std::uint64_t seed = 1;

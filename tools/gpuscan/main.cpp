@@ -108,7 +108,12 @@ int main(int argc, char** argv) {
       ->add_option("--runs", bench.runs,
                    "Timed runs per size (default 30 on a GPU, 5 on a CPU driver)")
       ->check(CLI::PositiveNumber);
-  bench_cmd->add_flag("--hot", bench.hot, "Do not flush the cache between runs");
+  auto* hot = bench_cmd->add_flag("--hot", bench.hot, "Do not flush the cache between runs");
+  bench_cmd
+      ->add_flag("--warm-code", bench.warm_code,
+                 "CUDA: before each timed run, after the flush, an untimed run on a second input "
+                 "of the same size: the code is cached, the data is not")
+      ->excludes(hot);
   bench_cmd->add_flag("--blocking", bench.blocking,
                       "Also run csdldf with 1 in 1, 2, 4, ..., 512 tiles never posting their "
                       "aggregate (simulated blocking; default algorithms then csdldf,memcpy)");
