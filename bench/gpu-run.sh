@@ -17,7 +17,7 @@
 # benchmarks (with CUB), writing everything under $OUT. GPU_RUN_BACKENDS picks the halves
 # ("vulkan cuda" by default).
 # GPU_RUN_TESTS=0 skips the tests, GPU_RUN_CUDA_BENCH=0 the CUDA benchmarks (or
-# GPU_RUN_CUDA_BENCHES picks some of: u32 f32 u64 split persistent blocking small
+# GPU_RUN_CUDA_BENCHES picks some of: u32 f32 u64 split persistent blocking
 # warm),
 # GPU_RUN_CUDA_TUNING=1 adds a CUDA tuning sweep; GPU_RUN_SIZES overrides the Vulkan benchmark sweep,
 # GPU_RUN_CUDA_SIZES the CUDA one; GPU_RUN_VULKAN_BENCHES picks Vulkan benchmarks (u32
@@ -114,7 +114,7 @@ if [[ " $backends " == *" cuda "* ]]; then
   echo "== tests (CUDA) =="
   "$bin/gpuscan_cuda_tests" --gtest_brief=1 || fail
 } 2>&1 | grep -v "^note:" | tee "$out/cuda-tests.log"
-cuda_want() { [[ " ${GPU_RUN_CUDA_BENCHES:-u32 f32 u64 split persistent blocking small warm} " == *" $1 "* ]]; }
+cuda_want() { [[ " ${GPU_RUN_CUDA_BENCHES:-u32 f32 u64 split persistent blocking warm} " == *" $1 "* ]]; }
 [ "${GPU_RUN_CUDA_BENCH:-1}" = 1 ] && {
   cuda_want u32 && bench cuda u32-add-inclusive --sizes "$cuda_sizes"
   cuda_want f32 && bench cuda f32-add-inclusive --sizes "$cuda_sizes" --dtype f32
@@ -124,20 +124,6 @@ cuda_want() { [[ " ${GPU_RUN_CUDA_BENCHES:-u32 f32 u64 split persistent blocking
   # The persistent kernel (three staged tiles, 60 KB tiles from 32 MiB on), for comparison.
   cuda_want persistent && bench cuda u32-add-inclusive-persistent --sizes 16:30 --staged-tiles 3 \
     --algorithms csdldf,cub,memcpy
-  # Small n with the block look-back (--block-lookback, C38) against the warp's, taking
-  # turns twice, then each once with the look-back statistics.
-  if cuda_want small; then
-    for pass in 1 2; do
-      for block in off on; do
-        bench cuda "u32-small-block-$block-$pass" --sizes 12:22 --algorithms csdldf,cub,memcpy \
-          --block-lookback "$block"
-      done
-    done
-    for block in off on; do
-      bench cuda "u32-small-block-$block-stats" --sizes 12:22 --algorithms csdldf,cub --stats \
-        --block-lookback "$block"
-    done
-  fi
   # Small n with each implementation's code fetched by an untimed run after the flush
   # (--warm-code, C39): how much of a small launch is its code arriving cold.
   cuda_want warm && bench cuda u32-small-warm-code --sizes 12:22 --algorithms csdldf,cub,memcpy \

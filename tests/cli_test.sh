@@ -249,8 +249,6 @@ refused 2 "--init f32 overflow" scan in/f32.npy out/o.npy --op max --init 1e39
 refused 2 "unknown --tile-order" bench --tile-order bogus --sizes 100
 refused 2 "cub on Vulkan" bench --backend vulkan --algorithms cub --sizes 100
 refused 2 "staged tiles on Vulkan" bench --backend vulkan --staged-tiles 2 --sizes 100
-refused 2 "block look-back on Vulkan" bench --backend vulkan --block-lookback on --sizes 100
-refused 2 "unknown --block-lookback" bench --block-lookback sometimes --sizes 100
 refused 2 "warm code on Vulkan" bench --backend vulkan --warm-code --sizes 100
 refused 2 "--hot with --warm-code" bench --hot --warm-code --sizes 100
 refused 2 "csdl under blocking" bench --algorithms csdl,memcpy --blocking --sizes 100

@@ -151,54 +151,6 @@ TEST_F(CudaTest, EveryTileShapeAndLookBackStaysExact) {
   }
 }
 
-// The block look-back (every warp reads a window) where it applies: every block resident
-// and the tiles within the block's windows (256 tiles of 4096 u32 with 256 threads and
-// packed words, 128 split; 64 and 32 with 64 threads). Just past that the warp walks as
-// before. Blocked tiles make the block step hand its newest unposted tile to a fallback.
-TEST_F(CudaTest, BlockLookBackStaysExactWhereItApplies) {
-  for (TileState state : {TileState::split, TileState::packed}) {
-    for (std::uint32_t block : {64u, 256u, 512u}) {
-      for (std::optional<std::uint32_t> mask : {std::optional<std::uint32_t>{}, {0u}, {1u}, {7u}}) {
-        Tuning tuning;
-        tuning.block_lookback = true;
-        tuning.tile_state = state;
-        tuning.workgroup_size = block;
-        tuning.vectors_per_thread = 4;
-        tuning.blocking_mask = mask;
-        tuning.max_spins = mask ? 1 : 4;
-        SCOPED_TRACE("block " + std::to_string(block) +
-                     (state == TileState::split ? " split" : " packed") +
-                     (mask ? " blocking mask " + std::to_string(*mask) : ""));
-        const std::size_t tile = std::size_t{block} * 16;  // u32 elements
-        const std::size_t windows = block / 32 * (state == TileState::split ? 16 : 32);
-        for (std::size_t n : {2 * tile - 1, 33 * tile + 5, windows * tile, windows * tile + 1}) {
-          expect_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, n);
-          expect_matches({{DType::f32, Op::add, Kind::exclusive, Algorithm::csdldf}, tuning}, n);
-          expect_matches({{DType::u64, Op::bit_xor, Kind::inclusive, Algorithm::csdldf}, tuning},
-                         n / 2 + 7, three(DType::u64));
-          if (!mask) {
-            expect_matches({{DType::i32, Op::max, Kind::reduce, Algorithm::csdl}, tuning}, n);
-          }
-        }
-      }
-    }
-  }
-  Tuning counted;
-  counted.block_lookback = true;
-  counted.statistics = true;
-  counted.blocking_mask = 0;
-  counted.max_spins = 1;
-  Scanner scanner(device(), {DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, counted);
-  const std::size_t n = 200 * 4096;  // 200 tiles, all blocked
-  Buffer in = device().allocate(n * 4), out = device().allocate(n * 4);
-  device().upload(in, reference::random_input(DType::u32, Op::add, n, next_seed()));
-  const Statistics s = scanner.run(in, out, n).statistics.value_or(Statistics{});
-  EXPECT_GE(s.lookback_steps, 199u);
-  EXPECT_GE(s.fallbacks, 1u);
-  EXPECT_GE(s.spins, s.fallbacks);
-  EXPECT_LE(s.insertions, s.fallbacks);
-}
-
 TEST_F(CudaTest, BothTileStatesAndEveryBlockSizeStayExact) {
   for (TileState state : {TileState::split, TileState::packed}) {
     // Blocks of a tile each have up to 512 threads; persistent ones up to 992, as they add
@@ -390,10 +342,6 @@ TEST_F(CudaTest, RefusesWhatItCannotDo) {
   Tuning staged;
   staged.staged_tiles = 5;
   EXPECT_THROW(make(Algorithm::csdldf, DType::u32, staged), UsageError);
-  Tuning persistent_block;  // the block look-back is the per-tile kernel's
-  persistent_block.staged_tiles = 3;
-  persistent_block.block_lookback = true;
-  EXPECT_THROW(make(Algorithm::csdldf, DType::u32, persistent_block), UsageError);
 }
 
 // 64-bit offsets: 2^32 + 4101 elements (17 GB in, 17 GB out), checked on the host.

@@ -42,12 +42,6 @@ struct Tuning {
   // every block of a launch is resident at once and 4 windows hold all its tiles, as many
   // as do, so that one round trip reads every predecessor.
   std::uint32_t lookback_depth = 0;
-  // CUDA, a block per tile: in a launch whose blocks are all resident at once and whose
-  // tiles fit in one window per warp (256 u32 tiles for 256 threads), every warp of a block
-  // reads one window in each look-back step, so one round trip reads every predecessor.
-  // Unset: off, until measured on a GPU (docs/performance.md, C38). Refused by the
-  // persistent CUDA kernel and on Vulkan.
-  std::optional<bool> block_lookback;
   // csdldf on GPUs (refused for csdl and on CPU drivers; other algorithms have no tile
   // chain): take tiles in dispatch order (the workgroup id) instead of claiming them from an
   // atomic counter. Still safe, since a look-back falls back on a tile whose workgroup has

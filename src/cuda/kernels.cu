@@ -165,8 +165,6 @@ void launch_chained_with(const ScanArgs& scan, ChainArgs chain, cudaStream_t str
       const bool one_round =
           scan.tile_count <= resident_blocks(kernel, scan.block_size, parking_bytes);
       chain.lookback_depth = lookback_depth_for<M, S>(scan, chain, one_round);
-      chain.block_lookback = chain.block_lookback && one_round &&
-                             block_step_covers<M, S>(scan.tile_count, scan.block_size / kWarpSize);
       kernel<<<scan.tile_count, scan.block_size, parking_bytes, stream>>>(scan, chain);
     });
     return;

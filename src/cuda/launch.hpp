@@ -123,9 +123,6 @@ struct ChainArgs {
   bool fallback = true;         // csdldf; false: csdl
   bool packed = false;          // 64-bit tile words, one lane per tile
   bool statistics = false;      // the counting variant
-  // A block per tile: every warp reads a window of the look-back (block_look_back.cuh).
-  // Requested by the tuning; the launch keeps it only where it applies.
-  bool block_lookback = false;
 };
 
 // 32-bit words of spine one tile takes, in either tile state: 16 value bits per split

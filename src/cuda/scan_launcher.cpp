@@ -86,10 +86,6 @@ ScanLauncher::ScanLauncher(DType dtype, Op op, Kind kind, Implementation impleme
   chain_.statistics = tuning.statistics;
   chain_.lookback_depth = static_cast<int>(tuning.lookback_depth);  // 0: the launch picks
   chain_.dispatch_order = tuning.dispatch_order.value_or(implementation == Implementation::csdldf);
-  chain_.block_lookback = tuning.block_lookback.value_or(false);
-  if (chain_.block_lookback && chained() && !per_tile_) {
-    throw UsageError("a block look-back needs a block per tile (staged tiles 0 or 1)");
-  }
   if ((chain_.staged_tiles < kMinStagedTiles || chain_.staged_tiles > kMaxStagedTiles) &&
       chain_.staged_tiles != kPerTileBlocks) {
     throw UsageError("staged tiles must be " + std::to_string(kPerTileBlocks) +

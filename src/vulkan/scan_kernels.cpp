@@ -210,11 +210,6 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
   if (tuning.staged_tiles != 0) {
     throw UsageError("staged tiles are a CUDA tuning; the Vulkan kernels do not stage tiles");
   }
-  if (tuning.block_lookback.value_or(false)) {
-    throw UsageError(
-        "block look-backs are a CUDA tuning; the Vulkan kernels look back with one "
-        "subgroup");
-  }
   detail::check_tuning(implementation, tuning);
   // csdldf takes tiles in dispatch order on GPUs unless told otherwise (as on CUDA; +3% on
   // an H200, change 6): no atomic round trip before a workgroup's loads. The counter stays

@@ -146,14 +146,6 @@ int main(int argc, char** argv) {
                         "CUDA: 1 (the default) for a block per tile; 2..4 for persistent "
                         "blocks holding N tiles in shared memory: the one waiting for its "
                         "prefix, the one they scan, and N - 2 on their way");
-  std::string block_lookback = "auto";
-  bench_cmd
-      ->add_option("--block-lookback", block_lookback,
-                   "CUDA, a block per tile: on (every warp reads a window of the look-back "
-                   "where all blocks are resident and the tiles fit in the block's windows), "
-                   "off, or auto (off)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "on", "off"}));
   std::string tile_state = "auto";
   bench_cmd
       ->add_option("--tile-state", tile_state,
@@ -221,7 +213,6 @@ int main(int argc, char** argv) {
           },
           "auto, split, packed");
       if (tile_order != "auto") bench.tuning.dispatch_order = tile_order == "dispatch";
-      if (block_lookback != "auto") bench.tuning.block_lookback = block_lookback == "on";
       return cli::run_bench(bench);
     }
   } catch (const UsageError& e) {

@@ -1,12 +1,11 @@
 // The chained scan with one block per tile, the structure of shaders/chained_scan.comp: a
 // block loads its tile into registers and scans it; its first warp looks back while the
-// other warps wait (or, with the block look-back, every warp reads a window), and the
-// whole block reduces any tile the look-back falls back on.
+// other warps wait, and the whole block reduces any tile the look-back falls back on.
 // Several blocks share a multiprocessor, so while one waits the others keep memory busy,
 // and a fallback stalls only its own block.
 #pragma once
 
-#include "cuda/kernels/block_look_back.cuh"
+#include "cuda/kernels/look_back.cuh"
 #include "cuda/kernels/tile_scan.cuh"
 
 namespace gpuscan::cuda {
@@ -21,7 +20,6 @@ constexpr int per_tile_registers(int vpt) {
 template <class T>
 struct PerTileShared {
   BlockPartials<T, 2> partials;  // set 0: the block's tile; set 1: a fallback's reduction
-  BlockWindows<T> windows;       // a block look-back step's windows
   std::uint32_t tile;
   std::uint32_t verdict;  // kDone, or a tile to reduce for a fallback
   T prefix;               // what precedes the tile, once kDone
@@ -47,11 +45,9 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
     tile = shared.tile;
   }
   // The look-back warp reads the window before the tile along with the tile's loads: what
-  // it already shows need not be read after the scan. (A block look-back reads every window
-  // after the scan anyway.)
+  // it already shows need not be read after the scan.
   typename S::Word window{};  // NOT_READY
-  if (looks_back && tile != 0 && !chain.block_lookback)
-    window = look.spine.read_window(tile - 1, 0);
+  if (looks_back && tile != 0) window = look.spine.read_window(tile - 1, 0);
   Vector<T> loaded[VPT];
   load_tile<T, VPT>(in, scan.n, tile, M::identity(), loaded);
   if (looks_back) clear_for_next_run(chain);
@@ -64,27 +60,18 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
   T prefix = M::identity();
   bool done = tile == 0;
   EarlyWindow<T> early{kNoTile, M::identity()};
-  // tell: once the prefix is complete the look-back warp posts the tile's inclusive value;
-  // either way it tells the block kDone or the tile to fall back on. look_on walks on first.
-  const auto tell = [&] {
+  // The look-back warp's next step: walk on, and once the prefix is complete post the
+  // tile's inclusive value; then tell the block (kDone, or the tile to fall back on).
+  const auto look_on = [&] {
+    if (!done) done = look.walk(tile, cursor, prefix, early);
     if (done && tile != 0) look.spine.post(tile, GS_STATE_INCLUSIVE, M::combine(prefix, aggregate));
     if (lane_id() == 0) {
       shared.verdict = done ? kDone : cursor;
       shared.prefix = tile == 0 ? init : prefix;
     }
   };
-  const auto look_on = [&] {
-    if (!done) done = look.walk(tile, cursor, prefix, early);
-    tell();
-  };
-  if (looks_back) post_aggregate(look.spine, chain, tile, aggregate);
-  if (chain.block_lookback && !done) {
-    // Every warp takes part; a tile still not posted after the wait is the first fallback's.
-    done = block_look_back(
-        look.spine, shared.windows, tile, cursor, prefix,
-        [&](std::uint32_t at) { return look.patience(tile, at); }, look.counts);
-    if (looks_back) tell();
-  } else if (looks_back) {
+  if (looks_back) {
+    post_aggregate(look.spine, chain, tile, aggregate);
     if (tile != 0) early = look.note_early_window(tile, window);
     look_on();
   }
