@@ -76,7 +76,8 @@ void warm_up(const Context& context, const std::vector<std::unique_ptr<ScanKerne
 std::vector<BenchResult> VulkanDevice::benchmark(const BenchCase& c,
                                                  std::span<const std::byte> input) {
   if (c.warm_code) {
-    throw UsageError("--warm-code is a CUDA benchmark option (Vulkan runs start cold or hot)");
+    throw UsageError(
+        "warm-code benchmark runs are CUDA's; Vulkan runs start cold (flushed) or hot");
   }
   const std::size_t element = size_of(c.dtype);
   const std::size_t runs = static_cast<std::size_t>(c.runs);
