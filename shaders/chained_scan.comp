@@ -68,13 +68,11 @@ bool look_back(uint tile, inout uint cursor, inout T prefix, uint early_end, T e
     return true;
   }
   uint spins = 0;
+  // Read with the first window, in the same round trip.
+  if (FALLBACK && !starved) starved = read_starved();
   for (;;) {
     TILE_WORD words[LOOKBACK_DEPTH];
     for (uint depth = 0; depth < LOOKBACK_DEPTH; ++depth) words[depth] = read_window(cursor, depth);
-    // The run's starvation mark only matters to a walk that waits, and then comes with the
-    // windows. Read before every walk's first window, it held that window up by a round
-    // trip on CUDA (docs/performance.md, C40).
-    const bool marked = spins > 0 && FALLBACK && !starved && read_starved();
     if (STATISTICS) ++step_count;
     // Take the windows in order while they are all READY; stop at an INCLUSIVE tile (done)
     // or at a tile not ready yet (read again from there).
@@ -104,7 +102,6 @@ bool look_back(uint tile, inout uint cursor, inout T prefix, uint early_end, T e
       continue;
     }
     if (STATISTICS) ++spin_count;
-    starved = starved || marked;
     if (++spins >= patience(tile, cursor, starved)) {
       if (!FALLBACK && sg_lane() == 0) atomicAdd(control[GS_CONTROL_LOOKBACK_ABANDONED], 1);
       return !FALLBACK;

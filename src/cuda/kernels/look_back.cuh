@@ -101,17 +101,14 @@ struct LookBack {
       return true;
     }
     std::uint32_t spins = 0;
+    // Read with the first window, in the same round trip.
+    if (chain.fallback && !starved) starved = relaxed_load(&chain.control->starved) != 0;
     for (;;) {
       typename S::Word words[kMaxLookbackDepth];
 #pragma unroll
       for (int d = 0; d < kMaxLookbackDepth; ++d) {
         if (d < chain.lookback_depth) words[d] = spine.read_window(cursor, d);
       }
-      // The run's starvation mark only matters to a walk that waits, and then comes with
-      // the windows, its compare after theirs. Read before every walk's first window, it
-      // held that window up by a round trip (docs/performance.md, C40).
-      const std::uint32_t mark =
-          spins > 0 && chain.fallback && !starved ? relaxed_load(&chain.control->starved) : 0;
       if constexpr (kStats) ++counts.steps;
       // Take the windows in order while they are all READY; stop at an INCLUSIVE tile
       // (done) or at a tile not ready yet (read again from there).
@@ -143,7 +140,6 @@ struct LookBack {
         continue;
       }
       if constexpr (kStats) ++counts.spins;
-      starved = starved || mark != 0;
       if (++spins >= patience(tile, cursor)) {
         if (!chain.fallback && lane_id() == 0) atomicAdd(&chain.control->abandoned, 1u);
         return !chain.fallback;
