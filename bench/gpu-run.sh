@@ -17,8 +17,7 @@
 # benchmarks (with CUB), writing everything under $OUT. GPU_RUN_BACKENDS picks the halves
 # ("vulkan cuda" by default).
 # GPU_RUN_TESTS=0 skips the tests, GPU_RUN_CUDA_BENCH=0 the CUDA benchmarks (or
-# GPU_RUN_CUDA_BENCHES picks some of: u32 f32 u64 split persistent blocking
-# warm),
+# GPU_RUN_CUDA_BENCHES picks some of: u32 f32 u64 split persistent blocking warm),
 # GPU_RUN_CUDA_TUNING=1 adds a CUDA tuning sweep; GPU_RUN_SIZES overrides the Vulkan benchmark sweep,
 # GPU_RUN_CUDA_SIZES the CUDA one; GPU_RUN_VULKAN_BENCHES picks Vulkan benchmarks (u32
 # u32-256x4-counter f32 u64 stats blocking); GPU_RUN_LOGICAL_SUBGROUPS the logical
