@@ -118,24 +118,20 @@ TEST_F(CudaTest, RepeatedRunsOnTheSameScannerStayCorrect) {
   }
 }
 
-// Every tile shape, look-back depth and tile order the kernels are compiled or tuned for:
-// blocks of a tile each (the default) and persistent blocks with 2..4 staged tiles. Depth
-// 0 lets the launch pick (all the tiles' windows where they fit in 4 and every block is
+// Every tile shape, look-back depth and tile order the kernels are compiled or tuned for.
+// Depth 0 lets the launch pick (all the tiles' windows where they fit in 4 and every block is
 // resident: 3 windows for u32 at n = 300001).
 TEST_F(CudaTest, EveryTileShapeAndLookBackStaysExact) {
-  for (bool per_tile : {true, false}) {
-    for (std::uint32_t rows : per_tile ? std::vector{4u, 6u, 8u} : std::vector{4u, 8u}) {
+  {
+    for (std::uint32_t rows : {4u, 6u, 8u}) {
       for (std::uint32_t depth : {0u, 1u, 2u, 3u, 4u}) {
         for (bool ordered : {false, true}) {
-          Tuning tuning;
+          Options tuning;
           tuning.vectors_per_thread = rows;
           tuning.lookback_depth = depth;
           tuning.dispatch_order = ordered;
-          // Persistent: at least one tile prefetched.
-          tuning.staged_tiles = per_tile ? 1 : std::clamp(depth + 1, 2u, 4u);
-          tuning.max_spins = std::max(depth, 1u);  // short waits: fallbacks happen too
+          tuning.tuning.max_spins = std::max(depth, 1u);  // short waits: fallbacks happen too
           SCOPED_TRACE("rows " + std::to_string(rows) + " depth " + std::to_string(depth) +
-                       " staged " + std::to_string(tuning.staged_tiles) +
                        (ordered ? " dispatch order" : ""));
           for (std::size_t n :
                {std::size_t{5}, std::size_t{8193}, std::size_t{300001}, std::size_t{1} << 22}) {
@@ -153,17 +149,14 @@ TEST_F(CudaTest, EveryTileShapeAndLookBackStaysExact) {
 
 TEST_F(CudaTest, BothTileStatesAndEveryBlockSizeStayExact) {
   for (TileState state : {TileState::split, TileState::packed}) {
-    // Blocks of a tile each have up to 512 threads; persistent ones up to 992, as they add
-    // a look-back warp.
-    for (std::uint32_t staged : {1u, 3u}) {
-      for (std::uint32_t block : {64u, 128u, 224u, 256u, 512u, 992u}) {
-        if (staged == 1 && block > 512) continue;
-        Tuning tuning;
+    // Blocks of a tile each have up to 512 threads.
+    {
+      for (std::uint32_t block : {64u, 128u, 224u, 256u, 512u}) {
+        Options tuning;
         tuning.tile_state = state;
         tuning.workgroup_size = block;
-        tuning.staged_tiles = staged;
-        tuning.vectors_per_thread = 4;  // 64-bit types default to 8 rows, at most 512 threads
-        SCOPED_TRACE("block " + std::to_string(block) + " staged " + std::to_string(staged) +
+        tuning.vectors_per_thread = 4;
+        SCOPED_TRACE("block " + std::to_string(block) +
                      (state == TileState::split ? " split" : " packed"));
         for (std::size_t n : {std::size_t{3}, std::size_t{70001}, std::size_t{1} << 22}) {
           expect_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, n);
@@ -176,28 +169,25 @@ TEST_F(CudaTest, BothTileStatesAndEveryBlockSizeStayExact) {
   }
 }
 
-// The automatic shapes change with the input's size: a block per tile takes 16 KB tiles
-// below 8 MiB (kSmallInputShape), persistent blocks 60 KB tiles from 32 MiB on
-// (kLargeInputShape). Just below and past each switch, for u32.
+// The policy's shapes change with the input's size: 16 KB tiles below 8 MiB (cuda/policy.cpp).
+// Just below and past the switch, for 32- and 64-bit types.
 TEST_F(CudaTest, InputsStayExactOnBothSidesOfTheShapeSwitches) {
-  for (auto [staged, n] :
-       {std::pair{0u, (std::size_t{1} << 21) - 3}, std::pair{0u, (std::size_t{1} << 21) + 5},
-        std::pair{3u, (std::size_t{1} << 23) - 3}, std::pair{3u, (std::size_t{1} << 23) + 5}}) {
-    SCOPED_TRACE("staged " + std::to_string(staged) + " n " + std::to_string(n));
-    Tuning tuning;
-    tuning.staged_tiles = staged;
+  for (std::size_t n : {(std::size_t{1} << 21) - 3, (std::size_t{1} << 21) + 5,
+                        (std::size_t{1} << 20) - 3, (std::size_t{1} << 20) + 5}) {
+    SCOPED_TRACE("n " + std::to_string(n));
+    Options tuning;
     expect_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, n);
     expect_matches({{DType::f32, Op::add, Kind::exclusive, Algorithm::csdldf}, tuning}, n);
     expect_matches({{DType::i64, Op::max, Kind::reduce, Algorithm::csdl}, tuning}, n);
     tuning.blocking_mask = 1;  // every other tile
-    tuning.max_spins = 1;
+    tuning.tuning.max_spins = 1;
     expect_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, n);
     expect_matches({{DType::f64, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, n);
   }
 }
 
 TEST_F(CudaTest, ExactUnderSimulatedBlockingAtEveryRate) {
-  for_each_blocking_rate([&](Tuning tuning) {
+  for_each_blocking_rate([&](Options tuning) {
     for (TileState state : {TileState::split, TileState::packed}) {
       tuning.tile_state = state;
       expect_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning},
@@ -212,16 +202,15 @@ TEST_F(CudaTest, ExactUnderSimulatedBlockingAtEveryRate) {
   });
 }
 
-// The persistent blocks serve fallbacks between their tiles only when they have several:
-// these inputs span several rounds of the grid at 4096 elements a tile (the test above
-// fits in one).
+// Inputs that span several rounds of the grid (more tiles than the device holds blocks at
+// once), so that fallbacks meet tiles whose blocks have not started.
 TEST_F(CudaTest, ExactUnderBlockingOverManyRoundsOfTheGrid) {
   const std::size_t n = 6'000'011;
   for (std::uint32_t mask : {0u, 1u, 7u}) {
     for (std::uint32_t spins : {1u, 4u}) {
-      Tuning tuning;
+      Options tuning;
       tuning.blocking_mask = mask;
-      tuning.max_spins = spins;
+      tuning.tuning.max_spins = spins;
       SCOPED_TRACE("blocking mask " + std::to_string(mask) + " spins " + std::to_string(spins));
       for (TileState state : {TileState::split, TileState::packed}) {
         tuning.tile_state = state;
@@ -254,7 +243,7 @@ TEST_F(CudaTest, BenchmarkValidatesEveryRunOfEveryImplementation) {
                            Implementation::memcpy, Implementation::cub};
       // Every shape applies to every implementation (memcpy and CUB ignore it).
       for (std::uint32_t rows : {0u, 6u}) {
-        c.tuning.vectors_per_thread = rows;
+        c.options.vectors_per_thread = rows;
         for (const auto& r : benchmark(device(), c)) {
           EXPECT_EQ(r.validated, 3) << to_string(r.implementation) << " " << to_string(dtype) << " "
                                     << to_string(kind) << " rows " << rows << " seed=" << c.seed;
@@ -290,8 +279,8 @@ TEST_F(CudaTest, BenchmarkUnderBlockingAndCubOnlyForSums) {
   c.n = 100000;
   c.runs = 2;
   c.seed = next_seed();
-  c.tuning.blocking_mask = 0;  // every tile blocked ...
-  c.tuning.max_spins = 1;
+  c.options.blocking_mask = 0;  // every tile blocked ...
+  c.options.tuning.max_spins = 1;
   c.implementations = {Implementation::csdldf};
   for (const auto& r : benchmark(device(), c)) EXPECT_EQ(r.validated, 2);
   c.op = Op::mul;  // ... and a baseline that cannot compute this case is refused
@@ -300,48 +289,36 @@ TEST_F(CudaTest, BenchmarkUnderBlockingAndCubOnlyForSums) {
 }
 
 TEST_F(CudaTest, RefusesWhatItCannotDo) {
-  const auto make = [&](Algorithm algorithm, DType dtype, const Tuning& tuning) {
-    Scanner scanner(device(), {dtype, Op::add, Kind::inclusive, algorithm}, tuning);
+  const auto make = [&](Algorithm algorithm, DType dtype, const Options& tuning) {
+    Scanner scanner = make_scanner(device(), {dtype, Op::add, Kind::inclusive, algorithm}, tuning);
   };
-  Tuning blocking;
+  Options blocking;
   blocking.blocking_mask = 1;
   EXPECT_THROW(make(Algorithm::csdl, DType::u32, blocking), UsageError);
-  Tuning odd_block;
+  Options odd_block;
   odd_block.workgroup_size = 100;
   EXPECT_THROW(make(Algorithm::csdldf, DType::u32, odd_block), UsageError);
-  Tuning logical;
+  Options logical;
   logical.subgroup_size = 8;
   EXPECT_THROW(make(Algorithm::csdldf, DType::u32, logical), UsageError);
-  Tuning ordered;
+  Options ordered;
   ordered.dispatch_order = true;
   EXPECT_THROW(make(Algorithm::csdl, DType::u32, ordered), UsageError);
-  Tuning deep;
+  Options deep;
   deep.lookback_depth = 5;
   EXPECT_THROW(make(Algorithm::csdldf, DType::u32, deep), UsageError);
-  Tuning rows;
-  rows.vectors_per_thread = 6;  // not in the persistent kernel
-  rows.staged_tiles = 3;
-  EXPECT_THROW(make(Algorithm::csdldf, DType::u32, rows), UsageError);
+  Options rows;
   rows.vectors_per_thread = 5;
-  rows.staged_tiles = 0;
   EXPECT_THROW(make(Algorithm::rts, DType::u32, rows), UsageError);
-  Tuning large_block;  // a block of a tile has at most 512 threads
+  Options large_block;  // a block of a tile has at most 512 threads
   large_block.workgroup_size = 1024;
   large_block.vectors_per_thread = 4;
   EXPECT_THROW(make(Algorithm::csdldf, DType::u32, large_block), UsageError);
-  Tuning wide;
+  Options wide;
   wide.vectors_per_thread = 8;
   wide.workgroup_size = 1024;
   EXPECT_THROW(make(Algorithm::csdldf, DType::u32, wide), UsageError);
   EXPECT_THROW(make(Algorithm::rts, DType::u32, wide), UsageError);  // 8 rows: 512 threads
-  Tuning full_block;  // no room for the look-back warp
-  full_block.workgroup_size = 1024;
-  full_block.vectors_per_thread = 4;
-  full_block.staged_tiles = 3;
-  EXPECT_THROW(make(Algorithm::csdldf, DType::u32, full_block), UsageError);
-  Tuning staged;
-  staged.staged_tiles = 5;
-  EXPECT_THROW(make(Algorithm::csdldf, DType::u32, staged), UsageError);
 }
 
 // 64-bit offsets: 2^32 + 4101 elements (17 GB in, 17 GB out), checked on the host.

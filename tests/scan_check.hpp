@@ -16,7 +16,7 @@ namespace gpuscan::testing {
 
 struct Case {
   ScanSpec spec;
-  Tuning tuning;
+  Options tuning;
 };
 
 inline std::string describe(const Case& c, std::size_t n, std::uint64_t seed) {
@@ -40,10 +40,10 @@ void expect_scan_matches_typed(Device& device, const Case& c, std::size_t n,
   std::optional<T> init_t;
   if (init) init_t = init->as<T>();
 
-  Tuning tuning = c.tuning;
+  Options tuning = c.tuning;
   if (tuning.subgroup_size == 0) tuning.subgroup_size = test_subgroup_size();
   if (tuning.tile_state == TileState::automatic) tuning.tile_state = test_tile_state();
-  Scanner scanner(device, c.spec, tuning);
+  Scanner scanner = make_scanner(device, c.spec, tuning);
   const std::size_t out_n = c.spec.kind == Kind::reduce ? 1 : n;
   Buffer in = device.allocate(n * sizeof(T));
   Buffer out = device.allocate(out_n * sizeof(T));
@@ -111,9 +111,9 @@ template <class Check>
 void for_each_blocking_rate(Check check) {
   for (std::uint32_t k = 0; k <= 9; ++k) {
     for (std::uint32_t spins : {1u, 4u}) {
-      Tuning tuning;
+      Options tuning;
       tuning.blocking_mask = (1u << k) - 1;
-      tuning.max_spins = spins;
+      tuning.tuning.max_spins = spins;
       SCOPED_TRACE("blocking mask " + std::to_string(*tuning.blocking_mask) + " spins " +
                    std::to_string(spins));
       check(tuning);
@@ -127,23 +127,23 @@ void for_each_blocking_rate(Check check) {
 // (each after a spin, so no more of them than spins; `runs` runs, at least one fallback in all),
 // and never more successful insertions than fallbacks.
 inline void expect_statistics_invariants(Device& device, std::size_t tiles, int runs) {
-  const auto run = [&](std::size_t n, Tuning tuning) {
+  const auto run = [&](std::size_t n, Options tuning) {
     tuning.statistics = true;
     tuning.workgroup_size = 256;
     tuning.vectors_per_thread = 4;
-    Scanner scanner(device, {DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning);
+    Scanner scanner = make_scanner(device, {DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning);
     Buffer in = device.allocate(n * 4), out = device.allocate(n * 4);
     device.upload(in, reference::random_input(DType::u32, Op::add, n, next_seed()));
     const RunResult result = scanner.run(in, out, n);
     EXPECT_TRUE(result.statistics.has_value());
     return result.statistics.value_or(Statistics{});
   };
-  const Statistics single = run(4096, Tuning{});
+  const Statistics single = run(4096, Options{});
   EXPECT_EQ(single.spins + single.lookback_steps + single.fallbacks + single.insertions, 0u);
 
-  Tuning blocked;
+  Options blocked;
   blocked.blocking_mask = 0;
-  blocked.max_spins = 1;
+  blocked.tuning.max_spins = 1;
   std::uint64_t fallbacks = 0;
   for (int r = 0; r < runs; ++r) {
     const Statistics s = run(tiles * 4096, blocked);

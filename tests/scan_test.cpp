@@ -89,7 +89,7 @@ TEST_P(AlgorithmTest, EveryOperatorAndKindWithInit) {
 TEST_P(AlgorithmTest, LogicalSubgroupsOfFourAndEight) {
   for (std::uint32_t subgroup : {4u, 8u}) {
     if (subgroup > test_device().info().subgroup_size) continue;
-    Tuning tuning;
+    Options tuning;
     tuning.subgroup_size = subgroup;
     for (std::size_t n : {std::size_t{5}, std::size_t{4097}, std::size_t{100003}}) {
       expect_scan_matches({{DType::u32, Op::add, Kind::inclusive, GetParam()}, tuning}, n);
@@ -100,7 +100,7 @@ TEST_P(AlgorithmTest, LogicalSubgroupsOfFourAndEight) {
 
 // Every tile-shape and look-back knob a benchmark can turn still gives exact results.
 TEST_P(AlgorithmTest, EveryTuningKnobKeepsResultsExact) {
-  std::vector<Tuning> tunings(7);
+  std::vector<Options> tunings(7);
   tunings[1].lookback_depth = 1;
   tunings[2].lookback_depth = 3;
   tunings[3].workgroup_size = 64;
@@ -109,11 +109,11 @@ TEST_P(AlgorithmTest, EveryTuningKnobKeepsResultsExact) {
   tunings[4].vectors_per_thread = 8;
   tunings[0].workgroup_size = 128;
   tunings[0].vectors_per_thread = 8;
-  tunings[5].max_spins = 1;
+  tunings[5].tuning.max_spins = 1;
   tunings[5].lookback_depth = 2;
   tunings[6].tile_state = TileState::split;
-  tunings[6].max_spins = 1;
-  for (const Tuning& tuning : tunings) {
+  tunings[6].tuning.max_spins = 1;
+  for (const Options& tuning : tunings) {
     SCOPED_TRACE("workgroup " + std::to_string(tuning.workgroup_size) + " vectors " +
                  std::to_string(tuning.vectors_per_thread) + " depth " +
                  std::to_string(tuning.lookback_depth));
@@ -137,13 +137,13 @@ class FallbackTest : public VulkanTest {};
 // Tiles in dispatch order, without the tile counter: correct whatever order the device
 // starts workgroups in, because a look-back falls back on a tile nobody has started.
 TEST_F(FallbackTest, DispatchOrderTilesStayExact) {
-  Tuning tuning;
+  Options tuning;
   tuning.dispatch_order = true;
   if (test_device().info().is_cpu()) {
     // Refused there: a CPU driver may run the grid's halves on two threads from both ends,
     // and llvmpipe silently cuts the long fallback chains that follows (seen in CI).
     EXPECT_THROW(
-        Scanner(test_device(), {DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning),
+        make_scanner(test_device(), {DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning),
         UsageError);
     GTEST_SKIP() << "dispatch-order tiles are for GPUs (refusal checked above)";
   }
@@ -154,15 +154,15 @@ TEST_F(FallbackTest, DispatchOrderTilesStayExact) {
   tuning.blocking_mask = 1;
   expect_scan_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, 100003);
   EXPECT_THROW(
-      Scanner(test_device(), {DType::u32, Op::add, Kind::inclusive, Algorithm::csdl}, tuning),
+      make_scanner(test_device(), {DType::u32, Op::add, Kind::inclusive, Algorithm::csdl}, tuning),
       UsageError);
 }
 
 TEST_F(FallbackTest, DecoupledLookBackWithBlockingIsRefused) {
-  Tuning tuning;
+  Options tuning;
   tuning.blocking_mask = 1;
   EXPECT_THROW(
-      Scanner(test_device(), {DType::u32, Op::add, Kind::inclusive, Algorithm::csdl}, tuning),
+      make_scanner(test_device(), {DType::u32, Op::add, Kind::inclusive, Algorithm::csdl}, tuning),
       UsageError);
 }
 
@@ -171,11 +171,11 @@ TEST_F(FallbackTest, StatisticsCountWhatTheLookBackDid) {
 }
 
 TEST_F(FallbackTest, ExactUnderSimulatedBlockingAtEveryRate) {
-  for_each_blocking_rate([](const Tuning& tuning) {
+  for_each_blocking_rate([](const Options& tuning) {
     expect_scan_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, tuning},
                         40 * 4096 + 3);
   });
-  Tuning tuning;
+  Options tuning;
   tuning.blocking_mask = 0;
   tuning.subgroup_size = 4;
   expect_scan_matches({{DType::u32, Op::bit_xor, Kind::exclusive, Algorithm::csdldf}, tuning},

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "gpuscan/gpuscan.hpp"
+#include "gpuscan/testing.hpp"
 #include "vulkan/instance.hpp"
 
 namespace gpuscan::testing {

@@ -47,14 +47,14 @@ TEST_P(TypeTest, EveryAlgorithmSumsOddSizes) {
 // aggregate and each fallback's must be identical bits, or the split words mix two values.
 TEST_P(TypeTest, SumsStayInToleranceWithEveryTileBlocked) {
   for (std::uint32_t k = 1; k <= 9; k += 2) {  // 1 in 2, 8, 32, 128, 512 blocked
-    Tuning some;
+    Options some;
     some.blocking_mask = (1u << k) - 1;
     expect_scan_matches({{GetParam(), Op::add, Kind::exclusive, Algorithm::csdldf}, some},
                         40 * 4096 + 9);
   }
-  Tuning tuning;
+  Options tuning;
   tuning.blocking_mask = 0;
-  tuning.max_spins = 1;
+  tuning.tuning.max_spins = 1;
   for (std::size_t n : {std::size_t{4096 * 9 + 1}, std::size_t{1} << 20}) {
     expect_scan_matches({{GetParam(), Op::add, Kind::inclusive, Algorithm::csdldf}, tuning}, n);
   }
@@ -63,7 +63,7 @@ TEST_P(TypeTest, SumsStayInToleranceWithEveryTileBlocked) {
     tuning.tile_state = state;
     expect_scan_matches({{GetParam(), Op::add, Kind::inclusive, Algorithm::csdldf}, tuning},
                         1 << 20);
-    Tuning plain;
+    Options plain;
     plain.tile_state = state;
     expect_scan_matches({{GetParam(), Op::max, Kind::exclusive, Algorithm::csdl}, plain},
                         4096 * 9 + 1);
@@ -75,7 +75,7 @@ TEST_P(TypeTest, SumsStayInToleranceWithEveryTileBlocked) {
 // 4096 elements of 32-bit types, 2048 of 64-bit ones).
 TEST_P(TypeTest, LargeScansGoInChunks) {
   for (std::size_t chunk : {std::size_t{5000}, std::size_t{3 * 4096}}) {
-    Tuning tuning;
+    Options tuning;
     tuning.workgroup_size = 256;
     tuning.chunk_elements = chunk;
     for (Kind kind : {Kind::inclusive, Kind::exclusive, Kind::reduce}) {
@@ -88,10 +88,10 @@ TEST_P(TypeTest, LargeScansGoInChunks) {
     expect_scan_matches({{GetParam(), Op::max, Kind::exclusive, Algorithm::csdldf}, tuning},
                         7 * chunk + 1);
   }
-  Tuning tiny;
+  Options tiny;
   tiny.chunk_elements = 100;  // less than one tile
   EXPECT_THROW(
-      Scanner(test_device(), {GetParam(), Op::add, Kind::inclusive, Algorithm::csdldf}, tiny),
+      make_scanner(test_device(), {GetParam(), Op::add, Kind::inclusive, Algorithm::csdldf}, tiny),
       UsageError);
 }
 

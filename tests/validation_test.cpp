@@ -29,7 +29,7 @@ class ValidationTest : public VulkanTest {
     auto context = std::make_shared<vulkan::Context>(instance, physical);
     auto pipelines = std::make_shared<vulkan::PipelineCache>(context);
     const vulkan::ScanKernels kernels(context, pipelines, dtype, Op::add, Kind::inclusive,
-                                      Implementation::csdldf, Tuning{});
+                                      Algorithm::csdldf, Options{});
     const std::uint64_t seed = next_seed();
     SCOPED_TRACE("seed=" + std::to_string(seed));
     const auto input = reference::random_input(dtype, Op::add, n, seed);

@@ -2,7 +2,6 @@
 #pragma once
 
 #include "gpuscan/algorithms.hpp"
-#include "gpuscan/bench.hpp"
 #include "gpuscan/device.hpp"
 #include "gpuscan/error.hpp"
 #include "gpuscan/scanner.hpp"

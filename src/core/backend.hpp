@@ -6,9 +6,10 @@
 #include <span>
 #include <vector>
 
-#include "gpuscan/bench.hpp"
+#include "core/bench_target.hpp"
 #include "gpuscan/device.hpp"
 #include "gpuscan/scanner.hpp"
+#include "gpuscan/testing.hpp"
 
 namespace gpuscan::detail {
 
@@ -38,10 +39,11 @@ class DeviceImpl {
   virtual void upload(BufferImpl& destination, std::span<const std::byte> source) = 0;
   virtual void download(const BufferImpl& source, std::span<std::byte> destination,
                         std::size_t source_offset = 0) = 0;
-  virtual std::unique_ptr<ScannerImpl> make_scanner(const ScanSpec& spec, const Tuning& tuning) = 0;
-  // `input` holds bench_case.n elements of bench_case.dtype.
-  virtual std::vector<BenchResult> benchmark(const BenchCase& bench_case,
-                                             std::span<const std::byte> input) = 0;
+  virtual std::unique_ptr<ScannerImpl> make_scanner(const ScanSpec& spec,
+                                                    const testing::Options& options) = 0;
+  // The backend's side of a benchmark; `input` holds bench_case.n elements of its dtype.
+  virtual std::unique_ptr<BenchTarget> bench_target(const testing::BenchCase& bench_case,
+                                                    std::span<const std::byte> input) = 0;
 };
 
 }  // namespace gpuscan::detail

@@ -1,18 +1,90 @@
-// The public benchmark entry: a seeded random input, then the backend's timed runs.
+// The benchmark loop, the same on every backend: a seeded random input, untimed warm-up
+// runs, then the timed runs taking turns between the implementations (run r of each, then
+// run r + 1, so that a slow spell of the device hits them alike), each one prepared
+// (output poisoned, cache flushed), timed, checked on the device and judged here.
 #include <algorithm>
+#include <array>
+#include <cstring>
+#include <utility>
 
 #include "core/backend.hpp"
+#include "core/bench_checks.hpp"
 #include "core/reference.hpp"
 
-namespace gpuscan {
+namespace gpuscan::testing {
+namespace {
 
-std::vector<BenchResult> benchmark(Device& device, const BenchCase& bench_case) {
-  reference::check_op(bench_case.dtype, bench_case.op);
-  if (bench_case.n == 0 || bench_case.runs <= 0)
-    throw UsageError("a benchmark needs n >= 1 and runs >= 1");
-  const auto input =
-      reference::random_input(bench_case.dtype, bench_case.op, bench_case.n, bench_case.seed);
-  return device.impl()->benchmark(bench_case, input);
+constexpr std::array<std::pair<Implementation, std::string_view>, 5> implementation_names{{
+    {Implementation::csdldf, "csdldf"},
+    {Implementation::csdl, "csdl"},
+    {Implementation::rts, "rts"},
+    {Implementation::memcpy, "memcpy"},
+    {Implementation::cub, "cub"},
+}};
+
+}  // namespace
+
+std::string_view to_string(Implementation implementation) {
+  for (const auto& [value, name] : implementation_names) {
+    if (value == implementation) return name;
+  }
+  return "?";
+}
+
+std::optional<Implementation> parse_implementation(std::string_view text) {
+  for (const auto& [value, name] : implementation_names) {
+    if (name == text) return value;
+  }
+  return std::nullopt;
+}
+
+Implementation implementation_of(Algorithm algorithm) {
+  switch (algorithm) {
+    case Algorithm::csdl:
+      return Implementation::csdl;
+    case Algorithm::rts:
+      return Implementation::rts;
+    case Algorithm::csdldf:
+      break;
+  }
+  return Implementation::csdldf;
+}
+
+std::vector<BenchResult> benchmark(Device& device, const BenchCase& c) {
+  reference::check_op(c.dtype, c.op);
+  if (c.n == 0 || c.runs <= 0) throw UsageError("a benchmark needs n >= 1 and runs >= 1");
+  if (c.implementations.empty()) throw UsageError("a benchmark needs an implementation");
+  const auto input = reference::random_input(c.dtype, c.op, c.n, c.seed);
+  const detail::InputFacts facts = detail::input_facts(c, input);
+
+  const std::unique_ptr<detail::BenchTarget> target = device.impl()->bench_target(c, input);
+  for (const Implementation implementation : c.implementations) target->add(implementation);
+  target->warm_up();
+
+  const std::size_t k = c.implementations.size();
+  const std::size_t slots = static_cast<std::size_t>(c.runs) * k;
+  target->timed_runs(slots, [&] {
+    for (std::size_t slot = 0; slot < slots; ++slot) {
+      target->prepare(slot, slot % k);
+      target->run(slot, slot % k);
+      target->verify(slot, slot % k, facts.tolerance);
+    }
+  });
+
+  std::vector<BenchResult> results;
+  for (std::size_t i = 0; i < k; ++i) {
+    BenchResult result{c.implementations[i], {}, 0, 0, {}};
+    for (std::size_t slot = i; slot < slots; slot += k) {
+      const detail::BenchTarget::Record record = target->record(slot);
+      result.ms.push_back(record.ms);
+      std::array<std::byte, sizeof(record.first)> first{};
+      std::memcpy(first.data(), &record.first, sizeof(record.first));
+      detail::count_run(result, c, facts, record.abandoned, record.check_errors, first.data());
+      if (target->counts_statistics(i)) result.statistics.push_back(record.statistics);
+    }
+    results.push_back(std::move(result));
+  }
+  return results;
 }
 
 double median(std::vector<double> values) {
@@ -23,4 +95,4 @@ double median(std::vector<double> values) {
   return (*middle + *std::max_element(values.begin(), middle)) / 2;
 }
 
-}  // namespace gpuscan
+}  // namespace gpuscan::testing

@@ -7,9 +7,13 @@
 #include <functional>
 #include <span>
 
-#include "gpuscan/bench.hpp"
+#include "gpuscan/testing.hpp"
 
 namespace gpuscan::detail {
+
+using testing::BenchCase;
+using testing::BenchResult;
+using testing::Implementation;
 
 struct InputFacts {
   float tolerance = 0;

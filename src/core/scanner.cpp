@@ -2,19 +2,28 @@
 #include <string>
 
 #include "core/backend.hpp"
+#include "core/options.hpp"
 #include "core/reference.hpp"
 #include "gpuscan/error.hpp"
 
 namespace gpuscan {
 
 Scanner::Scanner(Device& device, ScanSpec spec, Tuning tuning)
+    : Scanner(device, spec, testing::Options{.tuning = tuning}) {}
+
+Scanner testing::make_scanner(Device& device, const ScanSpec& spec, const Options& options) {
+  return Scanner(device, spec, options);
+}
+
+Scanner::Scanner(Device& device, const ScanSpec& spec, const testing::Options& options)
     : spec_(spec), device_(device.impl()) {
   reference::check_op(spec.dtype, spec.op);
-  impl_ = device.impl()->make_scanner(spec, tuning);
+  detail::check_options(spec.algorithm, options);
+  impl_ = device.impl()->make_scanner(spec, options);
   // Chunks are whole multiples of the backend's offset granule (tiles, aligned offsets).
   const std::size_t granule = impl_->offset_granule();
-  const std::size_t limit = tuning.chunk_elements
-                                ? std::min(tuning.chunk_elements, impl_->max_elements())
+  const std::size_t limit = options.chunk_elements
+                                ? std::min(options.chunk_elements, impl_->max_elements())
                                 : impl_->max_elements();
   chunk_ = limit / granule * granule;
   if (chunk_ == 0) {
@@ -35,8 +44,12 @@ RunResult Scanner::run(const Buffer& in, Buffer& out, std::size_t n, std::option
                      std::string(to_string(spec_.dtype)));
   }
   const std::size_t out_elements = spec_.kind == Kind::reduce ? 1 : n;
-  if (in.size() < n * element || out.size() < out_elements * element) {
-    throw UsageError("buffers too small for " + std::to_string(n) + " elements");
+  // Divided, not multiplied: n * element wraps for n >= 2^61.
+  if (in.size() / element < n || out.size() / element < out_elements) {
+    throw UsageError("buffers too small for " + std::to_string(n) + " elements of " +
+                     std::string(to_string(spec_.dtype)) + " (input " +
+                     std::to_string(in.size()) + " bytes, output " + std::to_string(out.size()) +
+                     ")");
   }
   if (n == 0) {
     // Nothing to scan; a reduction of nothing is its init value.

@@ -1,7 +1,6 @@
 #include <array>
 #include <utility>
 
-#include "gpuscan/bench.hpp"
 #include "gpuscan/types.hpp"
 #include "shaders/common/interface.h"
 
@@ -38,12 +37,6 @@ constexpr Names<Algorithm, 3> algorithm_names{
     {{Algorithm::csdldf, "csdldf"}, {Algorithm::csdl, "csdl"}, {Algorithm::rts, "rts"}}};
 constexpr Names<Backend, 3> backend_names{
     {{Backend::any, "any"}, {Backend::vulkan, "vulkan"}, {Backend::cuda, "cuda"}}};
-constexpr Names<Implementation, 5> implementation_names{{{Implementation::csdldf, "csdldf"},
-                                                         {Implementation::csdl, "csdl"},
-                                                         {Implementation::rts, "rts"},
-                                                         {Implementation::memcpy, "memcpy"},
-                                                         {Implementation::cub, "cub"}}};
-
 template <class E, std::size_t N>
 std::string_view name_of(const Names<E, N>& names, E value) {
   for (const auto& [v, name] : names) {
@@ -77,9 +70,6 @@ std::string_view to_string(Algorithm v) {
 std::string_view to_string(Backend v) {
   return name_of(backend_names, v);
 }
-std::string_view to_string(Implementation v) {
-  return name_of(implementation_names, v);
-}
 
 std::optional<DType> parse_dtype(std::string_view s) {
   return parse(dtype_names, s);
@@ -95,9 +85,6 @@ std::optional<Algorithm> parse_algorithm(std::string_view s) {
 }
 std::optional<Backend> parse_backend(std::string_view s) {
   return parse(backend_names, s);
-}
-std::optional<Implementation> parse_implementation(std::string_view s) {
-  return parse(implementation_names, s);
 }
 
 std::size_t size_of(DType dtype) {

@@ -1,8 +1,10 @@
-// CudaDevice::benchmark: every implementation of a case on one input, each timed run
-// bracketed by events, with the output poisoned before and checked on the device after
-// (and with warm_code, preceded by an untimed run on a second input).
+// The CUDA side of a benchmark (core/bench_target.hpp): the scans through their launchers,
+// cudaMemcpyAsync as the copy baseline and CUB as the vendor's; each timed run bracketed by
+// events on the device's stream, its output poisoned before and checked on the device
+// after.
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/bench_checks.hpp"
@@ -14,26 +16,12 @@
 namespace gpuscan::cuda {
 namespace {
 
+using testing::Implementation;
+
 constexpr std::uint32_t poison = 0xDEADBEEFu;
 // Writing a buffer larger than L2 (50 MB on an H100 or H200) between runs evicts the
 // input, so each run starts cold, as a scan inside a real pipeline would.
 constexpr std::size_t flush_bytes = std::size_t{512} << 20;
-
-class Events {
- public:
-  explicit Events(std::size_t count) : events_(count) {
-    for (cudaEvent_t& e : events_) check(cudaEventCreate(&e), "creating an event");
-  }
-  ~Events() {
-    for (cudaEvent_t e : events_) cudaEventDestroy(e);
-  }
-  Events(const Events&) = delete;
-  Events& operator=(const Events&) = delete;
-  cudaEvent_t operator[](std::size_t i) const { return events_[i]; }
-
- private:
-  std::vector<cudaEvent_t> events_;
-};
 
 // What the host reads back after each run: the device check's count, the run's counters
 // and the first output element (a reduction's result).
@@ -43,107 +31,171 @@ struct RunRecord {
   std::uint64_t first;
 };
 
-}  // namespace
+// One implementation: a scan's launcher, or a baseline.
+struct Launch {
+  Implementation implementation;
+  std::unique_ptr<ScanLauncher> scan;  // csdldf, csdl, rts
+  DeviceMemory cub_temp;               // cub
+};
 
-std::vector<BenchResult> CudaDevice::benchmark(const BenchCase& c,
-                                               std::span<const std::byte> input) {
-  select();
-  const std::size_t element = size_of(c.dtype);
-  const std::size_t runs = static_cast<std::size_t>(c.runs);
-  const std::size_t k = c.implementations.size();
-  DeviceMemory in(c.n * element);
-  upload(in, input);
-  DeviceMemory out(c.n * element);  // memcpy writes n even for a reduction
-  DeviceMemory errors(sizeof(std::uint32_t));
-  DeviceMemory flush;
-  if (!c.hot) flush = DeviceMemory(flush_bytes);
-  // The warming runs' own buffers: their data is what the flush left, not the timed run's.
-  DeviceMemory warm_in, warm_out;
-  if (c.warm_code) {
-    warm_in = DeviceMemory(c.n * element);
-    upload(warm_in, input);
-    warm_out = DeviceMemory(c.n * element);
-  }
-  const Value init = reference::identity_value(c.dtype, c.op);
-  const detail::InputFacts facts = detail::input_facts(c, input);
-
-  std::vector<std::unique_ptr<ScanLauncher>> launchers;
-  for (const Implementation implementation : c.implementations) {
-    launchers.push_back(
-        std::make_unique<ScanLauncher>(c.dtype, c.op, c.kind, implementation, c.tuning, stream_));
-    if (c.n > launchers.back()->max_elements()) {
-      throw UsageError(std::to_string(c.n) + " elements are more than one run takes");
+class CudaBenchTarget : public detail::BenchTarget {
+ public:
+  CudaBenchTarget(CudaDevice& device, const testing::BenchCase& c,
+                  std::span<const std::byte> input)
+      : device_(device),
+        c_(c),
+        stream_(device.stream()),
+        element_(size_of(c.dtype)),
+        in_(c.n * element_),
+        out_(c.n * element_),  // memcpy writes n even for a reduction
+        errors_(sizeof(std::uint32_t)),
+        init_(reference::identity_value(c.dtype, c.op)) {
+    device_.upload(in_, input);
+    if (!c.hot) flush_ = DeviceMemory(flush_bytes);
+    if (c.warm_code) {
+      // The warming runs' own buffers: their data is what the flush left, not the timed
+      // run's.
+      warm_in_ = DeviceMemory(c.n * element_);
+      device_.upload(warm_in_, input);
+      warm_out_ = DeviceMemory(c.n * element_);
     }
   }
-  // One untimed warm-up run each loads the kernels and wakes the device.
-  for (auto& launcher : launchers) launcher->launch(in.data(), out.data(), c.n, init, stream_);
 
-  const std::size_t slots = runs * k;
-  std::unique_ptr<RunRecord, decltype(&cudaFreeHost)> records(nullptr, &cudaFreeHost);
-  {
+  ~CudaBenchTarget() override {
+    for (cudaEvent_t e : events_) cudaEventDestroy(e);
+    if (records_) cudaFreeHost(records_);
+  }
+
+  void add(Implementation implementation) override {
+    Launch launch{implementation, nullptr, {}};
+    switch (implementation) {
+      case Implementation::memcpy:
+        break;
+      case Implementation::cub:
+        if (c_.op != Op::add) throw UsageError("the cub baseline runs sums only (--op add)");
+        launch.cub_temp = DeviceMemory(cub_temp_bytes(c_.dtype, c_.kind, c_.n));
+        break;
+      default: {
+        const Algorithm algorithm = implementation == Implementation::csdl  ? Algorithm::csdl
+                                    : implementation == Implementation::rts ? Algorithm::rts
+                                                                            : Algorithm::csdldf;
+        launch.scan = std::make_unique<ScanLauncher>(
+            c_.dtype, c_.op, c_.kind, algorithm, device_.policy(c_.dtype), c_.options, stream_);
+        if (c_.n > launch.scan->max_elements()) {
+          throw UsageError(std::to_string(c_.n) + " elements are more than one run takes");
+        }
+      }
+    }
+    launches_.push_back(std::move(launch));
+  }
+
+  bool counts_statistics(std::size_t i) const override {
+    return launches_[i].scan && launches_[i].scan->counts_statistics();
+  }
+
+  // One untimed run each loads the kernels and wakes the device (a CUDA context keeps its
+  // clocks up from then on).
+  void warm_up() override {
+    for (std::size_t i = 0; i < launches_.size(); ++i) launch(i, in_.data(), out_.data());
+  }
+
+  void timed_runs(std::size_t slots, const std::function<void()>& body) override {
+    events_.resize(2 * slots);
+    for (cudaEvent_t& e : events_) check(cudaEventCreate(&e), "creating an event");
     void* host = nullptr;
     check(cudaMallocHost(&host, slots * sizeof(RunRecord)), "allocating pinned memory");
-    records.reset(static_cast<RunRecord*>(host));
+    records_ = static_cast<RunRecord*>(host);
+    body();
+    check(cudaStreamSynchronize(stream_), "running the benchmark");
   }
-  const Events events(2 * slots);
-  // The timed runs go round the implementations (run r of each, then run r + 1), so that a
-  // slow spell of the device hits them alike.
-  for (std::size_t slot = 0; slot < slots; ++slot) {
-    const std::size_t i = slot % k;
-    const Implementation implementation = c.implementations[i];
-    launch_fill(out.as<std::uint32_t>(), c.n * element / 4, poison, stream_);
-    check(cudaMemsetAsync(errors.data(), 0, errors.size(), stream_), "clearing the check");
-    if (!c.hot)
-      check(cudaMemsetAsync(flush.data(), static_cast<int>(slot), flush.size(), stream_),
+
+  void prepare(std::size_t slot, std::size_t i) override {
+    launch_fill(out_.as<std::uint32_t>(), c_.n * element_ / 4, poison, stream_);
+    check(cudaMemsetAsync(errors_.data(), 0, errors_.size(), stream_), "clearing the check");
+    if (!c_.hot) {
+      check(cudaMemsetAsync(flush_.data(), static_cast<int>(slot), flush_.size(), stream_),
             "flushing L2");
-    if (c.warm_code) launchers[i]->launch(warm_in.data(), warm_out.data(), c.n, init, stream_);
-    check(cudaEventRecord(events[2 * slot], stream_), "recording an event");
-    launchers[i]->launch(in.data(), out.data(), c.n, init, stream_);
-    check(cudaEventRecord(events[2 * slot + 1], stream_), "recording an event");
-    RunRecord* record = records.get() + slot;
-    if (detail::checked_on_device(c, implementation)) {
-      CheckArgs args{in.data(),
-                     out.data(),
-                     c.n,
-                     c.kind,
-                     init.bits,
-                     implementation == Implementation::memcpy,
-                     facts.tolerance,
-                     errors.as<std::uint32_t>()};
-      reference::visit(c.dtype,
-                       [&](auto tag) { launch_check<decltype(tag)>(c.op, args, stream_); });
     }
-    check(cudaMemcpyAsync(&record->check_errors, errors.data(), 4, cudaMemcpyDeviceToHost, stream_),
+    if (c_.warm_code) launch(i, warm_in_.data(), warm_out_.data());
+  }
+
+  void run(std::size_t slot, std::size_t i) override {
+    check(cudaEventRecord(events_[2 * slot], stream_), "recording an event");
+    launch(i, in_.data(), out_.data());
+    check(cudaEventRecord(events_[2 * slot + 1], stream_), "recording an event");
+  }
+
+  void verify(std::size_t slot, std::size_t i, float tolerance) override {
+    const Implementation implementation = launches_[i].implementation;
+    if (detail::checked_on_device(c_, implementation)) {
+      const CheckArgs args{in_.data(),
+                           out_.data(),
+                           c_.n,
+                           c_.kind,
+                           init_.bits,
+                           implementation == Implementation::memcpy,
+                           tolerance,
+                           errors_.as<std::uint32_t>()};
+      reference::visit(c_.dtype,
+                       [&](auto tag) { launch_check<decltype(tag)>(c_.op, args, stream_); });
+    }
+    RunRecord* target = records_ + slot;
+    check(cudaMemcpyAsync(&target->check_errors, errors_.data(), 4, cudaMemcpyDeviceToHost,
+                          stream_),
           "reading the check");
-    if (launchers[i]->chained()) {
-      check(cudaMemcpyAsync(&record->counts, launchers[i]->last_counts(), sizeof(RunControl),
+    if (launches_[i].scan && launches_[i].scan->chained()) {
+      check(cudaMemcpyAsync(&target->counts, launches_[i].scan->last_counts(), sizeof(RunControl),
                             cudaMemcpyDeviceToHost, stream_),
             "reading the counts");
     } else {
-      record->counts = RunControl{};
+      target->counts = RunControl{};
     }
-    record->first = 0;
-    check(cudaMemcpyAsync(&record->first, out.data(), element, cudaMemcpyDeviceToHost, stream_),
+    target->first = 0;
+    check(cudaMemcpyAsync(&target->first, out_.data(), element_, cudaMemcpyDeviceToHost, stream_),
           "reading the result");
   }
-  check(cudaStreamSynchronize(stream_), "running the benchmark");
 
-  std::vector<BenchResult> results;
-  for (std::size_t i = 0; i < k; ++i) {
-    BenchResult result{c.implementations[i], {}, 0, 0, {}};
-    for (std::size_t slot = i; slot < slots; slot += k) {
-      float ms = 0;
-      check(cudaEventElapsedTime(&ms, events[2 * slot], events[2 * slot + 1]), "timing a run");
-      result.ms.push_back(ms);
-      const RunRecord& record = records.get()[slot];
-      const auto* first = reinterpret_cast<const std::byte*>(&record.first);
-      detail::count_run(result, c, facts, record.counts.abandoned, record.check_errors, first);
-      if (launchers[i]->counts_statistics())
-        result.statistics.push_back(record.counts.statistics());
-    }
-    results.push_back(std::move(result));
+  Record record(std::size_t slot) const override {
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, events_[2 * slot], events_[2 * slot + 1]), "timing a run");
+    const RunRecord& r = records_[slot];
+    return {ms, r.counts.abandoned, r.check_errors, r.counts.statistics(), r.first};
   }
-  return results;
+
+ private:
+  void launch(std::size_t i, const void* in, void* out) {
+    Launch& l = launches_[i];
+    switch (l.implementation) {
+      case Implementation::memcpy:
+        check(cudaMemcpyAsync(out, in, c_.n * element_, cudaMemcpyDeviceToDevice, stream_),
+              "copying");
+        return;
+      case Implementation::cub:
+        launch_cub_sum(c_.dtype, c_.kind, in, out, c_.n, l.cub_temp.data(), l.cub_temp.size(),
+                       stream_);
+        return;
+      default:
+        l.scan->launch(in, out, c_.n, init_, stream_);
+    }
+  }
+
+  CudaDevice& device_;
+  testing::BenchCase c_;
+  cudaStream_t stream_;
+  std::size_t element_;
+  DeviceMemory in_, out_, errors_, flush_, warm_in_, warm_out_;
+  Value init_;
+  std::vector<Launch> launches_;
+  std::vector<cudaEvent_t> events_;
+  RunRecord* records_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<detail::BenchTarget> CudaDevice::bench_target(const testing::BenchCase& c,
+                                                              std::span<const std::byte> input) {
+  select();
+  return std::make_unique<CudaBenchTarget>(*this, c, input);
 }
 
 }  // namespace gpuscan::cuda

@@ -7,6 +7,7 @@
 #include "cuda/check.hpp"
 #include "cuda/cuda_scanner.hpp"
 #include "cuda/memory.hpp"
+#include "cuda/policy.hpp"
 #include "gpuscan/error.hpp"
 
 namespace gpuscan::cuda {
@@ -67,6 +68,10 @@ std::shared_ptr<detail::DeviceImpl> open_device(std::string_view name) {
 
 CudaDevice::CudaDevice(int ordinal, DeviceInfo info) : ordinal_(ordinal), info_(std::move(info)) {
   select();
+  check(cudaDeviceGetAttribute(&major_, cudaDevAttrComputeCapabilityMajor, ordinal_),
+        "reading the compute capability");
+  check(cudaDeviceGetAttribute(&minor_, cudaDevAttrComputeCapabilityMinor, ordinal_),
+        "reading the compute capability");
   check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "creating a stream");
 }
 
@@ -108,10 +113,14 @@ void CudaDevice::download(const detail::BufferImpl& source, std::span<std::byte>
   check(cudaStreamSynchronize(stream_), "downloading");
 }
 
+const detail::ScanPolicy& CudaDevice::policy(DType dtype) const {
+  return policy_for(major_, minor_, size_of(dtype));
+}
+
 std::unique_ptr<detail::ScannerImpl> CudaDevice::make_scanner(const ScanSpec& spec,
-                                                              const Tuning& tuning) {
+                                                              const testing::Options& options) {
   select();
-  return std::make_unique<CudaScanner>(info_, stream_, spec, tuning);
+  return std::make_unique<CudaScanner>(info_, stream_, spec, policy(spec.dtype), options);
 }
 
 }  // namespace gpuscan::cuda

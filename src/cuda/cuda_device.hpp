@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/backend.hpp"
+#include "core/policy.hpp"
 
 namespace gpuscan::cuda {
 
@@ -27,14 +28,18 @@ class CudaDevice : public detail::DeviceImpl {
   void download(const detail::BufferImpl& source, std::span<std::byte> destination,
                 std::size_t source_offset) override;
   std::unique_ptr<detail::ScannerImpl> make_scanner(const ScanSpec& spec,
-                                                    const Tuning& tuning) override;
-  std::vector<BenchResult> benchmark(const BenchCase& bench_case,
-                                     std::span<const std::byte> input) override;
+                                                    const testing::Options& options) override;
+  std::unique_ptr<detail::BenchTarget> bench_target(const testing::BenchCase& bench_case,
+                                                    std::span<const std::byte> input) override;
+
+  void select() const;
+  cudaStream_t stream() const { return stream_; }
+  // The policy table's row for this GPU and an element size.
+  const detail::ScanPolicy& policy(DType dtype) const;
 
  private:
-  void select() const;
-
   int ordinal_;
+  int major_ = 0, minor_ = 0;  // compute capability
   DeviceInfo info_;
   cudaStream_t stream_ = nullptr;
 };

@@ -2,18 +2,16 @@
 
 #include <string>
 
-#include "core/tuning.hpp"
 #include "cuda/check.hpp"
 
 namespace gpuscan::cuda {
 
 CudaScanner::CudaScanner(const DeviceInfo& device, cudaStream_t stream, const ScanSpec& spec,
-                         const Tuning& tuning)
+                         const detail::ScanPolicy& policy, const testing::Options& options)
     : device_(device),
       stream_(stream),
       spec_(spec),
-      launcher_(spec.dtype, spec.op, spec.kind, detail::implementation_of(spec.algorithm), tuning,
-                stream) {
+      launcher_(spec.dtype, spec.op, spec.kind, spec.algorithm, policy, options, stream) {
   check(cudaEventCreate(&start_), "creating an event");
   check(cudaEventCreate(&end_), "creating an event");
 }

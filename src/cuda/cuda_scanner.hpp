@@ -9,7 +9,7 @@ namespace gpuscan::cuda {
 class CudaScanner : public detail::ScannerImpl {
  public:
   CudaScanner(const DeviceInfo& device, cudaStream_t stream, const ScanSpec& spec,
-              const Tuning& tuning);
+              const detail::ScanPolicy& policy, const testing::Options& options);
   ~CudaScanner() override;
 
   std::size_t max_elements() const override { return launcher_.max_elements(); }

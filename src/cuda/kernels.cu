@@ -9,7 +9,6 @@
 #include "cuda/check.hpp"
 #include "cuda/kernels/monoid.cuh"
 #include "cuda/kernels/per_tile_scan.cuh"
-#include "cuda/kernels/persistent_scan.cuh"
 #include "cuda/kernels/reduce_then_scan.cuh"
 #include "cuda/kernels/validation.cuh"
 #include "shaders/common/interface.h"
@@ -63,17 +62,12 @@ void with_monoid(Op op, F&& f) {
   return f(Monoid<T, Op::add>{});
 }
 
-// Calls f with the rows per thread the kernels are compiled for: 4, 6 or 8, and for the
-// persistent chained scan 4 or 8.
-template <class F>
-void with_persistent_vectors_per_thread(std::uint32_t vectors_per_thread, F&& f) {
-  if (vectors_per_thread == 8) return f(std::integral_constant<int, 8>{});
-  f(std::integral_constant<int, 4>{});
-}
+// Calls f with the rows per thread the kernels are compiled for: 4, 6 or 8.
 template <class F>
 void with_vectors_per_thread(std::uint32_t vectors_per_thread, F&& f) {
   if (vectors_per_thread == 6) return f(std::integral_constant<int, 6>{});
-  with_persistent_vectors_per_thread(vectors_per_thread, f);
+  if (vectors_per_thread == 8) return f(std::integral_constant<int, 8>{});
+  f(std::integral_constant<int, 4>{});
 }
 
 // The blocks of `kernel` the device holds at once, asked once per kernel, device and shape
@@ -123,24 +117,6 @@ std::uint32_t resident_blocks(Kernel kernel, std::uint32_t block_size, std::size
   return blocks;
 }
 
-// A persistent launch: as many blocks (tile warps and a look-back warp) as fit on the
-// device at once, each with `staged_tiles` slots of dynamic shared memory; or, where that
-// is at least one block per tile, one round of blocks with one slot each.
-template <class Kernel>
-void launch_persistent(Kernel kernel, std::size_t slot_bytes, const ScanArgs& scan,
-                       const ChainArgs& chain, cudaStream_t stream) {
-  const std::uint32_t threads = scan.block_size + kLookBackThreads;
-  const std::size_t staging_bytes = chain.staged_tiles * slot_bytes;
-  const std::uint32_t resident = resident_blocks(kernel, threads, staging_bytes);
-  if (scan.tile_count <= resident) {
-    ChainArgs one_round = chain;
-    one_round.staged_tiles = 0;
-    kernel<<<scan.tile_count, threads, slot_bytes, stream>>>(scan, one_round);
-    return;
-  }
-  kernel<<<resident, threads, staging_bytes, stream>>>(scan, chain);
-}
-
 // Look-back windows per step where the tuning sets none (lookback_depth 0). Where every
 // block is resident at once and at most kMaxLookbackDepth windows hold all the tiles, all of
 // them: the blocks post at about the same time, and one round trip then reads every
@@ -156,27 +132,15 @@ int lookback_depth_for(const ScanArgs& scan, const ChainArgs& chain, bool one_ro
 
 template <class M, class S>
 void launch_chained_with(const ScanArgs& scan, ChainArgs chain, cudaStream_t stream) {
-  if (chain.staged_tiles == kPerTileBlocks) {
-    with_vectors_per_thread(scan.vectors_per_thread, [&](auto vpt) {
-      const auto kernel = chain.statistics ? per_tile_chained_scan<M, S, vpt(), true>
-                                           : per_tile_chained_scan<M, S, vpt(), false>;
-      const std::size_t parking_bytes = std::size_t{scan.block_size} * vpt() * kVectorBytes;
-      // resident_blocks' first query for a kernel also allows it the parking space.
-      const bool one_round =
-          scan.tile_count <= resident_blocks(kernel, scan.block_size, parking_bytes);
-      chain.lookback_depth = lookback_depth_for<M, S>(scan, chain, one_round);
-      kernel<<<scan.tile_count, scan.block_size, parking_bytes, stream>>>(scan, chain);
-    });
-    return;
-  }
-  chain.lookback_depth = lookback_depth_for<M, S>(scan, chain, false);
-  with_persistent_vectors_per_thread(scan.vectors_per_thread, [&](auto vpt) {
-    const std::size_t slot_bytes = std::size_t{scan.block_size} * vpt() * kVectorBytes;
-    if (chain.statistics) {
-      launch_persistent(chained_scan<M, S, vpt(), true>, slot_bytes, scan, chain, stream);
-    } else {
-      launch_persistent(chained_scan<M, S, vpt(), false>, slot_bytes, scan, chain, stream);
-    }
+  with_vectors_per_thread(scan.vectors_per_thread, [&](auto vpt) {
+    const auto kernel = chain.statistics ? per_tile_chained_scan<M, S, vpt(), true>
+                                         : per_tile_chained_scan<M, S, vpt(), false>;
+    const std::size_t parking_bytes = std::size_t{scan.block_size} * vpt() * kVectorBytes;
+    // resident_blocks' first query for a kernel also allows it the parking space.
+    const bool one_round =
+        scan.tile_count <= resident_blocks(kernel, scan.block_size, parking_bytes);
+    chain.lookback_depth = lookback_depth_for<M, S>(scan, chain, one_round);
+    kernel<<<scan.tile_count, scan.block_size, parking_bytes, stream>>>(scan, chain);
   });
 }
 

@@ -37,36 +37,17 @@ static_assert(offsetof(RunControl, lookback_steps) == 4 * GS_CONTROL_LOOKBACK_ST
 static_assert(offsetof(RunControl, fallbacks) == 4 * GS_CONTROL_FALLBACKS);
 static_assert(offsetof(RunControl, insertions) == 4 * GS_CONTROL_INSERTIONS);
 
-// Threads per block times elements per thread: VPT rows of 16-byte vectors per thread
-// (compiled for 4, 6 and 8; the persistent chained scan for 4 and 8). By default 16
-// elements a thread (4 rows of 32-bit types, 8 of 64-bit ones), and for a chained scan of
-// a block per tile 6 rows of any type (docs/performance.md, C34).
-inline std::uint32_t default_vectors_per_thread(DType dtype, bool per_tile) {
-  if (per_tile) return 6;
-  return static_cast<std::uint32_t>(size_of(dtype));
-}
+// Tile shapes: threads per block times rows of 16-byte vectors a thread (the kernels are
+// compiled for 4, 6 and 8 rows). Defaults come from the policy table (cuda/policy.cpp).
 constexpr std::uint32_t kDefaultBlockSize = 256;
 constexpr int kMaxLookbackDepth = 4;
-// Tiles a persistent block of the chained scan holds in shared memory: the one waiting for
-// its prefix, the one it scans, and slots - 2 whose input is on its way.
-constexpr std::uint32_t kMinStagedTiles = 2;
-// staged_tiles 1: no persistent blocks and no staging, one block per tile that loads it
-// straight into registers and looks back with its first warp (per_tile_scan.cuh).
-constexpr std::uint32_t kPerTileBlocks = 1;
-constexpr std::uint32_t kPerTileBlockLimit = 512;
-constexpr std::uint32_t kMaxStagedTiles = 4;
 // The largest block a tile shape is compiled for: 64 registers a thread for 4 rows, 128
-// for 8 (fewer would spill).
+// for 8 (fewer would spill). The chained scan's blocks have at most 512 threads
+// (per_tile_scan.cuh's launch bounds).
 constexpr std::uint32_t max_block_size(std::uint32_t vectors_per_thread) {
   return 4096 / vectors_per_thread;
 }
-// The chained scan's blocks have a look-back warp beside their tile warps.
-constexpr std::uint32_t kLookBackThreads = 32;
-constexpr std::uint32_t chained_block_limit(std::uint32_t vectors_per_thread) {
-  return max_block_size(vectors_per_thread) + kLookBackThreads > 1024
-             ? 1024
-             : max_block_size(vectors_per_thread) + kLookBackThreads;
-}
+constexpr std::uint32_t kPerTileBlockLimit = 512;
 inline std::uint32_t tile_elements(DType dtype, std::uint32_t block_size,
                                    std::uint32_t vectors_per_thread) {
   return block_size * vectors_per_thread * static_cast<std::uint32_t>(16 / size_of(dtype));
@@ -77,19 +58,6 @@ struct TileShapeChoice {
   std::uint32_t block_size = kDefaultBlockSize;
   std::uint32_t vectors_per_thread = 4;
 };
-// The persistent chained scan's shape for inputs of kLargeInputBytes or more, unless the
-// tuning fixes one: tiles of 60 KB, one block of 480 tile threads and a look-back warp per
-// SM. The look-back warp is the limit with small tiles (it walks about 4 steps per tile
-// whatever the tile's size), so larger tiles do more with each walk (docs/performance.md,
-// C14). Smaller inputs keep 4 KB-per-warp tiles, which spread a few tiles over more SMs.
-constexpr TileShapeChoice kLargeInputShape{480, 8};
-constexpr std::uint64_t kLargeInputBytes = std::uint64_t{32} << 20;
-// A block per tile takes 16 KB tiles for inputs under kSmallInputBytes, unless the tuning
-// fixes a shape: the loads of more, smaller tiles are in flight at once, 0.3-0.5 us sooner
-// done from 2^13 to 2^18 u32 on an H100; from 2^22 on the larger tiles are faster
-// (docs/performance.md, C33).
-constexpr TileShapeChoice kSmallInputShape{256, 4};
-constexpr std::uint64_t kSmallInputBytes = std::uint64_t{8} << 20;
 
 struct ScanArgs {
   const void* in = nullptr;
@@ -115,10 +83,6 @@ struct ChainArgs {
   // Windows one look-back step reads, up to kMaxLookbackDepth; 0: the launch picks
   // (kernels.cu, lookback_depth_for).
   int lookback_depth = 0;
-  // kPerTileBlocks, or per persistent block kMinStagedTiles .. kMaxStagedTiles; 0 (set by
-  // the launch): one round of the persistent kernel, whose blocks take one tile each,
-  // load it straight into registers and park it in one slot.
-  std::uint32_t staged_tiles = kPerTileBlocks;
   bool dispatch_order = false;  // tile = block id instead of the counter (csdldf)
   bool fallback = true;         // csdldf; false: csdl
   bool packed = false;          // 64-bit tile words, one lane per tile

@@ -1,9 +1,10 @@
 #include "cuda/scan_launcher.hpp"
 
+#include <algorithm>
 #include <string>
 
+#include "core/options.hpp"
 #include "core/reference.hpp"
-#include "core/tuning.hpp"
 
 namespace gpuscan::cuda {
 namespace {
@@ -12,45 +13,31 @@ namespace {
 // wait never comes near this.
 constexpr std::uint32_t csdl_wait_limit = 1u << 22;
 
-std::uint32_t block_size_of(const Tuning& tuning) {
-  const std::uint32_t size = tuning.workgroup_size ? tuning.workgroup_size : kDefaultBlockSize;
-  if (size % 32 != 0 || size < 64 || size > 1024) {
-    throw UsageError("CUDA block size " + std::to_string(size) +
-                     " must be a multiple of 32 in [64, 1024]");
-  }
-  return size;
+// Reduce-then-scan reads its input twice and has no tile chain to tune: 16 elements a
+// thread, the shape it was measured with.
+TileShapeChoice rts_shape(DType dtype) {
+  return {kDefaultBlockSize, static_cast<std::uint32_t>(size_of(dtype))};
 }
 
-void check_shape(const TileShapeChoice& shape, bool chained, bool per_tile) {
-  if (shape.block_size > max_block_size(shape.vectors_per_thread)) {
-    throw UsageError("CUDA blocks of " + std::to_string(shape.vectors_per_thread) +
-                     " vectors per thread have at most " +
-                     std::to_string(max_block_size(shape.vectors_per_thread)) + " threads");
+void check_shape(const TileShapeChoice& shape, bool chained) {
+  const std::uint32_t rows = shape.vectors_per_thread;
+  if (rows != 4 && rows != 6 && rows != 8) {
+    throw UsageError("the CUDA kernels take 4, 6 or 8 vectors (16 bytes each) per thread");
   }
-  if (per_tile && shape.block_size > kPerTileBlockLimit) {
-    throw UsageError("CUDA blocks of a tile each have at most " +
-                     std::to_string(kPerTileBlockLimit) + " threads");
-  }
-  const std::uint32_t limit = chained_block_limit(shape.vectors_per_thread);
-  if (chained && !per_tile && shape.block_size + kLookBackThreads > limit) {
-    throw UsageError("CUDA chained scans add a look-back warp to each block: at most " +
-                     std::to_string(limit - kLookBackThreads) + " threads scan a tile");
+  const std::uint32_t limit =
+      chained ? std::min(max_block_size(rows), kPerTileBlockLimit) : max_block_size(rows);
+  if (shape.block_size % 32 != 0 || shape.block_size < 64 || shape.block_size > limit) {
+    throw UsageError("CUDA blocks of " + std::to_string(rows) +
+                     " vectors per thread must be a multiple of 32 in [64, " +
+                     std::to_string(limit) + "], not " + std::to_string(shape.block_size));
   }
 }
 
-void check_cuda_tuning(Implementation implementation, const Tuning& tuning, bool persistent) {
-  detail::check_tuning(implementation, tuning);
-  const std::uint32_t rows = tuning.vectors_per_thread;
-  if (rows != 0 && rows != 4 && rows != 8 && (rows != 6 || persistent)) {
-    throw UsageError(persistent
-                         ? "the persistent CUDA kernel takes 4 or 8 vectors (16 bytes each) per "
-                           "thread"
-                         : "the CUDA kernels take 4, 6 or 8 vectors (16 bytes each) per thread");
-  }
-  if (tuning.subgroup_size != 0 && tuning.subgroup_size != 32) {
+void check_cuda_options(const testing::Options& options) {
+  if (options.subgroup_size != 0 && options.subgroup_size != 32) {
     throw UsageError("CUDA warps have 32 lanes; logical subgroups are a Vulkan test option");
   }
-  if (tuning.lookback_depth > kMaxLookbackDepth) {
+  if (options.lookback_depth > kMaxLookbackDepth) {
     throw UsageError("the CUDA look-back reads at most " + std::to_string(kMaxLookbackDepth) +
                      " windows per step");
   }
@@ -58,59 +45,45 @@ void check_cuda_tuning(Implementation implementation, const Tuning& tuning, bool
 
 }  // namespace
 
-ScanLauncher::ScanLauncher(DType dtype, Op op, Kind kind, Implementation implementation,
-                           const Tuning& tuning, cudaStream_t stream)
-    : dtype_(dtype),
-      op_(op),
-      kind_(kind),
-      implementation_(implementation),
-      controls_(2 * sizeof(RunControl)) {
-  chain_.staged_tiles = tuning.staged_tiles ? tuning.staged_tiles : kPerTileBlocks;
-  per_tile_ = chained() && chain_.staged_tiles == kPerTileBlocks;
-  check_cuda_tuning(implementation, tuning, chained() && !per_tile_);
-  shape_ = {block_size_of(tuning), tuning.vectors_per_thread
-                                       ? tuning.vectors_per_thread
-                                       : default_vectors_per_thread(dtype, per_tile_)};
-  automatic_shape_ = chained() && tuning.workgroup_size == 0 && tuning.vectors_per_thread == 0;
-  check_shape(shape_, chained(), per_tile_);
-  if (automatic_shape_)
-    check_shape(per_tile_ ? kSmallInputShape : kLargeInputShape, true, per_tile_);
-  if (implementation == Implementation::cub && op != Op::add) {
-    throw UsageError("the cub baseline runs sums only (--op add)");
+ScanLauncher::ScanLauncher(DType dtype, Op op, Kind kind, Algorithm algorithm,
+                           const detail::ScanPolicy& policy, const testing::Options& options,
+                           cudaStream_t stream)
+    : dtype_(dtype), op_(op), kind_(kind), algorithm_(algorithm), controls_(2 * sizeof(RunControl)) {
+  detail::check_options(algorithm, options);
+  check_cuda_options(options);
+  const bool fixed_shape = options.workgroup_size != 0 || options.vectors_per_thread != 0;
+  const TileShapeChoice policy_shape{policy.shape.workgroup_size, policy.shape.vectors_per_thread};
+  shape_ = chained() ? policy_shape : rts_shape(dtype);
+  if (fixed_shape) {
+    if (options.workgroup_size) shape_.block_size = options.workgroup_size;
+    if (options.vectors_per_thread) shape_.vectors_per_thread = options.vectors_per_thread;
+  } else if (chained()) {
+    small_shape_ = {policy.small_shape.workgroup_size, policy.small_shape.vectors_per_thread};
+    small_below_bytes_ = policy.small_below_bytes;
+    if (small_below_bytes_) check_shape(small_shape_, true);
   }
-  chain_.fallback = implementation == Implementation::csdldf;
-  chain_.max_spins = implementation == Implementation::csdl ? csdl_wait_limit : tuning.max_spins;
-  if (chain_.max_spins == 0) throw UsageError("max spins must be at least 1");
-  chain_.blocking_mask = tuning.blocking_mask.value_or(0xFFFFFFFFu);
-  chain_.packed = tuning.tile_state != TileState::split;
-  chain_.statistics = tuning.statistics;
-  chain_.lookback_depth = static_cast<int>(tuning.lookback_depth);  // 0: the launch picks
-  chain_.dispatch_order = tuning.dispatch_order.value_or(implementation == Implementation::csdldf);
-  if ((chain_.staged_tiles < kMinStagedTiles || chain_.staged_tiles > kMaxStagedTiles) &&
-      chain_.staged_tiles != kPerTileBlocks) {
-    throw UsageError("staged tiles must be " + std::to_string(kPerTileBlocks) +
-                     " (a block per tile) or in [" + std::to_string(kMinStagedTiles) + ", " +
-                     std::to_string(kMaxStagedTiles) + "]");
-  }
+  check_shape(shape_, chained());
+  chain_.fallback = algorithm == Algorithm::csdldf;
+  chain_.max_spins = algorithm == Algorithm::csdl ? csdl_wait_limit : options.tuning.max_spins;
+  chain_.blocking_mask = options.blocking_mask.value_or(0xFFFFFFFFu);
+  chain_.packed = options.tile_state != testing::TileState::split;
+  chain_.statistics = options.statistics;
+  chain_.lookback_depth = static_cast<int>(options.lookback_depth ? options.lookback_depth
+                                                                  : policy.lookback_depth);
+  chain_.dispatch_order =
+      options.dispatch_order.value_or(algorithm == Algorithm::csdldf && policy.dispatch_order);
   check(cudaMemsetAsync(controls_.data(), 0, controls_.size(), stream), "clearing run counters");
 }
 
-bool ScanLauncher::chained() const {
-  return implementation_ == Implementation::csdldf || implementation_ == Implementation::csdl;
-}
-
 std::size_t ScanLauncher::max_elements() const {
-  // Tile indices are 32-bit, and a block's next tile (its last one plus the grid) must not
-  // wrap around: 2^31 tiles (2^43 elements by default), far beyond any device's memory.
+  // Tile indices are 32-bit: 2^31 tiles (2^43 elements by default), far beyond any device's
+  // memory.
   return (std::size_t{1} << 31) *
          tile_elements(dtype_, shape_.block_size, shape_.vectors_per_thread);
 }
 
 TileShapeChoice ScanLauncher::shape_for(std::uint64_t n) const {
-  if (!automatic_shape_) return shape_;
-  const std::uint64_t bytes = n * size_of(dtype_);
-  if (per_tile_) return bytes < kSmallInputBytes ? kSmallInputShape : shape_;
-  return bytes >= kLargeInputBytes ? kLargeInputShape : shape_;
+  return n * size_of(dtype_) < small_below_bytes_ ? small_shape_ : shape_;
 }
 
 void ScanLauncher::launch(const void* in, void* out, std::uint64_t n, Value init,
@@ -118,28 +91,17 @@ void ScanLauncher::launch(const void* in, void* out, std::uint64_t n, Value init
   const TileShapeChoice shape = shape_for(n);
   const std::uint64_t per_tile = tile_elements(dtype_, shape.block_size, shape.vectors_per_thread);
   const auto tiles = static_cast<std::uint32_t>((n + per_tile - 1) / per_tile);
-  const std::size_t element = size_of(dtype_);
   const ScanArgs scan{in,    out,      n, tiles, shape.block_size, shape.vectors_per_thread,
                       kind_, init.bits};
-  switch (implementation_) {
-    case Implementation::memcpy:
-      check(cudaMemcpyAsync(out, in, n * element, cudaMemcpyDeviceToDevice, stream), "copying");
-      return;
-    case Implementation::cub: {
-      const std::size_t bytes = cub_temp_bytes(dtype_, kind_, n);
-      if (cub_temp_.size() < bytes) cub_temp_ = DeviceMemory(bytes);
-      launch_cub_sum(dtype_, kind_, in, out, n, cub_temp_.data(), bytes, stream);
-      return;
-    }
-    case Implementation::rts:
-      if (rts_spine_.size() < tiles * element) rts_spine_ = DeviceMemory(tiles * element);
-      reference::visit(dtype_, [&](auto tag) {
-        launch_reduce_then_scan<decltype(tag)>(op_, scan, rts_spine_.data(), stream);
-      });
-      return;
-    default:
-      launch_chained(scan, stream);
+  if (!chained()) {
+    const std::size_t bytes = std::size_t{tiles} * size_of(dtype_);
+    if (rts_spine_.size() < bytes) rts_spine_ = DeviceMemory(bytes);
+    reference::visit(dtype_, [&](auto tag) {
+      launch_reduce_then_scan<decltype(tag)>(op_, scan, rts_spine_.data(), stream);
+    });
+    return;
   }
+  launch_chained(scan, stream);
 }
 
 void ScanLauncher::launch_chained(const ScanArgs& scan, cudaStream_t stream) {

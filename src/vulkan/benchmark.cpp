@@ -1,5 +1,6 @@
-// VulkanDevice::benchmark: every implementation of a case on one input, each timed run
-// bracketed by timestamps, with the output poisoned before and checked on the device after.
+// The Vulkan side of a benchmark (core/bench_target.hpp): the scans' kernels and the memcpy
+// kernel, every timed run recorded into one command buffer, bracketed by timestamps, its
+// output poisoned before and checked on the device after.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "core/bench_checks.hpp"
+#include "core/bench_target.hpp"
 #include "core/reference.hpp"
 #include "shaders/common/interface.h"
 #include "vulkan/scan_kernels.hpp"
@@ -17,6 +19,8 @@
 
 namespace gpuscan::vulkan {
 namespace {
+
+using testing::Implementation;
 
 constexpr std::uint32_t poison = 0xDEADBEEFu;
 
@@ -40,126 +44,181 @@ void compute_to_all(VkCommandBuffer cmd) {
                      VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT);
 }
 
-// Untimed runs before the timed ones: the first of each builds its pipelines; then, on a
-// GPU, runs go on until the device has been busy for a while. A GPU left idle (as it is
-// while the host makes and uploads the input) lowers its shader clock, and the NVIDIA
-// driver was seen to time whole Vulkan batches at 345 MHz instead of 1980 MHz, which slows
-// the latency-bound scans far more than memcpy. (A CUDA context keeps the clocks up.)
-void warm_up(const Context& context, const std::vector<std::unique_ptr<ScanKernels>>& kernels,
-             const std::vector<ScanBuffers>& buffers,
-             const std::vector<std::unique_ptr<BindingSet>>& sets, std::size_t n, Value init) {
-  using clock = std::chrono::steady_clock;
-  constexpr std::chrono::milliseconds busy_for{300};
-  constexpr double batch_seconds = 0.02;  // short enough to stop near busy_for
-  const clock::time_point start = clock::now();
-  std::size_t repeats = 1;
-  for (;;) {
-    const clock::time_point before = clock::now();
-    context.submit([&](VkCommandBuffer cmd) {
-      for (std::size_t r = 0; r < repeats; ++r) {
-        for (std::size_t i = 0; i < kernels.size(); ++i) {
-          kernels[i]->record(cmd, buffers[i], sets[i]->handle(), n, init);
-          compute_to_all(cmd);
-        }
-      }
-    });
-    const clock::time_point now = clock::now();
-    if (context.info().is_cpu() || now - start >= busy_for) return;
-    const double took = std::chrono::duration<double>(now - before).count();
-    repeats = std::clamp<std::size_t>(
-        static_cast<std::size_t>(static_cast<double>(repeats) * batch_seconds / took), 1, 4096);
+// One implementation: its kernels, spine and bindings over the case's buffers.
+struct Launch {
+  std::unique_ptr<ScanKernels> kernels;
+  std::unique_ptr<SpineBuffer> spine;
+  std::unique_ptr<ScanBuffers> buffers;
+  std::unique_ptr<BindingSet> set;
+};
+
+class VulkanBenchTarget : public detail::BenchTarget {
+ public:
+  VulkanBenchTarget(std::shared_ptr<Context> context, std::shared_ptr<PipelineCache> pipelines,
+                    const testing::BenchCase& c, std::span<const std::byte> input)
+      : context_(std::move(context)),
+        pipelines_(std::move(pipelines)),
+        c_(c),
+        element_(size_of(c.dtype)),
+        in_(context_, c.n * element_),
+        out_(context_, c.n * element_),  // memcpy writes n even for a reduction
+        control_(context_, ScanKernels::control_bytes),
+        init_(reference::identity_value(c.dtype, c.op)) {
+    if (c.warm_code) {
+      throw UsageError(
+          "warm-code benchmark runs are CUDA's; Vulkan runs start cold (flushed) or hot");
+    }
+    vulkan::upload(context_, in_, input);
+    if (!c.hot) flush_ = std::make_unique<VulkanBuffer>(context_, flush_bytes(context_->info()));
   }
-}
+
+  void add(Implementation implementation) override {
+    std::optional<Algorithm> algorithm;
+    switch (implementation) {
+      case Implementation::cub:
+        throw UsageError("cub is the CUDA baseline; it runs with --backend cuda");
+      case Implementation::memcpy:
+        break;
+      case Implementation::csdl:
+        algorithm = Algorithm::csdl;
+        break;
+      case Implementation::rts:
+        algorithm = Algorithm::rts;
+        break;
+      case Implementation::csdldf:
+        algorithm = Algorithm::csdldf;
+        break;
+    }
+    Launch launch;
+    launch.kernels = std::make_unique<ScanKernels>(context_, pipelines_, c_.dtype, c_.op, c_.kind,
+                                                   algorithm,
+                                                   algorithm ? c_.options : testing::Options{});
+    if (c_.n > launch.kernels->max_elements()) {
+      throw UsageError(std::to_string(c_.n) + " elements are more than one run takes on " +
+                       context_->info().name + " (at most " +
+                       std::to_string(launch.kernels->max_elements()) + ")");
+    }
+    launch.spine = std::make_unique<SpineBuffer>(context_, launch.kernels->spine_bytes(c_.n));
+    launch.buffers = std::make_unique<ScanBuffers>(ScanBuffers{in_, out_, *launch.spine, control_});
+    launch.set = std::make_unique<BindingSet>(context_, pipelines_->set_layout(), *launch.buffers);
+    launches_.push_back(std::move(launch));
+  }
+
+  bool counts_statistics(std::size_t i) const override {
+    return launches_[i].kernels->counts_statistics();
+  }
+
+  // Untimed runs before the timed ones: the first of each builds its pipelines; then, on a
+  // GPU, runs go on until the device has been busy for a while. A GPU left idle (as it is
+  // while the host makes and uploads the input) lowers its shader clock, and the NVIDIA
+  // driver was seen to time whole Vulkan batches at 345 MHz instead of 1980 MHz, which
+  // slows the latency-bound scans far more than memcpy. (A CUDA context keeps the clocks
+  // up.)
+  void warm_up() override {
+    using clock = std::chrono::steady_clock;
+    constexpr std::chrono::milliseconds busy_for{300};
+    constexpr double batch_seconds = 0.02;  // short enough to stop near busy_for
+    const clock::time_point start = clock::now();
+    std::size_t repeats = 1;
+    for (;;) {
+      const clock::time_point before = clock::now();
+      context_->submit([&](VkCommandBuffer cmd) {
+        for (std::size_t r = 0; r < repeats; ++r) {
+          for (const Launch& l : launches_) {
+            l.kernels->record(cmd, *l.buffers, l.set->handle(), c_.n, init_);
+            compute_to_all(cmd);
+          }
+        }
+      });
+      const clock::time_point now = clock::now();
+      if (context_->info().is_cpu() || now - start >= busy_for) return;
+      const double took = std::chrono::duration<double>(now - before).count();
+      repeats = std::clamp<std::size_t>(
+          static_cast<std::size_t>(static_cast<double>(repeats) * batch_seconds / took), 1, 4096);
+    }
+  }
+
+  // Every timed run goes into one command buffer. Per slot, a staging buffer receives the
+  // run's counts (RunCounts) and, after all counts, its first output element.
+  void timed_runs(std::size_t slots, const std::function<void()>& body) override {
+    slots_ = slots;
+    checks_ = std::make_unique<VulkanBuffer>(context_, slots * (sizeof(RunCounts) + element_),
+                                             VulkanBuffer::Memory::staging);
+    timestamps_ = std::make_unique<Timestamps>(context_, static_cast<std::uint32_t>(slots));
+    context_->submit([&](VkCommandBuffer cmd) {
+      cmd_ = cmd;
+      timestamps_->reset(cmd);
+      vkCmdFillBuffer(cmd, control_.handle(), 0, VK_WHOLE_SIZE, 0);
+      body();
+      cmd_ = VK_NULL_HANDLE;
+    });
+    ms_ = timestamps_->milliseconds();
+  }
+
+  void prepare(std::size_t slot, std::size_t) override {
+    vkCmdFillBuffer(cmd_, out_.handle(), 0, VK_WHOLE_SIZE, poison);
+    vkCmdFillBuffer(cmd_, control_.handle(), 0, GS_CONTROL_RUN_WORDS * 4, 0);
+    if (flush_) {
+      vkCmdFillBuffer(cmd_, flush_->handle(), 0, VK_WHOLE_SIZE, static_cast<std::uint32_t>(slot));
+    }
+    transfer_to_compute(cmd_);
+  }
+
+  void run(std::size_t slot, std::size_t i) override {
+    const Launch& l = launches_[i];
+    timestamps_->begin(cmd_, static_cast<std::uint32_t>(slot));
+    l.kernels->record(cmd_, *l.buffers, l.set->handle(), c_.n, init_);
+    timestamps_->end(cmd_, static_cast<std::uint32_t>(slot));
+    compute_to_all(cmd_);
+  }
+
+  void verify(std::size_t slot, std::size_t i, float tolerance) override {
+    const Launch& l = launches_[i];
+    l.kernels->record_validation(cmd_, l.set->handle(), c_.n, init_, tolerance);
+    compute_to_all(cmd_);
+    constexpr std::size_t counts = sizeof(RunCounts);
+    const VkBufferCopy run_counts{RunCounts::offset, slot * counts, counts};
+    vkCmdCopyBuffer(cmd_, control_.handle(), checks_->handle(), 1, &run_counts);
+    const VkBufferCopy first{0, slots_ * counts + slot * element_, element_};
+    vkCmdCopyBuffer(cmd_, out_.handle(), checks_->handle(), 1, &first);
+    vkCmdFillBuffer(cmd_, control_.handle(), GS_CONTROL_VALIDATION_ERRORS * 4, 4, 0);
+    transfer_to_compute(cmd_);
+  }
+
+  Record record(std::size_t slot) const override {
+    constexpr std::size_t counts = sizeof(RunCounts);
+    RunCounts run_counts;
+    std::memcpy(&run_counts, checks_->mapped() + slot * counts, counts);
+    Record r;
+    r.ms = ms_[slot];
+    r.abandoned = run_counts.abandoned;
+    r.check_errors = run_counts.validation_errors;
+    r.statistics = run_counts.statistics();
+    std::memcpy(&r.first, checks_->mapped() + slots_ * counts + slot * element_, element_);
+    return r;
+  }
+
+ private:
+  std::shared_ptr<Context> context_;
+  std::shared_ptr<PipelineCache> pipelines_;
+  testing::BenchCase c_;
+  std::size_t element_;
+  VulkanBuffer in_, out_, control_;
+  std::unique_ptr<VulkanBuffer> flush_;
+  Value init_;
+  std::vector<Launch> launches_;
+  std::size_t slots_ = 0;
+  std::unique_ptr<VulkanBuffer> checks_;
+  std::unique_ptr<Timestamps> timestamps_;
+  std::vector<double> ms_;
+  VkCommandBuffer cmd_ = VK_NULL_HANDLE;  // while timed_runs records
+};
 
 }  // namespace
 
-std::vector<BenchResult> VulkanDevice::benchmark(const BenchCase& c,
-                                                 std::span<const std::byte> input) {
-  if (c.warm_code) {
-    throw UsageError(
-        "warm-code benchmark runs are CUDA's; Vulkan runs start cold (flushed) or hot");
-  }
-  const std::size_t element = size_of(c.dtype);
-  const std::size_t runs = static_cast<std::size_t>(c.runs);
-  const std::size_t k = c.implementations.size();
-  VulkanBuffer in(context_, c.n * element);
-  vulkan::upload(context_, in, input);
-  VulkanBuffer out(context_, c.n * element);  // memcpy writes n even for a reduction
-  VulkanBuffer control(context_, ScanKernels::control_bytes);
-  std::unique_ptr<VulkanBuffer> flush;
-  if (!c.hot) flush = std::make_unique<VulkanBuffer>(context_, flush_bytes(info()));
-  const Value init = reference::identity_value(c.dtype, c.op);
-  const detail::InputFacts facts = detail::input_facts(c, input);
-
-  // Every implementation with its kernels, spine and bindings.
-  std::vector<std::unique_ptr<ScanKernels>> kernels;
-  std::vector<std::unique_ptr<SpineBuffer>> spines;
-  std::vector<ScanBuffers> buffers;
-  std::vector<std::unique_ptr<BindingSet>> sets;
-  for (const Implementation implementation : c.implementations) {
-    kernels.push_back(std::make_unique<ScanKernels>(context_, pipelines_, c.dtype, c.op, c.kind,
-                                                    implementation, c.tuning));
-    if (c.n > kernels.back()->max_elements()) {
-      throw UsageError(std::to_string(c.n) + " elements are more than one run takes on " +
-                       info().name + " (at most " + std::to_string(kernels.back()->max_elements()) +
-                       ")");
-    }
-    spines.push_back(std::make_unique<SpineBuffer>(context_, kernels.back()->spine_bytes(c.n)));
-    buffers.push_back(ScanBuffers{in, out, *spines.back(), control});
-    sets.push_back(
-        std::make_unique<BindingSet>(context_, pipelines_->set_layout(), buffers.back()));
-  }
-
-  warm_up(*context_, kernels, buffers, sets, c.n, init);
-
-  // The timed runs go round the implementations (run r of each, then run r + 1), so that a
-  // slow spell of the device hits them alike. Each run: poison the output, flush the cache,
-  // time the scan alone, check it on the device, keep its counts and first output.
-  constexpr std::size_t counts = sizeof(RunCounts);
-  const std::size_t slots = runs * k;
-  VulkanBuffer checks(context_, slots * (counts + element), VulkanBuffer::Memory::staging);
-  const Timestamps timestamps(context_, static_cast<std::uint32_t>(slots));
-  context_->submit([&](VkCommandBuffer cmd) {
-    timestamps.reset(cmd);
-    vkCmdFillBuffer(cmd, control.handle(), 0, VK_WHOLE_SIZE, 0);
-    for (std::uint32_t slot = 0; slot < slots; ++slot) {
-      const std::size_t i = slot % k;
-      vkCmdFillBuffer(cmd, out.handle(), 0, VK_WHOLE_SIZE, poison);
-      vkCmdFillBuffer(cmd, control.handle(), 0, GS_CONTROL_RUN_WORDS * 4,
-                      0);  // counts of the last run
-      if (flush) vkCmdFillBuffer(cmd, flush->handle(), 0, VK_WHOLE_SIZE, slot);
-      transfer_to_compute(cmd);
-      timestamps.begin(cmd, slot);
-      kernels[i]->record(cmd, buffers[i], sets[i]->handle(), c.n, init);
-      timestamps.end(cmd, slot);
-      compute_to_all(cmd);
-      kernels[i]->record_validation(cmd, sets[i]->handle(), c.n, init, facts.tolerance);
-      compute_to_all(cmd);
-      const VkBufferCopy run_counts{RunCounts::offset, slot * counts, counts};
-      vkCmdCopyBuffer(cmd, control.handle(), checks.handle(), 1, &run_counts);
-      const VkBufferCopy first{0, slots * counts + slot * element, element};
-      vkCmdCopyBuffer(cmd, out.handle(), checks.handle(), 1, &first);
-      vkCmdFillBuffer(cmd, control.handle(), GS_CONTROL_VALIDATION_ERRORS * 4, 4, 0);
-      transfer_to_compute(cmd);
-    }
-  });
-
-  const std::vector<double> ms = timestamps.milliseconds();
-  std::vector<BenchResult> results;
-  for (std::size_t i = 0; i < k; ++i) {
-    BenchResult result{c.implementations[i], {}, 0, 0, {}};
-    for (std::size_t slot = i; slot < slots; slot += k) {
-      result.ms.push_back(ms[slot]);
-      RunCounts run_counts;
-      std::memcpy(&run_counts, checks.mapped() + slot * counts, counts);
-      const std::byte* first = checks.mapped() + slots * counts + slot * element;
-      detail::count_run(result, c, facts, run_counts.abandoned, run_counts.validation_errors,
-                        first);
-      if (kernels[i]->counts_statistics()) result.statistics.push_back(run_counts.statistics());
-    }
-    results.push_back(std::move(result));
-  }
-  return results;
+std::unique_ptr<detail::BenchTarget> VulkanDevice::bench_target(const testing::BenchCase& c,
+                                                                std::span<const std::byte> input) {
+  return std::make_unique<VulkanBenchTarget>(context_, pipelines_, c, input);
 }
 
 }  // namespace gpuscan::vulkan

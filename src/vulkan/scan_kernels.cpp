@@ -6,10 +6,11 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/tuning.hpp"
+#include "core/options.hpp"
 #include "shaders/common/interface.h"
 #include "shaders/common/tile_state.h"
 #include "vulkan/check.hpp"
+#include "vulkan/policy.hpp"
 
 namespace gpuscan::vulkan {
 namespace {
@@ -26,23 +27,15 @@ std::uint32_t ceil_div(std::size_t a, std::size_t b) {
   return static_cast<std::uint32_t>((a + b - 1) / b);
 }
 
-// Whether the GPU defaults apply: a GPU, and no shape in the tuning.
-bool automatic_gpu_shape(const Context& context, const Tuning& tuning) {
-  return !context.info().is_cpu() && tuning.workgroup_size == 0 && tuning.vectors_per_thread == 0;
-}
-
-TileShape choose_shape(const Context& context, DType dtype, const Tuning& tuning) {
-  // By default 256 threads x 4 vectors of 16 bytes (16 KB tiles). On a GPU, where neither
-  // is given, more vectors a thread: 6 for 32-bit types (24 KB tiles; 64 registers a thread
-  // on an H200, four workgroups a multiprocessor) and 8 for 64-bit ones (32 KB), the
-  // fastest shapes there (docs/performance.md, change 23).
-  TileShape shape{256, 4};
+// The tile shape of large inputs: the policy table's, or what the options fix.
+TileShape choose_shape(const Context& context, DType dtype, const detail::ScanPolicy& policy,
+                       const testing::Options& options) {
+  TileShape shape{policy.shape.workgroup_size, policy.shape.vectors_per_thread};
   shape.vector_elements = static_cast<std::uint32_t>(GS_VECTOR_BYTES / size_of(dtype));
-  if (automatic_gpu_shape(context, tuning)) shape.vectors_per_thread = size_of(dtype) == 8 ? 8 : 6;
-  if (tuning.workgroup_size) shape.workgroup_size = tuning.workgroup_size;
-  if (tuning.vectors_per_thread) shape.vectors_per_thread = tuning.vectors_per_thread;
+  if (options.workgroup_size) shape.workgroup_size = options.workgroup_size;
+  if (options.vectors_per_thread) shape.vectors_per_thread = options.vectors_per_thread;
   const std::uint32_t hardware = context.subgroup_size();
-  shape.subgroup_size = tuning.subgroup_size ? tuning.subgroup_size : hardware;
+  shape.subgroup_size = options.subgroup_size ? options.subgroup_size : hardware;
   const std::string where = " on " + context.info().name;
   if (!is_power_of_two(shape.subgroup_size) || shape.subgroup_size < 4 ||
       shape.subgroup_size > hardware) {
@@ -61,25 +54,18 @@ TileShape choose_shape(const Context& context, DType dtype, const Tuning& tuning
   return shape;
 }
 
-// The tuning a kernel's tile shapes follow. The memcpy baseline keeps its default shapes: a
-// tile-shape sweep of the scans must not move the copy it is measured against.
-Tuning shape_tuning(Implementation implementation, const Tuning& tuning) {
-  return implementation == Implementation::memcpy ? Tuning{} : tuning;
-}
-
-// Inputs of fewer bytes run, with the GPU defaults, as 512 threads x 3 vectors: a tile
-// there has half the vectors a thread, and below 2^20 u32 it takes 1-2 us less from start
-// to end; above, the default shape is as fast or faster (docs/performance.md, change 24).
-constexpr std::size_t small_input_bytes = std::size_t{4} << 20;
-
+// The policy's shape for small inputs, where the options fix no shape and the device takes
+// workgroups that large.
 std::optional<TileShape> choose_small_shape(const Context& context, const TileShape& shape,
-                                            const Tuning& tuning) {
-  if (!automatic_gpu_shape(context, tuning) || context.max_workgroup_size() < 512) {
+                                            const detail::ScanPolicy& policy,
+                                            const testing::Options& options) {
+  if (policy.small_below_bytes == 0 || options.workgroup_size || options.vectors_per_thread ||
+      context.max_workgroup_size() < policy.small_shape.workgroup_size) {
     return std::nullopt;
   }
   TileShape small = shape;
-  small.workgroup_size = 512;
-  small.vectors_per_thread = 3;
+  small.workgroup_size = policy.small_shape.workgroup_size;
+  small.vectors_per_thread = policy.small_shape.vectors_per_thread;
   return small;
 }
 
@@ -87,17 +73,6 @@ std::string kernel_name(std::string_view kernel, DType dtype) {
   std::string name(kernel);
   name.append(".").append(to_string(dtype));
   return name;
-}
-
-std::string kernel_name(Implementation implementation, DType dtype) {
-  switch (implementation) {
-    case Implementation::rts:
-      return kernel_name("rts", dtype);
-    case Implementation::memcpy:
-      return kernel_name("memcpy", dtype);
-    default:
-      return kernel_name("chained_scan", dtype);
-  }
 }
 
 // Look-back steps without progress before csdl gives up. On a GPU with forward progress
@@ -168,14 +143,19 @@ BindingSet::~BindingSet() {
 
 ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
                          std::shared_ptr<PipelineCache> pipelines, DType dtype, Op op, Kind kind,
-                         Implementation implementation, const Tuning& tuning)
+                         std::optional<Algorithm> algorithm, const testing::Options& options)
     : context_(std::move(context)),
       pipelines_(std::move(pipelines)),
       dtype_(dtype),
-      implementation_(implementation),
-      shape_(choose_shape(*context_, dtype, shape_tuning(implementation, tuning))),
-      small_shape_(choose_small_shape(*context_, shape_, shape_tuning(implementation, tuning))),
-      blocking_mask_(tuning.blocking_mask.value_or(GS_NO_BLOCKING)) {
+      kernel_(!algorithm                       ? Kernel::copy
+              : *algorithm == Algorithm::rts   ? Kernel::reduce_then_scan
+              : *algorithm == Algorithm::csdl  ? Kernel::chained_lookback
+                                               : Kernel::chained_fallback),
+      policy_(policy_for(context_->info(), size_of(dtype))),
+      shape_(choose_shape(*context_, dtype, policy_, options)),
+      small_shape_(choose_small_shape(*context_, shape_, policy_, options)),
+      small_below_bytes_(policy_.small_below_bytes),
+      blocking_mask_(options.blocking_mask.value_or(GS_NO_BLOCKING)) {
   if (size_of(dtype) == 8 && !context_->has_int64()) {
     throw DeviceError(context_->info().name + " has no 64-bit integer support in shaders; " +
                       std::string(to_string(dtype)) + " cannot run on it");
@@ -183,39 +163,36 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
   if (dtype == DType::f64 && !context_->has_float64()) {
     throw DeviceError(context_->info().name + " has no 64-bit float support in shaders");
   }
-  shader_ = kernel_name(implementation, dtype);
-  const bool chained =
-      implementation == Implementation::csdldf || implementation == Implementation::csdl;
+  if (algorithm) detail::check_options(*algorithm, options);
+  const bool chained = kernel_ == Kernel::chained_fallback || kernel_ == Kernel::chained_lookback;
+  shader_ = kernel_name(kernel_ == Kernel::copy               ? "memcpy"
+                        : kernel_ == Kernel::reduce_then_scan ? "rts"
+                                                              : "chained_scan",
+                        dtype);
   const bool can_pack = context_->has_int64_atomics();
-  if (chained && tuning.tile_state == TileState::packed && !can_pack) {
+  if (chained && options.tile_state == testing::TileState::packed && !can_pack) {
     throw UsageError("a packed tile state needs 64-bit buffer atomics, which " +
                      context_->info().name + " does not have");
   }
-  if (chained && can_pack && tuning.tile_state != TileState::split) {
+  if (chained && can_pack && options.tile_state != testing::TileState::split) {
     shader_ = kernel_name("chained_scan_packed", dtype);
     spine_word_bytes_ = sizeof(std::uint64_t);
   }
   spec_[GS_SPEC_SUBGROUP_SIZE] = shape_.subgroup_size;
   spec_[GS_SPEC_OP] = static_cast<std::uint32_t>(op);
   spec_[GS_SPEC_KIND] = static_cast<std::uint32_t>(kind);
-  spec_[GS_SPEC_FALLBACK] = implementation == Implementation::csdldf;
-  spec_[GS_SPEC_MAX_SPINS] = implementation == Implementation::csdl
+  spec_[GS_SPEC_FALLBACK] = kernel_ == Kernel::chained_fallback;
+  spec_[GS_SPEC_MAX_SPINS] = kernel_ == Kernel::chained_lookback
                                  ? csdl_wait_limit(context_->info())
-                                 : std::max<std::uint32_t>(1, tuning.max_spins);
-  spec_[GS_SPEC_STATISTICS] = tuning.statistics;
-  spec_[GS_SPEC_LOOKBACK_DEPTH] = tuning.lookback_depth ? tuning.lookback_depth : 1;
-  if (implementation == Implementation::cub) {
-    throw UsageError("cub is the CUDA baseline; it runs with --backend cuda");
-  }
-  if (tuning.staged_tiles != 0) {
-    throw UsageError("staged tiles are a CUDA tuning; the Vulkan kernels do not stage tiles");
-  }
-  detail::check_tuning(implementation, tuning);
-  // csdldf takes tiles in dispatch order on GPUs unless told otherwise (as on CUDA; +3% on
-  // an H200, change 6): no atomic round trip before a workgroup's loads. The counter stays
-  // for csdl, which needs it, and on CPU drivers.
-  const bool dispatch_order = tuning.dispatch_order.value_or(
-      implementation == Implementation::csdldf && !context_->info().is_cpu());
+                                 : std::max<std::uint32_t>(1, options.tuning.max_spins);
+  spec_[GS_SPEC_STATISTICS] = options.statistics;
+  spec_[GS_SPEC_LOOKBACK_DEPTH] =
+      options.lookback_depth ? options.lookback_depth : std::max(1u, policy_.lookback_depth);
+  // csdldf takes tiles in dispatch order where the policy says so (GPUs): no atomic round
+  // trip before a workgroup's loads. The counter stays for csdl, which needs it, and on CPU
+  // drivers.
+  const bool dispatch_order = options.dispatch_order.value_or(
+      kernel_ == Kernel::chained_fallback && policy_.dispatch_order);
   if (dispatch_order && context_->info().is_cpu()) {
     // A CPU driver may start the second half of the grid first; a tile there then falls
     // back through hundreds of unstarted predecessors, and llvmpipe cuts loops that long.
@@ -225,7 +202,8 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
   spec_[GS_SPEC_DISPATCH_ORDER] = dispatch_order;
   // The kernel touches the control words only for the tile counter, csdl's report of a
   // look-back that gave up, and statistics; only then must a run reset them first.
-  resets_control_ = !dispatch_order || implementation == Implementation::csdl || tuning.statistics;
+  resets_control_ =
+      !dispatch_order || kernel_ == Kernel::chained_lookback || options.statistics;
   if (spec_[GS_SPEC_LOOKBACK_DEPTH] > 16) throw UsageError("look-back depth must be in [1, 16]");
   // The workgroup's shared memory must hold the partials of two tiles.
   const std::size_t shared =
@@ -236,7 +214,7 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
 }
 
 const TileShape& ScanKernels::shape_for(std::size_t n) const {
-  return small_shape_ && n * size_of(dtype_) < small_input_bytes ? *small_shape_ : shape_;
+  return small_shape_ && n * size_of(dtype_) < small_below_bytes_ ? *small_shape_ : shape_;
 }
 
 SpecConstants ScanKernels::spec_for(std::size_t n) const {
@@ -297,9 +275,9 @@ void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDesc
                    VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                    VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
   };
-  switch (implementation_) {
-    case Implementation::csdldf:
-    case Implementation::csdl: {
+  switch (kernel_) {
+    case Kernel::chained_fallback:
+    case Kernel::chained_lookback: {
       // The run's half of the spine is zeroed (all NOT_READY) by the run before it; this
       // one zeroes the other half for the run after it.
       const SpineBuffer::Turn turn = buffers.spine.take(spine_bytes(n));
@@ -316,7 +294,7 @@ void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDesc
       dispatch(cmd, set, pipelines_->get(shader_, spec_for(n)), chain, push.tile_count);
       break;
     }
-    case Implementation::rts: {
+    case Kernel::reduce_then_scan: {
       SpecConstants phase = spec_for(n);
       phase[GS_SPEC_PHASE] = GS_RTS_REDUCE;
       dispatch(cmd, set, pipelines_->get(shader_, phase), push, push.tile_count);
@@ -328,8 +306,7 @@ void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDesc
       dispatch(cmd, set, pipelines_->get(shader_, phase), push, push.tile_count);
       break;
     }
-    case Implementation::memcpy:
-    case Implementation::cub:  // refused by the constructor
+    case Kernel::copy:
       dispatch(cmd, set, pipelines_->get(shader_, spec_for(n)), push, push.tile_count);
       break;
   }
@@ -337,10 +314,10 @@ void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDesc
 
 void ScanKernels::record_validation(VkCommandBuffer cmd, VkDescriptorSet set, std::size_t n,
                                     Value init, float tolerance) const {
-  if (spec_[GS_SPEC_KIND] == GS_KIND_REDUCE && implementation_ != Implementation::memcpy) return;
+  if (spec_[GS_SPEC_KIND] == GS_KIND_REDUCE && kernel_ != Kernel::copy) return;
   SpecConstants spec = spec_for(n);
   spec[GS_SPEC_PHASE] =
-      implementation_ == Implementation::memcpy ? GS_VALIDATE_COPY : GS_VALIDATE_SCAN;
+      kernel_ == Kernel::copy ? GS_VALIDATE_COPY : GS_VALIDATE_SCAN;
   PushConstants push = push_constants(n, init);
   std::memcpy(&push.tolerance_bits, &tolerance, sizeof(tolerance));
   const std::uint32_t groups =

@@ -1,5 +1,5 @@
-// The kernels of one implementation (csdldf, csdl, rts, memcpy) for one dtype, operator
-// and kind: their pipelines, tile shape and workspace sizes, and the commands that run
+// The kernels of one scan algorithm (csdldf, csdl, rts) or the copy baseline for one
+// dtype, operator and kind: their pipelines, tile shape and workspace sizes, and the commands that run
 // them and check their output.
 #pragma once
 
@@ -11,7 +11,8 @@
 #include <optional>
 
 #include "core/spine_halves.hpp"
-#include "gpuscan/bench.hpp"
+#include "core/policy.hpp"
+#include "gpuscan/testing.hpp"
 #include "vulkan/buffer.hpp"
 #include "vulkan/pipeline_cache.hpp"
 #include "vulkan/push_constants.hpp"
@@ -92,10 +93,14 @@ class BindingSet {
   VkDescriptorSet set_ = VK_NULL_HANDLE;
 };
 
+// The kernels of one scan algorithm, or without one (nullopt) the copy kernel that the
+// benchmark measures scans against (with the library's shapes; the options' shape and
+// look-back knobs apply to scans only, so that a sweep of them does not move the baseline).
 class ScanKernels {
  public:
   ScanKernels(std::shared_ptr<const Context> context, std::shared_ptr<PipelineCache> pipelines,
-              DType dtype, Op op, Kind kind, Implementation implementation, const Tuning& tuning);
+              DType dtype, Op op, Kind kind, std::optional<Algorithm> algorithm,
+              const testing::Options& options);
 
   // The most elements one run may take on this device.
   std::size_t max_elements() const;
@@ -131,10 +136,14 @@ class ScanKernels {
 
   std::shared_ptr<const Context> context_;
   std::shared_ptr<PipelineCache> pipelines_;
+  enum class Kernel { chained_fallback, chained_lookback, reduce_then_scan, copy };
+
   DType dtype_;
-  Implementation implementation_;
+  Kernel kernel_;
+  const detail::ScanPolicy& policy_;
   TileShape shape_;
-  std::optional<TileShape> small_shape_;  // for inputs below small_input_bytes, on GPUs
+  std::optional<TileShape> small_shape_;  // for inputs below small_below_bytes_
+  std::size_t small_below_bytes_;
   std::uint32_t blocking_mask_;
   std::string shader_;
   SpecConstants spec_{};

@@ -46,8 +46,8 @@ void VulkanDevice::download(const detail::BufferImpl& source, std::span<std::byt
 }
 
 std::unique_ptr<detail::ScannerImpl> VulkanDevice::make_scanner(const ScanSpec& spec,
-                                                                const Tuning& tuning) {
-  return std::make_unique<VulkanScanner>(context_, pipelines_, spec, tuning);
+                                                                const testing::Options& options) {
+  return std::make_unique<VulkanScanner>(context_, pipelines_, spec, options);
 }
 
 std::vector<DeviceInfo> list_devices() {

@@ -21,9 +21,9 @@ class VulkanDevice : public detail::DeviceImpl {
   void download(const detail::BufferImpl& source, std::span<std::byte> destination,
                 std::size_t source_offset = 0) override;
   std::unique_ptr<detail::ScannerImpl> make_scanner(const ScanSpec& spec,
-                                                    const Tuning& tuning) override;
-  std::vector<BenchResult> benchmark(const BenchCase& bench_case,
-                                     std::span<const std::byte> input) override;
+                                                    const testing::Options& options) override;
+  std::unique_ptr<detail::BenchTarget> bench_target(const testing::BenchCase& bench_case,
+                                                    std::span<const std::byte> input) override;
 
  private:
   std::shared_ptr<Context> context_;

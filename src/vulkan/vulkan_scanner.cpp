@@ -3,7 +3,6 @@
 #include <numeric>
 #include <string>
 
-#include "core/tuning.hpp"
 #include "gpuscan/error.hpp"
 #include "shaders/common/interface.h"
 
@@ -11,12 +10,11 @@ namespace gpuscan::vulkan {
 
 VulkanScanner::VulkanScanner(std::shared_ptr<const Context> context,
                              std::shared_ptr<PipelineCache> pipelines, const ScanSpec& spec,
-                             const Tuning& tuning)
+                             const testing::Options& options)
     : context_(context),
       pipelines_(pipelines),
       spec_(spec),
-      kernels_(context, pipelines, spec.dtype, spec.op, spec.kind,
-               detail::implementation_of(spec.algorithm), tuning),
+      kernels_(context, pipelines, spec.dtype, spec.op, spec.kind, spec.algorithm, options),
       control_(context, ScanKernels::control_bytes),
       timestamps_(context, 1) {}
 

@@ -1,4 +1,4 @@
-// The Vulkan backend behind gpuscan::Scanner: one implementation's kernels plus the
+// The Vulkan backend behind gpuscan::Scanner: one algorithm's kernels plus the
 // workspace (spine, control words) and timestamps they run with.
 #pragma once
 
@@ -13,7 +13,7 @@ namespace gpuscan::vulkan {
 class VulkanScanner : public detail::ScannerImpl {
  public:
   VulkanScanner(std::shared_ptr<const Context> context, std::shared_ptr<PipelineCache> pipelines,
-                const ScanSpec& spec, const Tuning& tuning);
+                const ScanSpec& spec, const testing::Options& options);
   std::size_t max_elements() const override { return kernels_.max_elements(); }
   std::size_t offset_granule() const override;
   RunResult run(const detail::BufferImpl& in, std::size_t in_offset, detail::BufferImpl& out,

@@ -14,6 +14,8 @@ extern const char* const gpuscan_build_commit;
 namespace gpuscan::cli {
 namespace {
 
+using namespace gpuscan::testing;
+
 std::string utc_now() {
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm tm{};
@@ -85,6 +87,7 @@ std::vector<std::size_t> parse_sizes(const std::string& text) {
 }
 
 int run_bench(const BenchOptions& options) {
+  using namespace gpuscan::testing;
   Device device = Device::open(options.backend, options.device);
   const DeviceInfo& info = device.info();
   const bool cpu = info.is_cpu();
@@ -112,7 +115,7 @@ int run_bench(const BenchOptions& options) {
     rehearsal.hot = true;
     rehearsal.warm_code = options.warm_code;
     rehearsal.implementations = implementations;
-    rehearsal.tuning = options.tuning;
+    rehearsal.options = options.options;
     benchmark(device, rehearsal);
   }
   std::fprintf(stderr, "bench: %s (%s), %s %s %s, %d runs per size%s\n", info.name.c_str(),
@@ -145,7 +148,7 @@ int run_bench(const BenchOptions& options) {
     bench_case.warm_code = options.warm_code;
     bench_case.seed = options.seed + n;
     bench_case.implementations = implementations;
-    bench_case.tuning = options.tuning;
+    bench_case.options = options.options;
     const auto results = benchmark(device, bench_case);
 
     double memcpy_ms = 0;
@@ -170,8 +173,8 @@ int run_bench(const BenchOptions& options) {
       // 1 in 2^k tiles never posts its aggregate, k = 0 (every tile) .. 9 (1 in 512).
       bench_case.implementations = {Implementation::csdldf};
       for (std::uint32_t k = 0; k <= 9; ++k) {
-        bench_case.tuning.blocking_mask = (1u << k) - 1;
-        add_rows(benchmark(device, bench_case), bench_case.tuning.blocking_mask);
+        bench_case.options.blocking_mask = (1u << k) - 1;
+        add_rows(benchmark(device, bench_case), bench_case.options.blocking_mask);
       }
     }
   }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gpuscan/gpuscan.hpp"
+#include "gpuscan/testing.hpp"
 
 namespace gpuscan::cli {
 
@@ -15,7 +16,7 @@ struct BenchOptions {
   Op op = Op::add;
   Kind kind = Kind::inclusive;
   // Empty: csdldf, csdl, rts, memcpy, and cub on CUDA for sums.
-  std::vector<Implementation> implementations;
+  std::vector<testing::Implementation> implementations;
   std::string sizes;  // "lo:hi" powers of two, or a list "n1,n2,..."; empty: device default
   int runs = 0;       // 0: device default
   bool hot = false;
@@ -23,7 +24,7 @@ struct BenchOptions {
   // Also run csdldf with 1 in 2^k tiles blocked, k = 0..9 (DESIGN section 5).
   bool blocking = false;
   std::uint64_t seed = 1;
-  Tuning tuning;
+  testing::Options options;
   std::string csv;
 };
 

@@ -8,11 +8,14 @@
 
 #include "bench_command.hpp"
 #include "gpuscan/gpuscan.hpp"
+#include "gpuscan/testing.hpp"
 #include "scan_command.hpp"
 
 namespace {
 
 using namespace gpuscan;
+using testing::Implementation;
+using testing::TileState;
 
 // Parses an option's value with one of the library's parse_* functions; an unknown
 // value is a usage error that lists the accepted ones.
@@ -29,7 +32,7 @@ std::vector<Implementation> parse_implementations(const std::string& list) {
   std::vector<Implementation> implementations;
   std::stringstream stream(list);
   for (std::string item; std::getline(stream, item, ',');) {
-    const auto implementation = parse_implementation(item);
+    const auto implementation = testing::parse_implementation(item);
     if (!implementation) {
       throw UsageError("--algorithms: unknown '" + item +
                        "' (known: csdldf, csdl, rts, memcpy, cub)");
@@ -118,34 +121,29 @@ int main(int argc, char** argv) {
                       "Also run csdldf with 1 in 1, 2, 4, ..., 512 tiles never posting their "
                       "aggregate (simulated blocking; default algorithms then csdldf,memcpy)");
   bench_cmd->add_flag(
-      "--stats", bench.tuning.statistics,
+      "--stats", bench.options.statistics,
       "Run the statistics variant of csdl/csdldf and report spins, look-back steps, fallbacks "
       "and insertions (mean per run)");
   bench_cmd->add_option("--seed", bench.seed, "Seed of the random input")->capture_default_str();
   bench_cmd
-      ->add_option("--max-spins", bench.tuning.max_spins,
-                   "Look-back reads of a tile before csdldf falls back (Vulkan: 1 for the "
-                   "nearest successor once the run has seen a starved tile)")
+      ->add_option("--max-spins", bench.options.tuning.max_spins,
+                   "Look-back reads of a tile before csdldf falls back (1 for the nearest "
+                   "successor once the run has seen a starved tile)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  bench_cmd->add_option("--workgroup-size", bench.tuning.workgroup_size,
+  bench_cmd->add_option("--workgroup-size", bench.options.workgroup_size,
                         "Threads per workgroup (default 256; Vulkan on a GPU under 4 MiB: 512)");
   bench_cmd->add_option(
-      "--vectors-per-thread", bench.tuning.vectors_per_thread,
+      "--vectors-per-thread", bench.options.vectors_per_thread,
       "16-byte vectors (four 32-bit or two 64-bit elements) per thread (Vulkan: default 4, on "
-      "a GPU 6, 8 for 64-bit types, 3 under 4 MiB; CUDA: 4, 6 or 8, default 6, 4 under 8 MiB; "
-      "persistent blocks 4 or 8)");
+      "a GPU 6, 8 for 64-bit types, 3 under 4 MiB; CUDA: 4, 6 or 8, default 6, 4 under 8 MiB)");
   bench_cmd->add_option(
-      "--subgroup-size", bench.tuning.subgroup_size,
+      "--subgroup-size", bench.options.subgroup_size,
       "Logical subgroup size, a power of two up to the hardware's (default: the hardware's)");
-  bench_cmd->add_option("--lookback-depth", bench.tuning.lookback_depth,
+  bench_cmd->add_option("--lookback-depth", bench.options.lookback_depth,
                         "Windows of tiles a look-back step reads at once (default 1; CUDA, where "
                         "every block of a launch is resident at once and up to 4 windows hold all "
                         "tiles: that many)");
-  bench_cmd->add_option("--staged-tiles", bench.tuning.staged_tiles,
-                        "CUDA: 1 (the default) for a block per tile; 2..4 for persistent "
-                        "blocks holding N tiles in shared memory: the one waiting for its "
-                        "prefix, the one they scan, and N - 2 on their way");
   std::string tile_state = "auto";
   bench_cmd
       ->add_option("--tile-state", tile_state,
@@ -203,7 +201,7 @@ int main(int argc, char** argv) {
             "--blocking with csdl: decoupled look-back would wait forever for a blocked tile that "
             "never posts; leave csdl out (csdldf falls back instead)");
       }
-      bench.tuning.tile_state = parse_choice<TileState>(
+      bench.options.tile_state = parse_choice<TileState>(
           "--tile-state", tile_state,
           [](std::string_view text) -> std::optional<TileState> {
             if (text == "auto") return TileState::automatic;
@@ -212,7 +210,7 @@ int main(int argc, char** argv) {
             return std::nullopt;
           },
           "auto, split, packed");
-      if (tile_order != "auto") bench.tuning.dispatch_order = tile_order == "dispatch";
+      if (tile_order != "auto") bench.options.dispatch_order = tile_order == "dispatch";
       return cli::run_bench(bench);
     }
   } catch (const UsageError& e) {

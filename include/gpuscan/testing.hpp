@@ -1,0 +1,95 @@
+// Knobs for tests, experiments and the benchmark: simulated blocking, the statistics
+// variant, tile shapes and orders, chunk sizes, and the timed benchmark itself. Not part
+// of gpuscan/gpuscan.hpp: a program that scans needs none of this, and every default here
+// is the library's own choice (its per-device policy tables).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "gpuscan/device.hpp"
+#include "gpuscan/scanner.hpp"
+#include "gpuscan/types.hpp"
+
+namespace gpuscan::testing {
+
+// How csdl/csdldf store a tile's state: split over 32-bit words, 16 value bits each
+// (portable), or packed into 64-bit words, 32 value bits each, that one lane reads (needs
+// 64-bit buffer atomics). Automatic: packed where the device allows, else split.
+enum class TileState { automatic, split, packed };
+
+// Zero or unset means "the library's choice".
+struct Options {
+  Tuning tuning;
+  // Simulated blocking: tiles with ((tile + 1) & mask) == 0 never post their aggregate,
+  // so that successors must fall back (csdldf only).
+  std::optional<std::uint32_t> blocking_mask;
+  // Run the statistics variant of csdl/csdldf (separate kernels: the normal ones pay nothing
+  // for it); RunResult::statistics then holds the counts.
+  bool statistics = false;
+  // Threads per workgroup (Vulkan: a power of two; CUDA: a multiple of 32 in [64, 512]).
+  std::uint32_t workgroup_size = 0;
+  // 16-byte vectors (four 32-bit or two 64-bit elements) per thread (Vulkan: 1..64; CUDA:
+  // 4, 6 or 8).
+  std::uint32_t vectors_per_thread = 0;
+  // Vulkan: a logical subgroup size, a power of two up to the hardware's, so that a device
+  // of wide subgroups proves the narrow ones' code paths.
+  std::uint32_t subgroup_size = 0;
+  // Windows of (subgroup size / words per tile) tiles a look-back step reads at once
+  // (Vulkan: 1..16; CUDA: 1..4).
+  std::uint32_t lookback_depth = 0;
+  // csdldf: take tiles in dispatch order (the workgroup id) instead of claiming them from
+  // an atomic counter. Refused for csdl (which could wait forever) and on CPU drivers.
+  std::optional<bool> dispatch_order;
+  TileState tile_state = TileState::automatic;
+  // Elements per run: larger scans go in chunks, each chunk's carry the next one's init.
+  std::size_t chunk_elements = 0;
+};
+
+// A Scanner with test or experiment knobs.
+Scanner make_scanner(Device& device, const ScanSpec& spec, const Options& options);
+
+// What a benchmark can time: the three scan algorithms, the copy baseline (the memcpy
+// kernel on Vulkan, cudaMemcpyAsync on CUDA) and, on CUDA, NVIDIA's CUB (sums only).
+enum class Implementation { csdldf, csdl, rts, memcpy, cub };
+std::string_view to_string(Implementation);
+std::optional<Implementation> parse_implementation(std::string_view);
+// The implementation that runs `algorithm`.
+Implementation implementation_of(Algorithm algorithm);
+
+struct BenchCase {
+  DType dtype = DType::u32;
+  Op op = Op::add;
+  Kind kind = Kind::inclusive;
+  std::size_t n = 0;
+  int runs = 0;      // timed runs per implementation (after untimed warm-up runs)
+  bool hot = false;  // skip the cache flush between runs
+  // CUDA: after the flush, one untimed run of the same implementation on a second input of
+  // the same size, so that each timed run finds its code in the caches and its data not.
+  bool warm_code = false;
+  std::uint64_t seed = 0;  // of the random input
+  Options options;         // for the scans; the baselines (memcpy, cub) take none
+  std::vector<Implementation> implementations;
+};
+
+struct BenchResult {
+  Implementation implementation = Implementation::memcpy;
+  std::vector<double> ms;  // device time of each timed run
+  int validated = 0;       // runs whose output the device checked and found right
+  // csdl runs whose look-back gave up waiting for a predecessor (no forward progress on
+  // this device); their output is wrong and they are not among the validated.
+  int abandoned = 0;
+  std::vector<Statistics> statistics;  // per run, with Options::statistics for csdl/csdldf
+};
+
+// Runs every implementation of the case on the same random input, taking turns (run r of
+// each, then run r + 1). Outputs are poisoned before each run and checked on the device
+// after it.
+std::vector<BenchResult> benchmark(Device& device, const BenchCase& bench_case);
+
+double median(std::vector<double> values);
+
+}  // namespace gpuscan::testing

@@ -1,0 +1,44 @@
+// Tuning as data: each backend keeps a table of ScanPolicy rows, one per kind of device and
+// element size, with the reason for its numbers, and its launchers read their defaults
+// from the row that matches (src/cuda/policy.cpp, src/vulkan/policy.cpp). Options in
+// gpuscan/testing.hpp override a row for tests and experiments.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string_view>
+
+namespace gpuscan::detail {
+
+struct TileShapePolicy {
+  std::uint32_t workgroup_size = 0;
+  std::uint32_t vectors_per_thread = 0;  // of 16 bytes each
+};
+
+struct ScanPolicy {
+  std::string_view devices;    // which devices the row is for (the backend matches it)
+  std::size_t element_bytes;   // 4 or 8
+  TileShapePolicy shape;       // tiles of inputs from small_below_bytes on
+  TileShapePolicy small_shape; // tiles of smaller inputs (unused where small_below_bytes is 0)
+  std::size_t small_below_bytes;
+  // Windows a look-back step reads; 0: chosen per launch (CUDA: every window of a launch
+  // whose blocks are all resident, up to its limit; otherwise 1).
+  std::uint32_t lookback_depth;
+  // csdldf takes tiles in dispatch order (the workgroup id) rather than from a counter.
+  bool dispatch_order;
+  std::string_view reason;  // what was measured (docs/performance.md has the numbers)
+};
+
+// The first row for `devices` and the element size; a table ends with rows for "any".
+inline const ScanPolicy& find_policy(std::span<const ScanPolicy> table, std::string_view devices,
+                                     std::size_t element_bytes) {
+  for (const ScanPolicy& row : table) {
+    if ((row.devices == devices || row.devices == "any") && row.element_bytes == element_bytes)
+      return row;
+  }
+  throw std::logic_error("no tuning policy for this device and element size");
+}
+
+}  // namespace gpuscan::detail
