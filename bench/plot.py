@@ -1,11 +1,13 @@
-#!/usr/bin/python3
-"""Plots a `gpuscan bench --csv` file: throughput against n for every algorithm, with the
-ratio to memcpy measured in the same run below; for a run with --blocking, also the four
-panels of the blocking sweep (fallbacks, spins, look-back steps, throughput against the
-unblocked run). Writes PNGs next to the CSV (X.png, X-blocking.png) or to -o.
+#!/usr/bin/env python3
+"""Plots a `gpuscan bench --csv` file into one PNG beside it (X.csv -> X.png) or to -o.
 
-    bench/plot.py bench/results/h200-vulkan-u32-add-inclusive.csv
-Needs matplotlib (Debian: python3-matplotlib).
+A size sweep: every algorithm against n, throughput above (median time in microseconds
+where no n exceeds 2^22, the small-n sweeps), the ratio to memcpy from the same run below.
+A --blocking sweep: the four panels of the paper (fallbacks, spins, look-back steps per
+run, and throughput against the unblocked run of the same file) against the blocking rate.
+
+    python3 bench/plot.py bench/results/h100-cuda-u32-add-inclusive.csv
+Needs matplotlib (Debian: python3-matplotlib); bench/gpu-run.sh calls it.
 """
 import argparse
 import csv
@@ -32,12 +34,17 @@ def main() -> int:
     if not rows:
         print(f"plot.py: {args.csv} has no rows", file=sys.stderr)
         return 2
+    output = args.output or args.csv.with_suffix(".png")
+    blocked = [row for row in rows if row["blocking_mask"]]
+    if blocked:
+        plot_blocking(rows, blocked, output)
+        return 0
+    small = max(int(row["n"]) for row in rows) <= 1 << 22
     series = defaultdict(list)
     for row in rows:
-        if row["blocking_mask"]:
-            continue
         ratio = float(row["vs_memcpy"]) if row["vs_memcpy"] else math.nan
-        series[row["algorithm"]].append((int(row["n"]), float(row["gelems_per_s"]), ratio))
+        value = float(row["median_ms"]) * 1000 if small else float(row["gelems_per_s"])
+        series[row["algorithm"]].append((int(row["n"]), value, ratio))
 
     first = rows[0]
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 7), sharex=True, gridspec_kw={"height_ratios": [3, 2]})
@@ -49,7 +56,7 @@ def main() -> int:
         if algorithm != "memcpy":
             bottom.plot(n, [p[2] for p in points], marker=marker, color=color, label=algorithm)
     top.set_xscale("log", base=2)
-    top.set_ylabel("Gelements/s")
+    top.set_ylabel("median time (us)" if small else "Gelements/s")
     top.set_title(f"{first['dtype']} {first['op']} {first['kind']} on {first['device']} ({first['backend']}), "
                   f"commit {first['commit']}", fontsize=10)
     top.legend()
@@ -60,12 +67,8 @@ def main() -> int:
     bottom.set_ylim(0, 1.1)
     bottom.grid(True, alpha=0.3)
     fig.tight_layout()
-    output = args.output or args.csv.with_suffix(".png")
     fig.savefig(output, dpi=110)
     print(f"plot.py: wrote {output}")
-    blocked = [row for row in rows if row["blocking_mask"]]
-    if blocked:
-        plot_blocking(rows, blocked, output.with_name(output.stem + "-blocking.png"))
     return 0
 
 
