@@ -19,6 +19,7 @@ struct DeviceInfo {
   std::string type;    // "discrete GPU", "integrated GPU", "virtual GPU", "CPU"
   std::string driver;  // driver name and version
   std::uint32_t subgroup_size = 0;
+  int ordinal = 0;  // CUDA: the device number cudaSetDevice takes; Vulkan: its index
   std::uint64_t max_binding_bytes = 0;  // the largest buffer one dispatch can address
 
   // A CPU driver (lavapipe): no forward-progress guarantee, llvmpipe's loop limit, and
@@ -52,6 +53,8 @@ class Device {
   // Vulkan driver. A non-empty `name` picks the first device whose name contains it
   // (case-insensitive).
   static Device open(Backend backend = Backend::any, std::string_view name = {});
+  // The CUDA GPU of this device number (as cudaSetDevice counts them).
+  static Device open_cuda(int ordinal);
 
   const DeviceInfo& info() const;
   Buffer allocate(std::size_t bytes);

@@ -43,6 +43,14 @@ Device Device::open(Backend backend, std::string_view name) {
   return Device(vulkan::open_device(name));
 }
 
+Device Device::open_cuda([[maybe_unused]] int ordinal) {
+#ifdef GPUSCAN_HAS_CUDA
+  return Device(cuda::open_device(ordinal));
+#else
+  throw DeviceError("this build of gpuscan has no CUDA backend");
+#endif
+}
+
 const DeviceInfo& Device::info() const {
   return impl_->info();
 }

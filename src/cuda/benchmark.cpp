@@ -27,7 +27,7 @@ constexpr std::size_t flush_bytes = std::size_t{512} << 20;
 // and the first output element (a reduction's result).
 struct RunRecord {
   std::uint32_t check_errors;
-  RunControl counts;
+  ChainState chain;
   std::uint64_t first;
 };
 
@@ -35,6 +35,7 @@ struct RunRecord {
 struct Launch {
   Implementation implementation;
   std::unique_ptr<ScanLauncher> scan;  // csdldf, csdl, rts
+  OwnedWorkspace workspace;            // the scan's
   DeviceMemory cub_temp;               // cub
 };
 
@@ -79,11 +80,12 @@ class CudaBenchTarget : public detail::BenchTarget {
         const Algorithm algorithm = implementation == Implementation::csdl  ? Algorithm::csdl
                                     : implementation == Implementation::rts ? Algorithm::rts
                                                                             : Algorithm::csdldf;
-        launch.scan = std::make_unique<ScanLauncher>(
-            c_.dtype, c_.op, c_.kind, algorithm, device_.policy(c_.dtype), c_.options, stream_);
+        launch.scan = std::make_unique<ScanLauncher>(c_.dtype, c_.op, c_.kind, algorithm,
+                                                     device_.policy(c_.dtype), c_.options);
         if (c_.n > launch.scan->max_elements()) {
           throw UsageError(std::to_string(c_.n) + " elements are more than one run takes");
         }
+        launch.workspace.reserve(*launch.scan, c_.n, stream_);
       }
     }
     launches_.push_back(std::move(launch));
@@ -144,11 +146,11 @@ class CudaBenchTarget : public detail::BenchTarget {
                           stream_),
           "reading the check");
     if (launches_[i].scan && launches_[i].scan->chained()) {
-      check(cudaMemcpyAsync(&target->counts, launches_[i].scan->last_counts(), sizeof(RunControl),
+      check(cudaMemcpyAsync(&target->chain, launches_[i].workspace.state(), sizeof(ChainState),
                             cudaMemcpyDeviceToHost, stream_),
             "reading the counts");
     } else {
-      target->counts = RunControl{};
+      target->chain = ChainState{};
     }
     target->first = 0;
     check(cudaMemcpyAsync(&target->first, out_.data(), element_, cudaMemcpyDeviceToHost, stream_),
@@ -159,7 +161,8 @@ class CudaBenchTarget : public detail::BenchTarget {
     float ms = 0;
     check(cudaEventElapsedTime(&ms, events_[2 * slot], events_[2 * slot + 1]), "timing a run");
     const RunRecord& r = records_[slot];
-    return {ms, r.counts.abandoned, r.check_errors, r.counts.statistics(), r.first};
+    const RunControl& counts = r.chain.last_counts();
+    return {ms, counts.abandoned, r.check_errors, counts.statistics(), r.first};
   }
 
  private:
@@ -175,7 +178,8 @@ class CudaBenchTarget : public detail::BenchTarget {
                        stream_);
         return;
       default:
-        l.scan->launch(in, out, c_.n, init_, stream_);
+        l.scan->launch(in, out, c_.n, init_, nullptr, l.workspace.data(), l.workspace.size(),
+                       stream_);
     }
   }
 

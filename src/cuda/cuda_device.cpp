@@ -38,6 +38,7 @@ DeviceInfo describe(int ordinal) {
   info.driver = "CUDA driver " + version(driver) + ", runtime " + version(runtime) + ", sm_" +
                 std::to_string(properties.major) + std::to_string(properties.minor);
   info.subgroup_size = static_cast<std::uint32_t>(properties.warpSize);
+  info.ordinal = ordinal;
   info.max_binding_bytes = properties.totalGlobalMem;
   return info;
 }
@@ -64,6 +65,15 @@ std::shared_ptr<detail::DeviceImpl> open_device(std::string_view name) {
   }
   if (devices.empty()) throw DeviceError("no CUDA GPU found (no driver or no device)");
   throw DeviceError("no CUDA GPU matches '" + std::string(name) + "'");
+}
+
+std::shared_ptr<detail::DeviceImpl> open_device(int ordinal) {
+  const std::vector<DeviceInfo> devices = list_devices();
+  if (ordinal < 0 || static_cast<std::size_t>(ordinal) >= devices.size()) {
+    throw DeviceError("no CUDA GPU of device number " + std::to_string(ordinal) + " (" +
+                      std::to_string(devices.size()) + " found)");
+  }
+  return std::make_shared<CudaDevice>(ordinal, devices[static_cast<std::size_t>(ordinal)]);
 }
 
 CudaDevice::CudaDevice(int ordinal, DeviceInfo info) : ordinal_(ordinal), info_(std::move(info)) {

@@ -16,6 +16,8 @@ namespace gpuscan::cuda {
 std::vector<DeviceInfo> list_devices();
 // The first CUDA GPU whose name contains `name` (case-insensitive; empty: the first).
 std::shared_ptr<detail::DeviceImpl> open_device(std::string_view name);
+// The CUDA GPU of this device number.
+std::shared_ptr<detail::DeviceImpl> open_device(int ordinal);
 
 class CudaDevice : public detail::DeviceImpl {
  public:

@@ -11,7 +11,7 @@ CudaScanner::CudaScanner(const DeviceInfo& device, cudaStream_t stream, const Sc
     : device_(device),
       stream_(stream),
       spec_(spec),
-      launcher_(spec.dtype, spec.op, spec.kind, spec.algorithm, policy, options, stream) {
+      launcher_(spec.dtype, spec.op, spec.kind, spec.algorithm, policy, options) {
   check(cudaEventCreate(&start_), "creating an event");
   check(cudaEventCreate(&end_), "creating an event");
 }
@@ -31,8 +31,9 @@ RunResult CudaScanner::run(const detail::BufferImpl& in, std::size_t in_offset,
   const std::size_t element = size_of(spec_.dtype);
   const auto* source = dynamic_cast<const DeviceMemory&>(in).as<std::byte>() + in_offset * element;
   auto* target = dynamic_cast<DeviceMemory&>(out).as<std::byte>() + out_offset * element;
+  void* workspace = workspace_.reserve(launcher_, n, stream_);
   check(cudaEventRecord(start_, stream_), "recording an event");
-  launcher_.launch(source, target, n, init, stream_);
+  launcher_.launch(source, target, n, init, nullptr, workspace, workspace_.size(), stream_);
   check(cudaEventRecord(end_, stream_), "recording an event");
   check(cudaEventSynchronize(end_), "running the scan");
   float ms = 0;
@@ -40,11 +41,12 @@ RunResult CudaScanner::run(const detail::BufferImpl& in, std::size_t in_offset,
   RunResult result{ms, std::nullopt};
   // Only csdl can give up a look-back; only the statistics variant counts.
   if (spec_.algorithm == Algorithm::csdl || launcher_.counts_statistics()) {
-    RunControl counts{};
-    check(cudaMemcpyAsync(&counts, launcher_.last_counts(), sizeof(counts), cudaMemcpyDeviceToHost,
+    ChainState state{};
+    check(cudaMemcpyAsync(&state, workspace_.state(), sizeof(state), cudaMemcpyDeviceToHost,
                           stream_),
           "reading the run's counts");
     check(cudaStreamSynchronize(stream_), "reading the run's counts");
+    const RunControl& counts = state.last_counts();
     if (counts.abandoned != 0) {
       throw ForwardProgressError("csdl on " + device_.name + ": " +
                                  std::to_string(counts.abandoned) +

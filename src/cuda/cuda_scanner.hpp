@@ -1,4 +1,4 @@
-// The CUDA Scanner: one launcher, run synchronously and timed with events.
+// The CUDA Scanner: one launcher and its workspace, run synchronously and timed with events.
 #pragma once
 
 #include "core/backend.hpp"
@@ -23,6 +23,7 @@ class CudaScanner : public detail::ScannerImpl {
   cudaStream_t stream_;
   ScanSpec spec_;
   ScanLauncher launcher_;
+  OwnedWorkspace workspace_;
   cudaEvent_t start_ = nullptr, end_ = nullptr;
 };
 

@@ -1,5 +1,6 @@
 // Filling device memory with a 32-bit pattern (cudaMemset sets bytes only): the poison the
-// benchmark writes over an output before each run.
+// benchmark writes over an output before each run; and one element stored by a kernel
+// (a reduction of nothing, in stream order and capturable in a graph).
 #include "cuda/check.hpp"
 #include "cuda/launch.hpp"
 
@@ -14,7 +15,26 @@ __global__ void fill_words(std::uint32_t* words, std::uint64_t count, std::uint3
   }
 }
 
+__global__ void store_value(void* out, std::uint32_t bytes, std::uint64_t bits,
+                            const void* from) {
+  if (from != nullptr) {
+    bits = bytes == 8 ? *static_cast<const std::uint64_t*>(from)
+                      : *static_cast<const std::uint32_t*>(from);
+  }
+  if (bytes == 8) {
+    *static_cast<std::uint64_t*>(out) = bits;
+  } else {
+    *static_cast<std::uint32_t*>(out) = static_cast<std::uint32_t>(bits);
+  }
+}
+
 }  // namespace
+
+void launch_store_value(void* out, std::size_t bytes, std::uint64_t bits, const void* from,
+                        cudaStream_t stream) {
+  store_value<<<1, 1, 0, stream>>>(out, static_cast<std::uint32_t>(bytes), bits, from);
+  check(cudaGetLastError(), "launching a store");
+}
 
 void launch_fill(std::uint32_t* words, std::uint64_t count, std::uint32_t value,
                  cudaStream_t stream) {

@@ -37,6 +37,23 @@ static_assert(offsetof(RunControl, lookback_steps) == 4 * GS_CONTROL_LOOKBACK_ST
 static_assert(offsetof(RunControl, fallbacks) == 4 * GS_CONTROL_FALLBACKS);
 static_assert(offsetof(RunControl, insertions) == 4 * GS_CONTROL_INSERTIONS);
 
+// The head of a chained scan's workspace, in device memory: which half of the tile state
+// the next run works in and what each half holds, so that no host-side state tells a run
+// where to work, and a launch recorded once (a CUDA graph) can be replayed
+// (docs/protocol.md, "Reset between runs"). A run works in half `turn`, zeroes what the run
+// before it wrote in the other half, and the last of its blocks to start hands the turn on.
+struct ChainState {
+  RunControl control[2];   // per half: the counters of the run that works in it
+  std::uint32_t turn;      // the half the next run works in (0 or 1)
+  std::uint32_t started;   // blocks of the running launch that have read `turn`
+  std::uint64_t dirty[2];  // 32-bit words of each half that its last run wrote
+  // The counters of the latest finished run (read once the stream has passed it).
+  const RunControl& last_counts() const { return control[turn ^ 1u]; }
+};
+// The spine's halves follow the head at this offset, and each other at a multiple of it.
+constexpr std::size_t kSpineOffset = 256;
+static_assert(sizeof(ChainState) <= kSpineOffset);
+
 // Tile shapes: threads per block times rows of 16-byte vectors a thread (the kernels are
 // compiled for 4, 6 and 8 rows). Defaults come from the policy table (cuda/policy.cpp).
 constexpr std::uint32_t kDefaultBlockSize = 256;
@@ -68,16 +85,15 @@ struct ScanArgs {
   std::uint32_t vectors_per_thread = 4;
   Kind kind = Kind::inclusive;
   std::uint64_t init_bits = 0;
+  const void* init = nullptr;  // where set, the init value is read here (device memory)
 };
 
-// The tile chain of csdl/csdldf. `spine` is all zeros on entry; the run zeroes the first
-// `next_spine_words` 32-bit words of `next_spine` and all of `next_control` for the next.
+// The tile chain of csdl/csdldf: the workspace (a ChainState, then the spine's two halves
+// of half_words 32-bit words each) and the run's fixed parameters.
 struct ChainArgs {
-  void* spine = nullptr;
-  std::uint32_t* next_spine = nullptr;
-  std::uint64_t next_spine_words = 0;
-  RunControl* control = nullptr;
-  RunControl* next_control = nullptr;
+  ChainState* state = nullptr;
+  std::uint32_t* spines = nullptr;
+  std::uint64_t half_words = 0;
   std::uint32_t max_spins = 4;
   std::uint32_t blocking_mask = 0xFFFFFFFFu;
   // Windows one look-back step reads, up to kMaxLookbackDepth; 0: the launch picks
@@ -116,6 +132,9 @@ template <class T>
 void launch_check(Op op, const CheckArgs& check, cudaStream_t stream);
 void launch_fill(std::uint32_t* words, std::uint64_t count, std::uint32_t value,
                  cudaStream_t stream);
+// Writes one element of `bytes` (4 or 8): `bits`, or where `from` is set, the element there.
+void launch_store_value(void* out, std::size_t bytes, std::uint64_t bits, const void* from,
+                        cudaStream_t stream);
 
 // cub::DeviceScan / DeviceReduce with cuda::std::plus, the baseline of the benchmark.
 std::size_t cub_temp_bytes(DType dtype, Kind kind, std::uint64_t n);

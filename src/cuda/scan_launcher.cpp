@@ -46,9 +46,8 @@ void check_cuda_options(const testing::Options& options) {
 }  // namespace
 
 ScanLauncher::ScanLauncher(DType dtype, Op op, Kind kind, Algorithm algorithm,
-                           const detail::ScanPolicy& policy, const testing::Options& options,
-                           cudaStream_t stream)
-    : dtype_(dtype), op_(op), kind_(kind), algorithm_(algorithm), controls_(2 * sizeof(RunControl)) {
+                           const detail::ScanPolicy& policy, const testing::Options& options)
+    : dtype_(dtype), op_(op), kind_(kind), algorithm_(algorithm) {
   detail::check_options(algorithm, options);
   check_cuda_options(options);
   const bool fixed_shape = options.workgroup_size != 0 || options.vectors_per_thread != 0;
@@ -72,7 +71,6 @@ ScanLauncher::ScanLauncher(DType dtype, Op op, Kind kind, Algorithm algorithm,
                                                                   : policy.lookback_depth);
   chain_.dispatch_order =
       options.dispatch_order.value_or(algorithm == Algorithm::csdldf && policy.dispatch_order);
-  check(cudaMemsetAsync(controls_.data(), 0, controls_.size(), stream), "clearing run counters");
 }
 
 std::size_t ScanLauncher::max_elements() const {
@@ -86,45 +84,71 @@ TileShapeChoice ScanLauncher::shape_for(std::uint64_t n) const {
   return n * size_of(dtype_) < small_below_bytes_ ? small_shape_ : shape_;
 }
 
-void ScanLauncher::launch(const void* in, void* out, std::uint64_t n, Value init,
-                          cudaStream_t stream) {
+std::uint64_t ScanLauncher::tiles_for(std::uint64_t n) const {
   const TileShapeChoice shape = shape_for(n);
   const std::uint64_t per_tile = tile_elements(dtype_, shape.block_size, shape.vectors_per_thread);
-  const auto tiles = static_cast<std::uint32_t>((n + per_tile - 1) / per_tile);
-  const ScanArgs scan{in,    out,      n, tiles, shape.block_size, shape.vectors_per_thread,
-                      kind_, init.bits};
+  return (n + per_tile - 1) / per_tile;
+}
+
+std::uint64_t ScanLauncher::half_words(std::uint64_t max_n) const {
+  // The small shape's tiles are smaller: the most tiles of any n up to max_n is that of
+  // max_n or of the largest small input.
+  std::uint64_t tiles = tiles_for(max_n);
+  if (small_below_bytes_ != 0) {
+    const std::uint64_t small_n =
+        std::min<std::uint64_t>(max_n, (small_below_bytes_ - 1) / size_of(dtype_));
+    tiles = std::max(tiles, tiles_for(small_n));
+  }
+  const std::uint64_t words = chained() ? tiles * spine_words_per_tile(dtype_)
+                                        : (tiles * size_of(dtype_) + 3) / 4;  // rts: values
+  constexpr std::uint64_t granule = kSpineOffset / 4;
+  return (words + granule - 1) / granule * granule;
+}
+
+std::size_t ScanLauncher::workspace_bytes(std::uint64_t max_n) const {
+  const std::uint64_t halves = chained() ? 2 : 1;
+  return kSpineOffset + halves * half_words(std::max<std::uint64_t>(max_n, 1)) * 4;
+}
+
+void ScanLauncher::launch(const void* in, void* out, std::uint64_t n, Value init,
+                          const void* device_init, void* workspace, std::size_t workspace_size,
+                          cudaStream_t stream) const {
+  if (workspace_size < workspace_bytes(n)) {
+    throw UsageError("a workspace of " + std::to_string(workspace_size) + " bytes is too small for " +
+                     std::to_string(n) + " elements (" + std::to_string(workspace_bytes(n)) +
+                     " needed: workspace_bytes(n))");
+  }
+  const TileShapeChoice shape = shape_for(n);
+  const auto tiles = static_cast<std::uint32_t>(tiles_for(n));
+  const ScanArgs scan{in,    out,       n,          tiles, shape.block_size, shape.vectors_per_thread,
+                      kind_, init.bits, device_init};
+  auto* spines = reinterpret_cast<std::uint32_t*>(static_cast<std::byte*>(workspace) + kSpineOffset);
   if (!chained()) {
-    const std::size_t bytes = std::size_t{tiles} * size_of(dtype_);
-    if (rts_spine_.size() < bytes) rts_spine_ = DeviceMemory(bytes);
     reference::visit(dtype_, [&](auto tag) {
-      launch_reduce_then_scan<decltype(tag)>(op_, scan, rts_spine_.data(), stream);
+      launch_reduce_then_scan<decltype(tag)>(op_, scan, spines, stream);
     });
     return;
   }
-  launch_chained(scan, stream);
-}
-
-void ScanLauncher::launch_chained(const ScanArgs& scan, cudaStream_t stream) {
-  const std::uint64_t words = std::uint64_t{scan.tile_count} * spine_words_per_tile(dtype_);
-  if (words > spine_capacity_words_) {
-    // Both spines start over, zeroed; the run counters of both are zero already (each run
-    // clears the other's).
-    for (DeviceMemory& spine : spines_) {
-      spine = DeviceMemory(words * 4);
-      check(cudaMemsetAsync(spine.data(), 0, words * 4, stream), "clearing the spine");
-    }
-    halves_.forget_writes();
-    spine_capacity_words_ = words;
-  }
-  const detail::SpineHalves::Turn turn = halves_.take(words);
   ChainArgs chain = chain_;
-  chain.spine = spines_[turn.half].data();
-  chain.next_spine = spines_[turn.clear_half].as<std::uint32_t>();
-  chain.next_spine_words = turn.clear_count;
-  chain.control = controls_.as<RunControl>() + turn.half;
-  chain.next_control = controls_.as<RunControl>() + turn.clear_half;
+  chain.state = static_cast<ChainState*>(workspace);
+  chain.spines = spines;
+  // The halves' place follows from the workspace's size alone, so that every run on it
+  // finds the other half where the run before it left it.
+  constexpr std::uint64_t granule = kSpineOffset / 4;
+  chain.half_words = (workspace_size - kSpineOffset) / 8 / granule * granule;
   reference::visit(dtype_,
                    [&](auto tag) { launch_chained_scan<decltype(tag)>(op_, scan, chain, stream); });
+}
+
+void* OwnedWorkspace::reserve(const ScanLauncher& launcher, std::uint64_t n, cudaStream_t stream) {
+  const std::size_t bytes = launcher.workspace_bytes(n);
+  if (bytes > memory_.size()) {
+    // A new workspace starts clean (turn 0, both halves zero).
+    check(cudaStreamSynchronize(stream), "finishing the runs on the old workspace");
+    memory_ = DeviceMemory(bytes);
+    check(cudaMemsetAsync(memory_.data(), 0, bytes, stream), "clearing the workspace");
+  }
+  return memory_.data();
 }
 
 }  // namespace gpuscan::cuda

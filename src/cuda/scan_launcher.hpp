@@ -1,14 +1,14 @@
-// One scan algorithm for one dtype, operator and kind, ready to launch on any buffers of
-// the device: the tile shapes (from the policy table unless the options fix one), the tile
-// chain (two spines and run counters that each run clears for the next) and the spine of
-// reduce-then-scan. Used by the Scanner and the benchmark alike.
+// One scan algorithm for one dtype, operator and kind, ready to launch on any memory of the
+// device: the tile shapes (from the policy table unless the options fix one) and the fixed
+// part of the tile chain. It holds no memory and no state between runs: each launch takes
+// a workspace (launch.hpp, ChainState), so one launcher serves any number of threads and
+// streams, each with its own workspace. Used by the Scanner, the benchmark and cuda::Plan.
 #pragma once
 
-#include <array>
 #include <cstddef>
+#include <optional>
 
 #include "core/policy.hpp"
-#include "core/spine_halves.hpp"
 #include "cuda/launch.hpp"
 #include "cuda/memory.hpp"
 #include "gpuscan/testing.hpp"
@@ -17,24 +17,29 @@ namespace gpuscan::cuda {
 
 class ScanLauncher {
  public:
-  // Memory is prepared on `stream`, the stream every launch must then use.
   ScanLauncher(DType dtype, Op op, Kind kind, Algorithm algorithm,
-               const detail::ScanPolicy& policy, const testing::Options& options,
-               cudaStream_t stream);
+               const detail::ScanPolicy& policy, const testing::Options& options);
 
-  // Enqueues a run of n >= 1 elements on `stream`. `in` and `out` are 16-byte aligned.
-  void launch(const void* in, void* out, std::uint64_t n, Value init, cudaStream_t stream);
+  // Bytes of workspace for runs of up to max_n elements; zeroed before its first use, each
+  // run leaves it ready for the next.
+  std::size_t workspace_bytes(std::uint64_t max_n) const;
 
-  // The counts of the latest chained run, in device memory; read them once the stream has
-  // passed the run.
-  const RunControl* last_counts() const { return controls_.as<RunControl>() + halves_.last_half(); }
+  // Enqueues a run of n >= 1 elements on `stream`. `in` and `out` are 16-byte aligned and
+  // do not overlap; the workspace of `workspace_size` bytes (always passed with the same
+  // size) holds at least workspace_bytes(n). The init value is `init`, or where
+  // `device_init` is set, the element it points to.
+  void launch(const void* in, void* out, std::uint64_t n, Value init, const void* device_init,
+              void* workspace, std::size_t workspace_size, cudaStream_t stream) const;
+
   bool chained() const { return algorithm_ != Algorithm::rts; }
   bool counts_statistics() const { return chained() && chain_.statistics; }
   std::size_t max_elements() const;
+  DType dtype() const { return dtype_; }
 
  private:
   TileShapeChoice shape_for(std::uint64_t n) const;
-  void launch_chained(const ScanArgs& scan, cudaStream_t stream);
+  std::uint64_t tiles_for(std::uint64_t n) const;
+  std::uint64_t half_words(std::uint64_t max_n) const;
 
   DType dtype_;
   Op op_;
@@ -43,12 +48,21 @@ class ScanLauncher {
   TileShapeChoice shape_;        // of every launch, or with small_below_bytes_ of large ones
   TileShapeChoice small_shape_;  // of inputs under small_below_bytes_
   std::size_t small_below_bytes_ = 0;
-  ChainArgs chain_;                     // the fixed part: spin limit, blocking, variant
-  std::array<DeviceMemory, 2> spines_;  // the two halves
-  detail::SpineHalves halves_;          // in words
-  std::uint64_t spine_capacity_words_ = 0;
-  DeviceMemory controls_;  // two RunControl blocks
-  DeviceMemory rts_spine_;
+  ChainArgs chain_;  // the fixed part: spin limit, blocking, variant
+};
+
+// A workspace of the launcher's own kind, grown as needed: what the Scanner and the
+// benchmark keep per launcher. Growing synchronises `stream` first.
+class OwnedWorkspace {
+ public:
+  void* reserve(const ScanLauncher& launcher, std::uint64_t n, cudaStream_t stream);
+  void* data() const { return memory_.data(); }
+  std::size_t size() const { return memory_.size(); }
+  // The counters of the latest finished chained run (after the stream has passed it).
+  const ChainState* state() const { return memory_.as<ChainState>(); }
+
+ private:
+  DeviceMemory memory_;
 };
 
 }  // namespace gpuscan::cuda

@@ -52,7 +52,10 @@ std::unique_ptr<detail::ScannerImpl> VulkanDevice::make_scanner(const ScanSpec& 
 
 std::vector<DeviceInfo> list_devices() {
   std::vector<DeviceInfo> infos;
-  for (const auto& device : Instance::get()->devices()) infos.push_back(device.info);
+  for (const auto& device : Instance::get()->devices()) {
+    infos.push_back(device.info);
+    infos.back().ordinal = static_cast<int>(infos.size() - 1);
+  }
   return infos;
 }
 

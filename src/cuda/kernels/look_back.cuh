@@ -12,19 +12,61 @@ namespace gpuscan::cuda {
 constexpr std::uint32_t kNoTile = 0xFFFFFFFFu;
 constexpr std::uint32_t kDone = 0xFFFFFFFFu;
 
+// Where a run works, as the look-back warp of each block reads it from the ChainState at
+// the block's start: the half of the spine and counters, and how much of the other half
+// the run before left to clear.
+struct Turn {
+  std::uint32_t half;
+  std::uint64_t clear_words;
+  std::uint32_t place;  // lane 0: how many blocks of the launch had read the turn before
+};
+
+// Reads the run's turn (the whole warp, one address) and counts the block as started. The
+// count's operand depends on what was read, so it cannot be seen before the reads are done:
+// once every block has counted itself, none reads the turn again, and the last may hand it
+// on mid-launch (hand_on_turn).
+__device__ __forceinline__ Turn take_turn(const ChainArgs& chain) {
+  const std::uint32_t half = __ldcg(&chain.state->turn);
+  const std::uint64_t dirty0 = __ldcg(&chain.state->dirty[0]);
+  const std::uint64_t dirty1 = __ldcg(&chain.state->dirty[1]);
+  Turn turn{half, half == 0 ? dirty1 : dirty0, 0};
+  if (lane_id() == 0) {
+    const auto after_reads = static_cast<std::uint32_t>((half | dirty0 | dirty1) >> 63);
+    turn.place = atomicAdd(&chain.state->started, 1u + after_reads);
+  }
+  return turn;
+}
+
+__device__ __forceinline__ std::uint32_t* spine_half(const ChainArgs& chain, const Turn& turn) {
+  return chain.spines + turn.half * chain.half_words;
+}
+
+// The block that started last hands the turn on to the next run: this run's half holds
+// `words` written words, the other half is clean.
+__device__ __forceinline__ void hand_on_turn(const ChainArgs& chain, const Turn& turn,
+                                             std::uint64_t words) {
+  if (lane_id() == 0 && turn.place == gridDim.x - 1) {
+    chain.state->dirty[turn.half] = words;
+    chain.state->dirty[turn.half ^ 1u] = 0;
+    chain.state->started = 0;
+    chain.state->turn = turn.half ^ 1u;
+  }
+}
+
 // The next run's spine and counters start from zero: one warp of each block clears its
 // share (before its tile's loads are back), as the run after this one cannot start before
 // this one ends.
-__device__ __forceinline__ void clear_for_next_run(const ChainArgs& chain) {
+__device__ __forceinline__ void clear_for_next_run(const ChainArgs& chain, const Turn& turn) {
+  std::uint32_t* next_spine = chain.spines + (turn.half ^ 1u) * chain.half_words;
   const std::uint64_t stride = std::uint64_t{gridDim.x} * kWarpSize;
-  for (std::uint64_t i = std::uint64_t{blockIdx.x} * kWarpSize + lane_id();
-       i < chain.next_spine_words; i += stride) {
-    chain.next_spine[i] = 0;
+  for (std::uint64_t i = std::uint64_t{blockIdx.x} * kWarpSize + lane_id(); i < turn.clear_words;
+       i += stride) {
+    next_spine[i] = 0;
   }
   constexpr int control_words = sizeof(RunControl) / sizeof(std::uint32_t);
   static_assert(control_words <= kWarpSize);
   if (blockIdx.x == 0 && lane_id() < control_words) {
-    reinterpret_cast<std::uint32_t*>(chain.next_control)[lane_id()] = 0;
+    reinterpret_cast<std::uint32_t*>(&chain.state->control[turn.half ^ 1u])[lane_id()] = 0;
   }
 }
 
@@ -62,6 +104,7 @@ struct LookBack {
   using Sp = Spine<M, S>;
   Sp spine;
   const ChainArgs& chain;
+  RunControl* control;  // this run's counters
   LookbackCounts counts;
   bool starved = false;  // whether this warp has seen the run's starvation mark
 
@@ -102,7 +145,7 @@ struct LookBack {
     }
     std::uint32_t spins = 0;
     // Read with the first window, in the same round trip.
-    if (chain.fallback && !starved) starved = relaxed_load(&chain.control->starved) != 0;
+    if (chain.fallback && !starved) starved = relaxed_load(&control->starved) != 0;
     for (;;) {
       typename S::Word words[kMaxLookbackDepth];
 #pragma unroll
@@ -141,7 +184,7 @@ struct LookBack {
       }
       if constexpr (kStats) ++counts.spins;
       if (++spins >= patience(tile, cursor)) {
-        if (!chain.fallback && lane_id() == 0) atomicAdd(&chain.control->abandoned, 1u);
+        if (!chain.fallback && lane_id() == 0) atomicAdd(&control->abandoned, 1u);
         return !chain.fallback;
       }
     }
@@ -160,7 +203,7 @@ struct LookBack {
     }
     if (inserted && !starved) {
       starved = true;
-      if (lane_id() == 0) atomicMax(&chain.control->starved, 1u);
+      if (lane_id() == 0) atomicMax(&control->starved, 1u);
     }
     const std::uint32_t state = __shfl_sync(kFullMask, Sp::tile_state(before), 0);
     const T value = __shfl_sync(kFullMask, Sp::tile_value(before), 0);
@@ -175,11 +218,10 @@ struct LookBack {
   }
 
   __device__ void add_counts() const {
-    RunControl& control = *chain.control;
-    if (counts.spins) atomicAdd(&control.spins, counts.spins);
-    if (counts.steps) atomicAdd(&control.lookback_steps, counts.steps);
-    if (counts.fallbacks) atomicAdd(&control.fallbacks, counts.fallbacks);
-    if (counts.insertions) atomicAdd(&control.insertions, counts.insertions);
+    if (counts.spins) atomicAdd(&control->spins, counts.spins);
+    if (counts.steps) atomicAdd(&control->lookback_steps, counts.steps);
+    if (counts.fallbacks) atomicAdd(&control->fallbacks, counts.fallbacks);
+    if (counts.insertions) atomicAdd(&control->insertions, counts.insertions);
   }
 };
 

@@ -34,13 +34,19 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
   __shared__ PerTileShared<T> shared;
   extern __shared__ uint4 parking[];  // the block's tile, while it reduces others
   const T* in = static_cast<const T*>(scan.in);
-  const T init = from_bits<T>(scan.init_bits);
   const bool looks_back = warp_id() == 0;
-  LookBack<M, S, kStats> look{{static_cast<typename S::Storage*>(chain.spine)}, chain, {}};
+  // Only the look-back warp works with the spine and the run's counters.
+  Turn turn{0, 0, 0};
+  if (looks_back) turn = take_turn(chain);
+  LookBack<M, S, kStats> look{
+      {reinterpret_cast<typename S::Storage*>(spine_half(chain, turn))},
+      chain,
+      &chain.state->control[turn.half],
+      {}};
 
   std::uint32_t tile = blockIdx.x;
   if (!chain.dispatch_order) {
-    if (threadIdx.x == 0) shared.tile = atomicAdd(&chain.control->tile_counter, 1u);
+    if (threadIdx.x == 0) shared.tile = atomicAdd(&look.control->tile_counter, 1u);
     __syncthreads();
     tile = shared.tile;
   }
@@ -50,10 +56,11 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
   if (looks_back && tile != 0) window = look.spine.read_window(tile - 1, 0);
   Vector<T> loaded[VPT];
   load_tile<T, VPT>(in, scan.n, tile, M::identity(), loaded);
-  if (looks_back) clear_for_next_run(chain);
+  if (looks_back) clear_for_next_run(chain, turn);
   Vector<T> rows[VPT];
   T aggregate = tile_local_scan<M, VPT, true>(loaded, shared.partials, kOwnSet, rows);
   // The init value belongs to tile 0, for its owner and for any fallback on it alike.
+  const T init = tile == 0 ? init_value<T>(scan) : M::identity();
   if (tile == 0) aggregate = M::combine(init, aggregate);
 
   std::uint32_t cursor = tile - 1;
@@ -86,7 +93,7 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
       // The reduction's own barriers keep the look-back warp from writing the next verdict
       // before every warp has read this one.
       T reduction = load_and_reduce<M, VPT>(in, scan.n, target, shared.partials, kReductionSet);
-      if (target == 0) reduction = M::combine(init, reduction);
+      if (target == 0) reduction = M::combine(init_value<T>(scan), reduction);
       if (looks_back) {
         done = look.insert(cursor, prefix, reduction);
         look_on();
@@ -98,6 +105,7 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
   if constexpr (kStats) {
     if (looks_back && lane_id() == 0) look.add_counts();
   }
+  if (looks_back) hand_on_turn(chain, turn, std::uint64_t{scan.tile_count} * (sizeof(T) / 2));
   store_tile<M, VPT>(static_cast<T*>(scan.out), scan.n, tile, scan.tile_count, scan.kind,
                      shared.prefix, shared.partials, kOwnSet, rows);
 }

@@ -14,7 +14,7 @@ __global__ void __launch_bounds__(max_block_size(VPT))
   __shared__ BlockPartials<T> partials;
   const std::uint32_t tile = blockIdx.x;
   T total = load_and_reduce<M, VPT>(static_cast<const T*>(scan.in), scan.n, tile, partials, 0);
-  if (tile == 0) total = M::combine(from_bits<T>(scan.init_bits), total);
+  if (tile == 0) total = M::combine(init_value<T>(scan), total);
   if (threadIdx.x == 0) spine[tile] = total;
 }
 
@@ -48,7 +48,7 @@ __global__ void __launch_bounds__(max_block_size(VPT))
   Vector<T> rows[VPT];
   const std::uint32_t tile = blockIdx.x;
   load_and_scan<M, VPT, true>(static_cast<const T*>(scan.in), scan.n, tile, partials, 0, rows);
-  const T prefix = tile == 0 ? from_bits<T>(scan.init_bits) : spine[tile];
+  const T prefix = tile == 0 ? init_value<T>(scan) : spine[tile];
   store_tile<M, VPT>(static_cast<T*>(scan.out), scan.n, tile, scan.tile_count, scan.kind, prefix,
                      partials, 0, rows);
 }

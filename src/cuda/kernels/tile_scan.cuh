@@ -9,9 +9,16 @@
 
 #include "cuda/kernels/block_scan.cuh"
 #include "cuda/kernels/tile_io.cuh"
+#include "cuda/launch.hpp"
 #include "gpuscan/types.hpp"
 
 namespace gpuscan::cuda {
+
+// The scan's init value: from the launch's arguments, or read from device memory.
+template <class T>
+__device__ __forceinline__ T init_value(const ScanArgs& scan) {
+  return scan.init ? *static_cast<const T*>(scan.init) : from_bits<T>(scan.init_bits);
+}
 
 // Thread level: sequential inclusive scan of one vector.
 template <class M>

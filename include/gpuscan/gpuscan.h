@@ -1,0 +1,89 @@
+/* gpuscan's C ABI (libgpuscan.so): prefix scans and reductions on GPUs for every language
+ * that is not C++. Every call returns a status; on failure, gpuscan_last_error() says why
+ * in one line for the calling thread. Thread safety: a device may be used from several
+ * threads at once (calls on one device are serialised inside the library); a device must
+ * not be closed while another thread uses it. */
+#ifndef GPUSCAN_GPUSCAN_H
+#define GPUSCAN_GPUSCAN_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  GPUSCAN_OK = 0,
+  GPUSCAN_USAGE_ERROR = 1,            /* the request is wrong (bad argument, type, size) */
+  GPUSCAN_DEVICE_ERROR = 2,           /* no device, or a driver call failed */
+  GPUSCAN_FORWARD_PROGRESS_ERROR = 3  /* csdl gave up on a device without forward progress */
+} gpuscan_status;
+
+typedef enum {
+  GPUSCAN_BACKEND_ANY = 0, /* CUDA if built and a CUDA GPU exists, else the best Vulkan one */
+  GPUSCAN_BACKEND_VULKAN = 1,
+  GPUSCAN_BACKEND_CUDA = 2
+} gpuscan_backend;
+
+typedef enum {
+  GPUSCAN_U32 = 0,
+  GPUSCAN_I32,
+  GPUSCAN_F32,
+  GPUSCAN_U64,
+  GPUSCAN_I64,
+  GPUSCAN_F64
+} gpuscan_dtype;
+
+/* AND, OR and XOR apply to integer types only. */
+typedef enum {
+  GPUSCAN_ADD = 0,
+  GPUSCAN_MUL,
+  GPUSCAN_MIN,
+  GPUSCAN_MAX,
+  GPUSCAN_AND,
+  GPUSCAN_OR,
+  GPUSCAN_XOR
+} gpuscan_op;
+
+typedef enum { GPUSCAN_INCLUSIVE = 0, GPUSCAN_EXCLUSIVE, GPUSCAN_REDUCE } gpuscan_kind;
+
+typedef struct gpuscan_device_s* gpuscan_device;
+
+/* Opens a device: name_or_null picks the first whose name contains it (case-insensitive). */
+gpuscan_status gpuscan_device_open(gpuscan_backend backend, const char* name_or_null,
+                                   gpuscan_device* out);
+/* Opens the CUDA GPU of this ordinal (as cudaSetDevice numbers them). */
+gpuscan_status gpuscan_device_open_cuda(int ordinal, gpuscan_device* out);
+void gpuscan_device_close(gpuscan_device device);
+/* The device's name and backend; valid until the device is closed. */
+const char* gpuscan_device_name(gpuscan_device device);
+gpuscan_backend gpuscan_device_backend(gpuscan_device device);
+
+/* Host arrays in, host array out: n elements of dtype (one for GPUSCAN_REDUCE). init_or_null
+ * points to one element of dtype, or is NULL for the operator's identity. Out-of-place:
+ * in and out must not overlap. */
+gpuscan_status gpuscan_scan_host(gpuscan_device device, gpuscan_dtype dtype, gpuscan_op op,
+                                 gpuscan_kind kind, const void* in, void* out, uint64_t n,
+                                 const void* init_or_null);
+
+/* CUDA device pointers (aligned to the element size) on the caller's stream (a
+ * cudaStream_t; NULL = the legacy default stream), enqueued without synchronising: the
+ * result is ready when the stream gets there. init_or_null is a HOST pointer to one element.
+ * Out-of-place: in and out must not overlap. The device must be a CUDA device; a scratch
+ * workspace per device and scan type is kept and grown as needed (growing it synchronises
+ * the device once). */
+gpuscan_status gpuscan_cuda_scan(gpuscan_device device, gpuscan_dtype dtype, gpuscan_op op,
+                                 gpuscan_kind kind, const void* d_in, void* d_out, uint64_t n,
+                                 const void* init_or_null, void* stream);
+
+/* This thread's last failure, "" if none. */
+const char* gpuscan_last_error(void);
+
+/* The library's version, "MAJOR.MINOR.PATCH". */
+const char* gpuscan_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUSCAN_GPUSCAN_H */

@@ -1,0 +1,201 @@
+// The C ABI (include/gpuscan/gpuscan.h) over the C++ API: argument checks, exceptions
+// turned into status codes and a per-thread message.
+#include "gpuscan/gpuscan.h"
+
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "gpuscan/gpuscan.hpp"
+#ifdef GPUSCAN_HAS_CUDA
+#include "cuda/plan.hpp"
+#endif
+
+struct gpuscan_device_s {
+  gpuscan::Device device;
+  std::string name;
+  std::mutex mutex;  // calls on one device are serialised (gpuscan.h, thread safety)
+  int cuda_ordinal = -1;  // a CUDA device: its device number
+};
+
+namespace {
+
+thread_local std::string last_error;
+
+gpuscan_status fail(gpuscan_status status, std::string message) {
+  last_error = std::move(message);
+  return status;
+}
+
+// Runs `body`, mapping the library's exceptions onto status codes.
+template <class F>
+gpuscan_status guarded(F&& body) {
+  last_error.clear();
+  try {
+    body();
+    return GPUSCAN_OK;
+  } catch (const gpuscan::UsageError& e) {
+    return fail(GPUSCAN_USAGE_ERROR, e.what());
+  } catch (const gpuscan::ForwardProgressError& e) {
+    return fail(GPUSCAN_FORWARD_PROGRESS_ERROR, e.what());
+  } catch (const gpuscan::Error& e) {
+    return fail(GPUSCAN_DEVICE_ERROR, e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(GPUSCAN_DEVICE_ERROR, "out of host memory");
+  } catch (const std::exception& e) {
+    return fail(GPUSCAN_DEVICE_ERROR, e.what());
+  } catch (...) {
+    return fail(GPUSCAN_DEVICE_ERROR, "unknown failure");
+  }
+}
+
+gpuscan::DType dtype_of(gpuscan_dtype dtype) {
+  const int value = static_cast<int>(dtype);
+  if (value < GPUSCAN_U32 || value > GPUSCAN_F64) {
+    throw gpuscan::UsageError("dtype " + std::to_string(value) +
+                              " is not a gpuscan_dtype (GPUSCAN_U32 .. GPUSCAN_F64)");
+  }
+  return static_cast<gpuscan::DType>(value);
+}
+
+gpuscan::Op op_of(gpuscan_op op) {
+  const int value = static_cast<int>(op);
+  if (value < GPUSCAN_ADD || value > GPUSCAN_XOR) {
+    throw gpuscan::UsageError("op " + std::to_string(value) +
+                              " is not a gpuscan_op (GPUSCAN_ADD .. GPUSCAN_XOR)");
+  }
+  return static_cast<gpuscan::Op>(value);
+}
+
+gpuscan::Kind kind_of(gpuscan_kind kind) {
+  const int value = static_cast<int>(kind);
+  if (value < GPUSCAN_INCLUSIVE || value > GPUSCAN_REDUCE) {
+    throw gpuscan::UsageError("kind " + std::to_string(value) +
+                              " is not a gpuscan_kind (GPUSCAN_INCLUSIVE .. GPUSCAN_REDUCE)");
+  }
+  return static_cast<gpuscan::Kind>(value);
+}
+
+gpuscan::Backend backend_of(gpuscan_backend backend) {
+  switch (backend) {
+    case GPUSCAN_BACKEND_ANY:
+      return gpuscan::Backend::any;
+    case GPUSCAN_BACKEND_VULKAN:
+      return gpuscan::Backend::vulkan;
+    case GPUSCAN_BACKEND_CUDA:
+      return gpuscan::Backend::cuda;
+  }
+  throw gpuscan::UsageError("backend " + std::to_string(static_cast<int>(backend)) +
+                            " is not a gpuscan_backend (ANY, VULKAN or CUDA)");
+}
+
+void check_device(gpuscan_device device) {
+  if (device == nullptr) throw gpuscan::UsageError("device is NULL (open one first)");
+}
+
+std::optional<gpuscan::Value> init_value(gpuscan::DType dtype, const void* init) {
+  if (init == nullptr) return std::nullopt;
+  gpuscan::Value value{dtype, 0};
+  std::memcpy(&value.bits, init, gpuscan::size_of(dtype));
+  return value;
+}
+
+gpuscan_device make_device(gpuscan::Device device, int cuda_ordinal) {
+  auto* handle = new gpuscan_device_s{std::move(device), {}, {}, cuda_ordinal};
+  handle->name = handle->device.info().name;
+  return handle;
+}
+
+}  // namespace
+
+extern "C" {
+
+gpuscan_status gpuscan_device_open(gpuscan_backend backend, const char* name, gpuscan_device* out) {
+  return guarded([&] {
+    if (out == nullptr) throw gpuscan::UsageError("out is NULL");
+    *out = nullptr;
+    gpuscan::Device device = gpuscan::Device::open(backend_of(backend), name ? name : "");
+    const int ordinal =
+        device.info().backend == gpuscan::Backend::cuda ? device.info().ordinal : -1;
+    *out = make_device(std::move(device), ordinal);
+  });
+}
+
+gpuscan_status gpuscan_device_open_cuda(int ordinal, gpuscan_device* out) {
+  return guarded([&] {
+    if (out == nullptr) throw gpuscan::UsageError("out is NULL");
+    *out = nullptr;
+    *out = make_device(gpuscan::Device::open_cuda(ordinal), ordinal);
+  });
+}
+
+void gpuscan_device_close(gpuscan_device device) {
+  delete device;
+}
+
+const char* gpuscan_device_name(gpuscan_device device) {
+  return device ? device->name.c_str() : "";
+}
+
+gpuscan_backend gpuscan_device_backend(gpuscan_device device) {
+  if (device == nullptr) return GPUSCAN_BACKEND_ANY;
+  return device->device.info().backend == gpuscan::Backend::cuda ? GPUSCAN_BACKEND_CUDA
+                                                                 : GPUSCAN_BACKEND_VULKAN;
+}
+
+gpuscan_status gpuscan_scan_host(gpuscan_device device, gpuscan_dtype dtype, gpuscan_op op,
+                                 gpuscan_kind kind, const void* in, void* out, uint64_t n,
+                                 const void* init) {
+  return guarded([&] {
+    check_device(device);
+    const gpuscan::ScanSpec spec{dtype_of(dtype), op_of(op), kind_of(kind),
+                                 gpuscan::Algorithm::csdldf};
+    const std::size_t element = gpuscan::size_of(spec.dtype);
+    if (n > SIZE_MAX / element) {
+      throw gpuscan::UsageError("n = " + std::to_string(n) + " elements do not fit in memory");
+    }
+    if (n > 0 && in == nullptr) throw gpuscan::UsageError("in is NULL");
+    if (out == nullptr) throw gpuscan::UsageError("out is NULL");
+    const std::size_t out_n = spec.kind == gpuscan::Kind::reduce ? 1 : n;
+    const std::lock_guard lock(device->mutex);
+    gpuscan::detail::scan_host(
+        device->device, spec, {static_cast<const std::byte*>(in), n * element},
+        {static_cast<std::byte*>(out), out_n * element}, init_value(spec.dtype, init));
+  });
+}
+
+gpuscan_status gpuscan_cuda_scan(gpuscan_device device, gpuscan_dtype dtype, gpuscan_op op,
+                                 gpuscan_kind kind, const void* d_in, void* d_out, uint64_t n,
+                                 const void* init, void* stream) {
+  return guarded([&] {
+    check_device(device);
+    const gpuscan::ScanSpec spec{dtype_of(dtype), op_of(op), kind_of(kind),
+                                 gpuscan::Algorithm::csdldf};
+#ifdef GPUSCAN_HAS_CUDA
+    if (device->cuda_ordinal < 0) {
+      throw gpuscan::UsageError("gpuscan_cuda_scan needs a CUDA device; " + device->name +
+                                " is a Vulkan device (open it with GPUSCAN_BACKEND_CUDA)");
+    }
+    gpuscan::cuda::internal::scan_on_device(device->cuda_ordinal, spec, d_in, d_out, n,
+                                          static_cast<cudaStream_t>(stream),
+                                          init_value(spec.dtype, init));
+#else
+    (void)d_in, (void)d_out, (void)n, (void)init, (void)stream;
+    throw gpuscan::DeviceError("this build of gpuscan has no CUDA backend");
+#endif
+  });
+}
+
+const char* gpuscan_last_error(void) {
+  return last_error.c_str();
+}
+
+const char* gpuscan_version(void) {
+  return GPUSCAN_VERSION;
+}
+
+}  // extern "C"

@@ -1,0 +1,200 @@
+// gpuscan::cuda::Plan and the one-call scans: argument checks, the device switch, then the
+// launcher on the caller's workspace.
+#include "cuda/plan.hpp"
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
+
+#include "core/options.hpp"
+#include "core/reference.hpp"
+#include "cuda/check.hpp"
+#include "cuda/memory.hpp"
+#include "cuda/policy.hpp"
+#include "cuda/scan_launcher.hpp"
+
+namespace gpuscan::cuda {
+namespace {
+
+// Makes `device` current for the scope, and restores the caller's device after.
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device) {
+    check(cudaGetDevice(&previous_), "reading the current device");
+    if (device != previous_) check(cudaSetDevice(device), "selecting the device");
+    switched_ = device != previous_;
+  }
+  ~DeviceScope() {
+    if (switched_) cudaSetDevice(previous_);
+  }
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  int previous_ = 0;
+  bool switched_ = false;
+};
+
+int current_device() {
+  int device = 0;
+  check(cudaGetDevice(&device), "reading the current device");
+  return device;
+}
+
+const gpuscan::detail::ScanPolicy& policy_of(int device, DType dtype) {
+  int major = 0, minor = 0;
+  check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device),
+        "reading the compute capability");
+  check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device),
+        "reading the compute capability");
+  return policy_for(major, minor, size_of(dtype));
+}
+
+bool overlap(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes) {
+  const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
+  return x < y + b_bytes && y < x + a_bytes;
+}
+
+}  // namespace
+
+namespace internal {
+
+class PlanImpl {
+ public:
+  PlanImpl(const ScanSpec& spec, const Tuning& tuning, int device)
+      : spec_(spec),
+        device_(device),
+        launcher_(spec.dtype, spec.op, spec.kind, spec.algorithm, policy_of(device, spec.dtype),
+                  testing::Options{.tuning = tuning}) {}
+
+  void enqueue(const void* in, void* out, std::uint64_t n, cudaStream_t stream, void* workspace,
+               std::size_t workspace_size, Value init, const void* device_init) const {
+    const std::size_t element = size_of(spec_.dtype);
+    if (out == nullptr) throw UsageError("d_out is NULL");
+    if (n > 0 && in == nullptr) throw UsageError("d_in is NULL");
+    const DeviceScope scope(device_);
+    if (n == 0) {
+      // Nothing to scan; a reduction of nothing is its init value.
+      if (spec_.kind == Kind::reduce) launch_store_value(out, element, init.bits, device_init, stream);
+      return;
+    }
+    if (n > launcher_.max_elements()) {
+      throw UsageError(std::to_string(n) + " elements are more than one scan takes (at most " +
+                       std::to_string(launcher_.max_elements()) + ")");
+    }
+    const std::uint64_t out_n = spec_.kind == Kind::reduce ? 1 : n;
+    if (overlap(in, n * element, out, out_n * element)) {
+      throw UsageError(
+          "d_in and d_out overlap: in-place scans are not supported (a fallback re-reads a "
+          "predecessor's input, which that predecessor may already have overwritten)");
+    }
+    if (reinterpret_cast<std::uintptr_t>(in) % 16 != 0 ||
+        reinterpret_cast<std::uintptr_t>(out) % 16 != 0) {
+      throw UsageError(
+          "d_in and d_out must be 16-byte aligned (cudaMalloc gives 256); pointers aligned "
+          "only to the element size are not supported yet");
+    }
+    if (workspace == nullptr) throw UsageError("workspace is NULL");
+    launcher_.launch(in, out, n, init, device_init, workspace, workspace_size, stream);
+  }
+
+  const ScanSpec& spec() const { return spec_; }
+  int device() const { return device_; }
+  std::size_t workspace_bytes(std::uint64_t max_n) const { return launcher_.workspace_bytes(max_n); }
+
+ private:
+  ScanSpec spec_;
+  int device_;
+  ScanLauncher launcher_;
+};
+
+}  // namespace internal
+
+Plan::Plan(ScanSpec spec, Tuning tuning, int device) {
+  reference::check_op(spec.dtype, spec.op);
+  if (spec.algorithm == Algorithm::csdl) {
+    throw UsageError(
+        "csdl needs forward progress between blocks and is the benchmark's; use csdldf (the "
+        "default) or rts");
+  }
+  if (device < 0) device = current_device();
+  int count = 0;
+  check(cudaGetDeviceCount(&count), "counting CUDA devices");
+  if (device >= count) {
+    throw UsageError("no CUDA device " + std::to_string(device) + " (" + std::to_string(count) +
+                     " found)");
+  }
+  impl_ = std::make_unique<internal::PlanImpl>(spec, tuning, device);
+}
+
+Plan::~Plan() = default;
+Plan::Plan(Plan&&) noexcept = default;
+Plan& Plan::operator=(Plan&&) noexcept = default;
+
+std::size_t Plan::workspace_bytes(std::uint64_t max_n) const {
+  return impl_->workspace_bytes(max_n);
+}
+
+void Plan::enqueue(const void* d_in, void* d_out, std::uint64_t n, cudaStream_t stream,
+                   void* workspace, std::size_t workspace_bytes, std::optional<Value> init) const {
+  const Value start = init.value_or(reference::identity_value(spec().dtype, spec().op));
+  if (start.dtype != spec().dtype) {
+    throw UsageError("init value is " + std::string(to_string(start.dtype)) +
+                     " but the scan is " + std::string(to_string(spec().dtype)));
+  }
+  impl_->enqueue(d_in, d_out, n, stream, workspace, workspace_bytes, start, nullptr);
+}
+
+void Plan::enqueue(const void* d_in, void* d_out, std::uint64_t n, cudaStream_t stream,
+                   void* workspace, std::size_t workspace_bytes, const void* d_init) const {
+  if (d_init == nullptr) throw UsageError("d_init is NULL (pass no init for the identity)");
+  impl_->enqueue(d_in, d_out, n, stream, workspace, workspace_bytes,
+                 reference::identity_value(spec().dtype, spec().op), d_init);
+}
+
+const ScanSpec& Plan::spec() const {
+  return impl_->spec();
+}
+
+int Plan::device() const {
+  return impl_->device();
+}
+
+namespace internal {
+
+void scan_on_device(int ordinal, const ScanSpec& spec, const void* d_in, void* d_out,
+                    std::uint64_t n, cudaStream_t stream, std::optional<Value> init) {
+  // A plan and a workspace per device, scan type and stream: runs on one stream are
+  // ordered, so they may share one; runs on different streams may not.
+  struct Cached {
+    std::unique_ptr<Plan> plan;
+    DeviceMemory workspace;
+  };
+  using Key = std::tuple<int, int, int, int, cudaStream_t>;
+  static std::mutex mutex;
+  static std::map<Key, Cached> cache;
+  const std::lock_guard lock(mutex);
+  Cached& cached = cache[Key{ordinal, static_cast<int>(spec.dtype), static_cast<int>(spec.op),
+                             static_cast<int>(spec.kind), stream}];
+  if (!cached.plan) cached.plan = std::make_unique<Plan>(spec, Tuning{}, ordinal);
+  const std::size_t needed = cached.plan->workspace_bytes(n);
+  if (needed > cached.workspace.size()) {
+    const DeviceScope scope(ordinal);
+    // The old workspace may still be in use by runs queued on the stream.
+    check(cudaStreamSynchronize(stream), "finishing the runs on the old workspace");
+    cached.workspace = DeviceMemory(needed);
+    check(cudaMemsetAsync(cached.workspace.data(), 0, needed, stream), "clearing the workspace");
+  }
+  cached.plan->enqueue(d_in, d_out, n, stream, cached.workspace.data(), cached.workspace.size(),
+                       init);
+}
+
+}  // namespace internal
+
+void scan(const ScanSpec& spec, const void* d_in, void* d_out, std::uint64_t n,
+          cudaStream_t stream, std::optional<Value> init) {
+  internal::scan_on_device(current_device(), spec, d_in, d_out, n, stream, init);
+}
+
+}  // namespace gpuscan::cuda

@@ -1,0 +1,205 @@
+/* The C ABI from a C11 program that sees nothing but gpuscan.h: every dtype through
+ * gpuscan_scan_host against a reference computed here, and bad requests answered with
+ * GPUSCAN_USAGE_ERROR and a message. Exit status 0 when everything held. */
+#include <gpuscan/gpuscan.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int failures = 0;
+
+#define EXPECT(cond, ...)                                    \
+  do {                                                       \
+    if (!(cond)) {                                           \
+      ++failures;                                            \
+      fprintf(stderr, "FAILED %s:%d: ", __FILE__, __LINE__); \
+      fprintf(stderr, __VA_ARGS__);                          \
+      fputc('\n', stderr);                                   \
+    }                                                        \
+  } while (0)
+
+static uint64_t state;
+static uint64_t next_random(void) { /* splitmix64 */
+  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+static size_t size_of(gpuscan_dtype dtype) {
+  return dtype == GPUSCAN_U32 || dtype == GPUSCAN_I32 || dtype == GPUSCAN_F32 ? 4 : 8;
+}
+
+/* Element i of a buffer as double (floats) or as its integer bits (integers). */
+static double as_double(gpuscan_dtype dtype, const void* p, size_t i) {
+  if (dtype == GPUSCAN_F32) return ((const float*)p)[i];
+  return ((const double*)p)[i];
+}
+
+static void fill(gpuscan_dtype dtype, void* p, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t r = next_random();
+    switch (dtype) {
+      case GPUSCAN_U32:
+        ((uint32_t*)p)[i] = (uint32_t)r;
+        break;
+      case GPUSCAN_I32:
+        ((int32_t*)p)[i] = (int32_t)(r % 2001) - 1000;
+        break;
+      case GPUSCAN_F32:
+        ((float*)p)[i] = (float)(r % 1000) / 100.0f;
+        break;
+      case GPUSCAN_U64:
+        ((uint64_t*)p)[i] = r;
+        break;
+      case GPUSCAN_I64:
+        ((int64_t*)p)[i] = (int64_t)(r % 2000001) - 1000000;
+        break;
+      case GPUSCAN_F64:
+        ((double*)p)[i] = (double)(r % 1000) / 100.0;
+        break;
+    }
+  }
+}
+
+/* Sums (integers wrap as unsigned, like the library) of in[0..count). */
+static void reference_sum(gpuscan_dtype dtype, const void* in, size_t count, void* sum) {
+  uint64_t u = 0;
+  double d = 0;
+  for (size_t i = 0; i < count; ++i) {
+    switch (dtype) {
+      case GPUSCAN_U32:
+        u = (uint32_t)(u + ((const uint32_t*)in)[i]);
+        break;
+      case GPUSCAN_I32:
+        u = (uint32_t)(u + (uint32_t)((const int32_t*)in)[i]);
+        break;
+      case GPUSCAN_U64:
+        u += ((const uint64_t*)in)[i];
+        break;
+      case GPUSCAN_I64:
+        u += (uint64_t)((const int64_t*)in)[i];
+        break;
+      default:
+        d += as_double(dtype, in, i);
+        break;
+    }
+  }
+  if (dtype == GPUSCAN_F32)
+    *(float*)sum = (float)d;
+  else if (dtype == GPUSCAN_F64)
+    *(double*)sum = d;
+  else
+    memcpy(sum, &u, size_of(dtype));
+}
+
+static int same(gpuscan_dtype dtype, const void* got, const void* want, double scale) {
+  if (dtype == GPUSCAN_F32 || dtype == GPUSCAN_F64) {
+    return fabs(as_double(dtype, got, 0) - as_double(dtype, want, 0)) <= 1e-5 * scale + 1e-6;
+  }
+  return memcmp(got, want, size_of(dtype)) == 0;
+}
+
+static void check_dtype(gpuscan_device device, gpuscan_dtype dtype, size_t n) {
+  const size_t e = size_of(dtype);
+  unsigned char* in = malloc(n * e + 8);
+  unsigned char* out = malloc(n * e + 8);
+  unsigned char want[8], sum[8];
+  fill(dtype, in, n);
+  const double scale = 10.0 * (double)n; /* a bound on the running sums of |x| */
+
+  memset(out, 0xA5, n * e + 8); /* poison */
+  gpuscan_status s =
+      gpuscan_scan_host(device, dtype, GPUSCAN_ADD, GPUSCAN_INCLUSIVE, in, out, n, NULL);
+  EXPECT(s == GPUSCAN_OK, "inclusive dtype %d n %zu: status %d (%s)", dtype, n, s,
+         gpuscan_last_error());
+  for (size_t i = 0; s == GPUSCAN_OK && i < n; i += 1 + i / 7) {
+    reference_sum(dtype, in, i + 1, want);
+    EXPECT(same(dtype, out + i * e, want, scale), "inclusive dtype %d n %zu: element %zu wrong",
+           dtype, n, i);
+  }
+
+  /* Exclusive with init = in[0] (any value of the type). */
+  memset(out, 0xA5, n * e + 8);
+  s = gpuscan_scan_host(device, dtype, GPUSCAN_ADD, GPUSCAN_EXCLUSIVE, in, out, n, n ? in : NULL);
+  EXPECT(s == GPUSCAN_OK, "exclusive dtype %d n %zu: status %d (%s)", dtype, n, s,
+         gpuscan_last_error());
+  for (size_t i = 0; s == GPUSCAN_OK && i < n; i += 1 + i / 7) {
+    /* init + in[0..i) = sum of in[0..i) with in[0] counted twice */
+    unsigned char both[16];
+    memcpy(both, in, e);
+    reference_sum(dtype, in, i, sum);
+    memcpy(both + e, sum, e);
+    reference_sum(dtype, both, 2, want);
+    EXPECT(same(dtype, out + i * e, want, scale), "exclusive dtype %d n %zu: element %zu wrong",
+           dtype, n, i);
+  }
+
+  memset(out, 0xA5, e);
+  s = gpuscan_scan_host(device, dtype, GPUSCAN_ADD, GPUSCAN_REDUCE, in, out, n, NULL);
+  EXPECT(s == GPUSCAN_OK, "reduce dtype %d n %zu: status %d (%s)", dtype, n, s,
+         gpuscan_last_error());
+  reference_sum(dtype, in, n, want);
+  EXPECT(s != GPUSCAN_OK || same(dtype, out, want, scale), "reduce dtype %d n %zu wrong", dtype, n);
+  free(in);
+  free(out);
+}
+
+int main(void) {
+  const char* seed_text = getenv("GPUSCAN_TEST_SEED");
+  const uint64_t seed = seed_text ? strtoull(seed_text, NULL, 10) : (uint64_t)time(NULL);
+  state = seed;
+  printf("GPUSCAN_TEST_SEED=%llu\n", (unsigned long long)seed);
+
+  gpuscan_device device = NULL;
+  gpuscan_status s =
+      gpuscan_device_open(GPUSCAN_BACKEND_VULKAN, getenv("GPUSCAN_TEST_DEVICE"), &device);
+  if (s != GPUSCAN_OK) {
+    fprintf(stderr, "no device: %s\n", gpuscan_last_error());
+    return 1;
+  }
+  printf("device: %s (gpuscan %s)\n", gpuscan_device_name(device), gpuscan_version());
+  EXPECT(gpuscan_device_backend(device) == GPUSCAN_BACKEND_VULKAN, "backend");
+
+  const size_t sizes[] = {0, 1, 5, 4097, 100003};
+  for (int dtype = GPUSCAN_U32; dtype <= GPUSCAN_F64; ++dtype) {
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k)
+      check_dtype(device, (gpuscan_dtype)dtype, sizes[k]);
+  }
+
+  /* Bad requests: a usage error with a message, and nothing written. */
+  uint32_t x[4] = {1, 2, 3, 4}, y[4] = {0, 0, 0, 0};
+  s = gpuscan_scan_host(device, (gpuscan_dtype)9, GPUSCAN_ADD, GPUSCAN_INCLUSIVE, x, y, 4, NULL);
+  EXPECT(s == GPUSCAN_USAGE_ERROR && strstr(gpuscan_last_error(), "dtype"), "bad dtype: %d '%s'", s,
+         gpuscan_last_error());
+  EXPECT(y[0] == 0 && y[3] == 0, "a refused scan wrote its output");
+  s = gpuscan_scan_host(device, GPUSCAN_F32, GPUSCAN_XOR, GPUSCAN_INCLUSIVE, x, y, 4, NULL);
+  EXPECT(s == GPUSCAN_USAGE_ERROR && gpuscan_last_error()[0] != 0, "xor on floats: %d '%s'", s,
+         gpuscan_last_error());
+  s = gpuscan_scan_host(NULL, GPUSCAN_U32, GPUSCAN_ADD, GPUSCAN_INCLUSIVE, x, y, 4, NULL);
+  EXPECT(s == GPUSCAN_USAGE_ERROR, "NULL device: %d", s);
+  s = gpuscan_scan_host(device, GPUSCAN_U32, GPUSCAN_ADD, GPUSCAN_INCLUSIVE, NULL, y, 4, NULL);
+  EXPECT(s == GPUSCAN_USAGE_ERROR, "NULL input: %d", s);
+  s = gpuscan_scan_host(device, GPUSCAN_U32, GPUSCAN_ADD, GPUSCAN_INCLUSIVE, x, y, UINT64_MAX,
+                        NULL);
+  EXPECT(s == GPUSCAN_USAGE_ERROR, "n = 2^64 - 1: %d '%s'", s, gpuscan_last_error());
+  s = gpuscan_cuda_scan(device, GPUSCAN_U32, GPUSCAN_ADD, GPUSCAN_INCLUSIVE, x, y, 4, NULL, NULL);
+  EXPECT(s == GPUSCAN_USAGE_ERROR || s == GPUSCAN_DEVICE_ERROR, "cuda scan on a Vulkan device: %d",
+         s);
+  /* A success clears the message. */
+  s = gpuscan_scan_host(device, GPUSCAN_U32, GPUSCAN_ADD, GPUSCAN_INCLUSIVE, x, y, 4, NULL);
+  EXPECT(s == GPUSCAN_OK && gpuscan_last_error()[0] == 0 && y[3] == 10, "4 elements: %d", s);
+  gpuscan_device_close(device);
+
+  s = gpuscan_device_open((gpuscan_backend)7, NULL, &device);
+  EXPECT(s == GPUSCAN_USAGE_ERROR && device == NULL, "bad backend: %d", s);
+
+  if (failures)
+    fprintf(stderr, "%d checks failed\n", failures);
+  else
+    printf("all checks passed\n");
+  return failures ? 1 : 0;
+}

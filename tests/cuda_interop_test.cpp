@@ -1,0 +1,260 @@
+// Scans on the caller's CUDA memory and streams (gpuscan/cuda.hpp) and the C ABI's CUDA
+// entry: plans on one workspace across sizes, init from the host and from the device, a
+// captured graph replayed on new inputs, two streams at once, the one-call helpers, and
+// every refusal. Needs a CUDA GPU; where there is none (CI) every test skips and says why.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/reference.hpp"
+#include "gpuscan/cuda.hpp"
+#include "gpuscan/gpuscan.h"
+
+namespace gpuscan {
+namespace {
+
+#define CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call
+
+std::uint64_t next_seed() {
+  static std::uint64_t seed = [] {
+    const char* text = std::getenv("GPUSCAN_TEST_SEED");
+    const std::uint64_t s = text ? std::strtoull(text, nullptr, 10) : std::random_device{}();
+    std::printf("GPUSCAN_TEST_SEED=%llu\n", static_cast<unsigned long long>(s));
+    return s;
+  }();
+  return seed++;
+}
+
+class CudaInteropTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+      cudaGetLastError();
+      GTEST_SKIP() << "needs a CUDA GPU: none found (no driver or no device)";
+    }
+  }
+};
+
+// Device memory freed with the object.
+struct Memory {
+  void* p = nullptr;
+  explicit Memory(std::size_t bytes) { EXPECT_EQ(cudaMalloc(&p, bytes ? bytes : 1), cudaSuccess); }
+  ~Memory() { cudaFree(p); }
+  Memory(const Memory&) = delete;
+  Memory& operator=(const Memory&) = delete;
+};
+
+// n random elements of `spec`'s dtype, and what the scan of them with `init` must give.
+struct Expected {
+  std::vector<std::byte> input, output;
+};
+
+Expected expected(const ScanSpec& spec, std::size_t n, std::uint64_t seed,
+                  std::optional<Value> init) {
+  Expected e;
+  e.input = reference::random_input(spec.dtype, spec.op, n, seed);
+  e.output = reference::visit(spec.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const std::span<const T> x(reinterpret_cast<const T*>(e.input.data()), n);
+    const std::vector<T> want =
+        reference::scan(spec.kind, spec.op, x, init ? std::optional<T>(init->as<T>()) : std::nullopt);
+    const auto bytes = std::as_bytes(std::span(want));
+    return std::vector<std::byte>(bytes.begin(), bytes.end());
+  });
+  return e;
+}
+
+// Integer scans compare bit for bit (floats are left to the main suites' tolerance checks).
+void expect_output(const Expected& e, const void* d_out, const std::string& what) {
+  std::vector<std::byte> got(e.output.size());
+  ASSERT_EQ(cudaMemcpy(got.data(), d_out, got.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+  const bool same = got == e.output;
+  EXPECT_TRUE(same) << what;
+}
+
+TEST_F(CudaInteropTest, OneWorkspaceServesEverySizeUpToItsMaximum) {
+  for (DType dtype : {DType::u32, DType::i64}) {
+    for (Kind kind : {Kind::inclusive, Kind::exclusive, Kind::reduce}) {
+      const ScanSpec spec{dtype, Op::add, kind};
+      const cuda::Plan plan(spec);
+      const std::size_t max_n = (std::size_t{1} << 24) + 7;
+      const std::size_t bytes = plan.workspace_bytes(max_n);
+      Memory workspace(bytes), in(max_n * 8), out(max_n * 8);
+      CUDA_OK(cudaMemset(workspace.p, 0, bytes));
+      // Sizes up and down, on the one workspace: each run finds the other half where the
+      // run before left it, whatever either's n.
+      for (std::size_t n : {std::size_t{1}, std::size_t{5}, std::size_t{4097}, max_n,
+                            std::size_t{1} << 20, std::size_t{70001}, max_n - 1, std::size_t{3}}) {
+        const std::uint64_t seed = next_seed();
+        const std::optional<Value> init =
+            kind == Kind::exclusive ? std::optional(reference::visit(dtype, [](auto t) {
+              return Value::of(static_cast<decltype(t)>(7));
+            }))
+                                    : std::nullopt;
+        const Expected e = expected(spec, n, seed, init);
+        CUDA_OK(cudaMemcpy(in.p, e.input.data(), e.input.size(), cudaMemcpyHostToDevice));
+        CUDA_OK(cudaMemset(out.p, 0xA5, max_n * 8));
+        plan.enqueue(in.p, out.p, n, nullptr, workspace.p, bytes, init);
+        CUDA_OK(cudaDeviceSynchronize());
+        expect_output(e, out.p, std::string(to_string(dtype)) + " " +
+                                    std::string(to_string(kind)) + " n=" + std::to_string(n) +
+                                    " seed=" + std::to_string(seed));
+      }
+    }
+  }
+}
+
+TEST_F(CudaInteropTest, InitFromDeviceMemory) {
+  const ScanSpec spec{DType::u64, Op::bit_xor, Kind::exclusive};
+  const cuda::Plan plan(spec);
+  const std::size_t n = 300007;
+  const std::size_t bytes = plan.workspace_bytes(n);
+  Memory workspace(bytes), in(n * 8), out(n * 8), init(8);
+  CUDA_OK(cudaMemset(workspace.p, 0, bytes));
+  const std::uint64_t init_value = 0x0123456789ABCDEFull, seed = next_seed();
+  CUDA_OK(cudaMemcpy(init.p, &init_value, 8, cudaMemcpyHostToDevice));
+  const Expected e = expected(spec, n, seed, Value::of(init_value));
+  CUDA_OK(cudaMemcpy(in.p, e.input.data(), e.input.size(), cudaMemcpyHostToDevice));
+  plan.enqueue(in.p, out.p, n, nullptr, workspace.p, bytes, static_cast<const void*>(init.p));
+  CUDA_OK(cudaDeviceSynchronize());
+  expect_output(e, out.p, "device init, seed=" + std::to_string(seed));
+}
+
+// The point of keeping the turn on the device: a graph recorded once and replayed stays
+// exact, run after run, each time on new input.
+TEST_F(CudaInteropTest, CapturedGraphReplayedOnNewInputs) {
+  for (Kind kind : {Kind::inclusive, Kind::reduce}) {
+    const ScanSpec spec{DType::u32, Op::add, kind};
+    const cuda::Plan plan(spec);
+    const std::size_t n = (std::size_t{1} << 22) + 3;
+    const std::size_t bytes = plan.workspace_bytes(n);
+    Memory workspace(bytes), in(n * 4), out(n * 4);
+    cudaStream_t stream = nullptr;
+    CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    CUDA_OK(cudaMemsetAsync(workspace.p, 0, bytes, stream));
+    CUDA_OK(cudaStreamSynchronize(stream));
+    cudaGraph_t graph = nullptr;
+    CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    plan.enqueue(in.p, out.p, n, stream, workspace.p, bytes);
+    CUDA_OK(cudaStreamEndCapture(stream, &graph));
+    cudaGraphExec_t exec = nullptr;
+    CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+    for (int replay = 0; replay < 5; ++replay) {
+      const std::uint64_t seed = next_seed();
+      const Expected e = expected(spec, n, seed, std::nullopt);
+      CUDA_OK(cudaMemcpyAsync(in.p, e.input.data(), e.input.size(), cudaMemcpyHostToDevice,
+                              stream));
+      CUDA_OK(cudaMemsetAsync(out.p, 0xA5, n * 4, stream));
+      CUDA_OK(cudaGraphLaunch(exec, stream));
+      CUDA_OK(cudaStreamSynchronize(stream));
+      expect_output(e, out.p, std::string(to_string(kind)) + " replay " + std::to_string(replay) +
+                                  " seed=" + std::to_string(seed));
+    }
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    cudaStreamDestroy(stream);
+  }
+}
+
+TEST_F(CudaInteropTest, TwoStreamsWithTheirOwnWorkspacesAtOnce) {
+  const ScanSpec spec{DType::i32, Op::add, Kind::inclusive};
+  const cuda::Plan plan(spec);
+  const std::size_t n = (std::size_t{1} << 23) + 11;
+  const std::size_t bytes = plan.workspace_bytes(n);
+  Memory w0(bytes), w1(bytes), in0(n * 4), in1(n * 4), out0(n * 4), out1(n * 4);
+  cudaStream_t s0 = nullptr, s1 = nullptr;
+  CUDA_OK(cudaStreamCreateWithFlags(&s0, cudaStreamNonBlocking));
+  CUDA_OK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+  CUDA_OK(cudaMemset(w0.p, 0, bytes));
+  CUDA_OK(cudaMemset(w1.p, 0, bytes));
+  const std::uint64_t seed0 = next_seed(), seed1 = next_seed();
+  const Expected e0 = expected(spec, n, seed0, std::nullopt);
+  const Expected e1 = expected(spec, n, seed1, std::nullopt);
+  CUDA_OK(cudaMemcpy(in0.p, e0.input.data(), e0.input.size(), cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(in1.p, e1.input.data(), e1.input.size(), cudaMemcpyHostToDevice));
+  for (int round = 0; round < 20; ++round) {
+    plan.enqueue(in0.p, out0.p, n, s0, w0.p, bytes);
+    plan.enqueue(in1.p, out1.p, n, s1, w1.p, bytes);
+  }
+  CUDA_OK(cudaDeviceSynchronize());
+  expect_output(e0, out0.p, "stream 0 seed=" + std::to_string(seed0));
+  expect_output(e1, out1.p, "stream 1 seed=" + std::to_string(seed1));
+  cudaStreamDestroy(s0);
+  cudaStreamDestroy(s1);
+}
+
+TEST_F(CudaInteropTest, OneCallHelpersGrowTheirWorkspace) {
+  for (std::size_t n : {std::size_t{1000}, std::size_t{1} << 22, std::size_t{77}}) {
+    const std::uint64_t seed = next_seed();
+    const ScanSpec spec{DType::u32, Op::max, Kind::inclusive};
+    const Expected e = expected(spec, n, seed, std::nullopt);
+    Memory in(n * 4), out(n * 4);
+    CUDA_OK(cudaMemcpy(in.p, e.input.data(), e.input.size(), cudaMemcpyHostToDevice));
+    cuda::inclusive_scan(static_cast<const std::uint32_t*>(in.p), static_cast<std::uint32_t*>(out.p),
+                         n, Op::max);
+    CUDA_OK(cudaDeviceSynchronize());
+    expect_output(e, out.p, "helper n=" + std::to_string(n) + " seed=" + std::to_string(seed));
+  }
+}
+
+TEST_F(CudaInteropTest, RefusesWhatItCannotDo) {
+  const cuda::Plan plan({DType::u32, Op::add, Kind::inclusive});
+  const std::size_t n = 1 << 16;
+  const std::size_t bytes = plan.workspace_bytes(n);
+  Memory workspace(bytes), in(n * 4 + 16), out(n * 4 + 16);
+  CUDA_OK(cudaMemset(workspace.p, 0, bytes));
+  auto* in_bytes = static_cast<std::byte*>(in.p);
+  EXPECT_THROW(plan.enqueue(in.p, in.p, n, nullptr, workspace.p, bytes), UsageError);  // in place
+  EXPECT_THROW(plan.enqueue(in.p, in_bytes + 64, n, nullptr, workspace.p, bytes), UsageError);
+  EXPECT_THROW(plan.enqueue(in_bytes + 4, out.p, n, nullptr, workspace.p, bytes), UsageError);
+  EXPECT_THROW(plan.enqueue(in.p, out.p, n, nullptr, workspace.p, bytes / 2), UsageError);
+  EXPECT_THROW(plan.enqueue(in.p, out.p, n, nullptr, nullptr, bytes), UsageError);
+  EXPECT_THROW(plan.enqueue(in.p, out.p, n, nullptr, workspace.p, bytes, Value::of(1.0f)),
+               UsageError);  // init of another type
+  EXPECT_THROW(cuda::Plan({DType::u32, Op::add, Kind::inclusive, Algorithm::csdl}), UsageError);
+  EXPECT_THROW(cuda::Plan({DType::f32, Op::bit_xor, Kind::inclusive}), UsageError);
+  EXPECT_THROW(cuda::Plan({DType::u32, Op::add, Kind::inclusive}, {}, 1000), UsageError);
+  // A reduction of nothing is its init value.
+  const cuda::Plan reduce({DType::u32, Op::add, Kind::reduce});
+  plan.enqueue(in.p, out.p, 0, nullptr, workspace.p, bytes);  // nothing at all
+  reduce.enqueue(in.p, out.p, 0, nullptr, nullptr, 0, Value::of(std::uint32_t{42}));
+  std::uint32_t got = 0;
+  CUDA_OK(cudaMemcpy(&got, out.p, 4, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(got, 42u);
+}
+
+TEST_F(CudaInteropTest, TheCAbiScansOnTheCallersStream) {
+  gpuscan_device device = nullptr;
+  ASSERT_EQ(gpuscan_device_open_cuda(0, &device), GPUSCAN_OK) << gpuscan_last_error();
+  EXPECT_EQ(gpuscan_device_backend(device), GPUSCAN_BACKEND_CUDA);
+  const std::size_t n = 1234567;
+  const std::uint64_t seed = next_seed();
+  const ScanSpec spec{DType::i64, Op::add, Kind::exclusive};
+  const std::int64_t init = -5;
+  const Expected e = expected(spec, n, seed, Value::of(init));
+  Memory in(n * 8), out(n * 8);
+  CUDA_OK(cudaMemcpy(in.p, e.input.data(), e.input.size(), cudaMemcpyHostToDevice));
+  cudaStream_t stream = nullptr;
+  CUDA_OK(cudaStreamCreate(&stream));
+  EXPECT_EQ(gpuscan_cuda_scan(device, GPUSCAN_I64, GPUSCAN_ADD, GPUSCAN_EXCLUSIVE, in.p, out.p, n,
+                              &init, stream),
+            GPUSCAN_OK)
+      << gpuscan_last_error();
+  CUDA_OK(cudaStreamSynchronize(stream));
+  expect_output(e, out.p, "C ABI seed=" + std::to_string(seed));
+  EXPECT_EQ(gpuscan_cuda_scan(device, GPUSCAN_I64, GPUSCAN_ADD, GPUSCAN_EXCLUSIVE, in.p, in.p, n,
+                              nullptr, stream),
+            GPUSCAN_USAGE_ERROR);
+  EXPECT_NE(std::string(gpuscan_last_error()).find("overlap"), std::string::npos);
+  cudaStreamDestroy(stream);
+  gpuscan_device_close(device);
+}
+
+}  // namespace
+}  // namespace gpuscan
