@@ -3,7 +3,11 @@
 // Single-pass chained scan. With FALLBACK it is decoupled fallback (csdldf): a look-back
 // that waits too long on a tile reduces that tile itself. Without, it is decoupled
 // look-back (csdl), which waits as long as it takes and so needs forward progress.
-#include "common/prelude.glsl"
+#include "common/interface.h"
+#include "common/tile_state.h"
+#include "common/types.glsl"
+#include "common/tile_shape.glsl"
+#include "common/monoid.glsl"
 #include "common/subgroup_scan.glsl"
 #include "common/workgroup_scan.glsl"
 #include "common/tile_io.glsl"
@@ -112,7 +116,8 @@ bool look_back(uint tile, inout uint cursor, inout T prefix, uint early_end, T e
 // Look-back lanes: offers the fallback's `reduction` of `cursor` and continues from what
 // was there. Returns true when the prefix is complete.
 bool insert_fallback(inout uint cursor, inout T prefix, T reduction) {
-  const TILE_WORD before = post_tile(cursor, cursor == 0 ? GS_STATE_INCLUSIVE : GS_STATE_READY, reduction);
+  const TILE_WORD before =
+      post_tile(cursor, cursor == 0 ? GS_STATE_INCLUSIVE : GS_STATE_READY, reduction);
   const bool was_posted = state_of(before) != GS_STATE_NOT_READY;
   const bool inserted = subgroupBallotBitCount(subgroupBallot(was_posted)) == 0;
   if (STATISTICS) {
@@ -135,12 +140,14 @@ bool insert_fallback(inout uint cursor, inout T prefix, T reduction) {
   return false;
 }
 
-// When the look-back lanes take in the early window. 32-bit types: after posting the tile's
-// aggregate, so that the post goes out as early as before; the window's word waits in
-// registers through the scan. 64-bit types: once the tile's loads are issued, so that their
-// two-word tile word is not held through the scan. A form of that which kept the result in
-// shared memory only measured u64 +3% (H100) and +7% (H200); this one, +0.5-1%
-// (docs/performance.md, C30).
+// When the look-back lanes take in the early window (docs/protocol.md, "The early window").
+// 32-bit types: after posting the tile's aggregate, so that the post goes out as early as
+// without an early window; the window's word waits in registers through the scan. 64-bit
+// types: once the tile's loads are issued, so that their two-word tile word is not held
+// through the scan; measured u64 0.5-1% faster than noting it after the post on an H100.
+// (A form that kept the noted result in shared memory measured u64 3% faster on an H100
+// and 7% on an H200 in one comparison, which a later one did not reproduce.) Only when the
+// noting happens differs, never what is noted.
 const bool NOTE_EARLY_WINDOW_BEFORE_SCAN = T_WORDS == 2;
 
 // Look-back lanes: what the window before `tile`, read along with the tile's loads, already
