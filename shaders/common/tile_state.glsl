@@ -154,19 +154,6 @@ T tile_value(TILE_WORD word) {
 #endif
 }
 
-// The starvation mark of the run: the spine word after the last tile's, which a fallback
-// that inserted into a tile nobody had posted sets, so that later look-backs of the run
-// wait less before they fall back. It lies in the run's half and is zeroed with it.
-uint starved_index() { return pc.spine_base + pc.tile_count * WORDS_PER_TILE * PARTS; }
-bool read_starved() {
-  return atomicLoad(spine_words[starved_index()], gl_ScopeQueueFamily, gl_StorageSemanticsNone,
-                    gl_SemanticsRelaxed) != SPINE_WORD(0);
-}
-void mark_starved() {
-  atomicMax(spine_words[starved_index()], SPINE_WORD(1), gl_ScopeQueueFamily,
-            gl_StorageSemanticsNone, gl_SemanticsRelaxed);
-}
-
 // Combines the values of window slots [first, end) in tile order (oldest first), the result
 // in every look-back lane. An ordered butterfly: at each step a lane joins its partner's
 // partial, the higher lane's (older tiles) on the left.
