@@ -2,13 +2,20 @@
 #pragma use_vulkan_memory_model
 // Single-pass chained scan. With FALLBACK it is decoupled fallback (csdldf): a look-back
 // that waits too long on a tile reduces that tile itself. Without, it is decoupled
-// look-back (csdl), which waits as long as it takes and so needs forward progress.
-#include "common/prelude.glsl"
+// look-back (csdl), which waits as long as it takes and so needs forward progress. The
+// look-back is the one docs/protocol.md specifies ("The look-back the kernels run"), as in
+// src/cuda/kernels/look_back.cuh; where the two differ, that page says why.
+#include "common/interface.h"
+#include "common/tile_state.h"
+#include "common/types.glsl"
+#include "common/tile_shape.glsl"
+#include "common/monoid.glsl"
 #include "common/subgroup_scan.glsl"
 #include "common/workgroup_scan.glsl"
 #include "common/tile_io.glsl"
 #include "common/tile_scan.glsl"
 #include "common/tile_state.glsl"
+#include "common/run_control.glsl"
 
 layout(constant_id = GS_SPEC_FALLBACK) const bool FALLBACK = true;
 // Tiles in dispatch order (workgroup id) instead of from the tile counter: csdldf only.
@@ -19,8 +26,6 @@ layout(constant_id = GS_SPEC_DISPATCH_ORDER) const bool DISPATCH_ORDER = false;
 // drivers: llvmpipe ends any shader loop after about 65535 iterations in all, silently,
 // so an unbounded spin there would turn a long wait into a wrong prefix).
 layout(constant_id = GS_SPEC_MAX_SPINS) const uint MAX_SPINS = 4;
-
-layout(binding = GS_BINDING_CONTROL, std430) buffer Control { uint control[]; };
 
 // The statistics variant (a pipeline of its own, so the fast path pays nothing) counts,
 // in the look-back lanes, what the look-back did; the workgroup adds them up at the end.
@@ -43,13 +48,13 @@ T init_value() { return t_from_words(uvec2(pc.init_lo, pc.init_hi)); }
 bool is_blocked(uint tile) { return ((tile + 1) & pc.blocking_mask) == 0; }
 
 // How many steps a look-back of `tile` waits on the not-ready tile `cursor` before it
-// falls back: MAX_SPINS for the nearest successor, longer the further back the blocking
-// tile lies (up to 64 times). Every successor of a blocking tile reaches it; if all fell
-// back after the same wait, a blocking tile would be reduced dozens of times over, while
-// the nearest one's insertion serves them all. Bounded, so progress stays guaranteed.
-// Once the run has seen a starved tile (`starved`), the nearest successor waits one step:
-// a tile that is merely late rarely needs more, and a starved one never posts. The others
-// keep their longer waits, for the nearest one's insertion.
+// falls back (docs/protocol.md, "Patience"): MAX_SPINS for the nearest successor, longer
+// the further back the blocking tile lies (up to 64 times). Every successor of a blocking
+// tile reaches it; if all fell back after the same wait, a blocking tile would be reduced
+// dozens of times over, while the nearest one's insertion serves them all. Bounded, so
+// progress stays guaranteed. Once the run has seen a starved tile (`starved`), the nearest
+// successor waits one step: a tile that is merely late rarely needs more, and a starved
+// one never posts. The others keep their longer waits, for the nearest one's insertion.
 uint patience(uint tile, uint cursor, bool starved) {
   if (!FALLBACK) return MAX_SPINS;
   return starved && tile - cursor == 1 ? 1 : MAX_SPINS * min(tile - cursor, 64u);
@@ -68,7 +73,8 @@ bool look_back(uint tile, inout uint cursor, inout T prefix, uint early_end, T e
     return true;
   }
   uint spins = 0;
-  // Read with the first window, in the same round trip.
+  // Loaded just before the first window, in the same round trip (docs/protocol.md, "The
+  // starvation mark", says why there and not later).
   if (FALLBACK && !starved) starved = read_starved();
   for (;;) {
     TILE_WORD words[LOOKBACK_DEPTH];
@@ -112,7 +118,8 @@ bool look_back(uint tile, inout uint cursor, inout T prefix, uint early_end, T e
 // Look-back lanes: offers the fallback's `reduction` of `cursor` and continues from what
 // was there. Returns true when the prefix is complete.
 bool insert_fallback(inout uint cursor, inout T prefix, T reduction) {
-  const TILE_WORD before = post_tile(cursor, cursor == 0 ? GS_STATE_INCLUSIVE : GS_STATE_READY, reduction);
+  const TILE_WORD before =
+      post_tile(cursor, cursor == 0 ? GS_STATE_INCLUSIVE : GS_STATE_READY, reduction);
   const bool was_posted = state_of(before) != GS_STATE_NOT_READY;
   const bool inserted = subgroupBallotBitCount(subgroupBallot(was_posted)) == 0;
   if (STATISTICS) {
@@ -135,12 +142,14 @@ bool insert_fallback(inout uint cursor, inout T prefix, T reduction) {
   return false;
 }
 
-// When the look-back lanes take in the early window. 32-bit types: after posting the tile's
-// aggregate, so that the post goes out as early as before; the window's word waits in
-// registers through the scan. 64-bit types: once the tile's loads are issued, so that their
-// two-word tile word is not held through the scan. A form of that which kept the result in
-// shared memory only measured u64 +3% (H100) and +7% (H200); this one, +0.5-1%
-// (docs/performance.md, C30).
+// When the look-back lanes take in the early window (docs/protocol.md, "The early window").
+// 32-bit types: after posting the tile's aggregate, so that the post goes out as early as
+// without an early window; the window's word waits in registers through the scan. 64-bit
+// types: once the tile's loads are issued, so that their two-word tile word is not held
+// through the scan. That form measured u64 3% faster on an H100 and 7% on an H200 in one
+// comparison, which later ones did not reproduce: as it stands, u64 gains 0.5-1% from the
+// early window, as much as with noting after the post (docs/protocol.md, "Where the
+// backends differ"). Only when the noting happens differs, never what is noted.
 const bool NOTE_EARLY_WINDOW_BEFORE_SCAN = T_WORDS == 2;
 
 // Look-back lanes: what the window before `tile`, read along with the tile's loads, already
@@ -173,8 +182,17 @@ void add_statistics() {
   if (insertion_count != 0) atomicAdd(control[GS_CONTROL_INSERTIONS], insertion_count);
 }
 
-void main() {
+// The run after this one finds its half of the spine and its starvation mark clear
+// (docs/protocol.md, "Reset between runs").
+void clear_for_next_run() {
   clear_other_half();
+  if (FALLBACK && linear_workgroup_id() == 0 && gl_LocalInvocationIndex == 0) {
+    clear_next_run_starved();
+  }
+}
+
+void main() {
+  clear_for_next_run();
   uint tile = linear_workgroup_id();
   if (!DISPATCH_ORDER) {
     if (gl_LocalInvocationIndex == 0) wg_tile = atomicAdd(control[GS_CONTROL_TILE_COUNTER], 1);
@@ -217,10 +235,16 @@ void main() {
     }
   }
   for (;;) {
-    if (is_lookback_lane() && sg_lane() == 0 && done) wg_lookback = LOOKBACK_DONE;
-    if (is_lookback_lane() && !done) {
-      done = look_back(tile, cursor, prefix, early_end, early_value);
-      if (sg_lane() == 0) wg_lookback = done ? LOOKBACK_DONE : cursor;
+    // The look-back lanes' next step: walk on, and once the prefix is complete post the
+    // tile's inclusive value at once; then tell the workgroup what to do (LOOKBACK_DONE, or
+    // the tile to reduce for a fallback) and what precedes the tile.
+    if (is_lookback_lane()) {
+      if (!done) done = look_back(tile, cursor, prefix, early_end, early_value);
+      if (done && tile != 0) post_tile(tile, GS_STATE_INCLUSIVE, combine(prefix, aggregate));
+      if (sg_lane() == 0) {
+        wg_lookback = done ? LOOKBACK_DONE : cursor;
+        wg_prefix = tile == 0 ? init_value() : prefix;
+      }
     }
     barrier();
     const uint target = wg_lookback;
@@ -235,11 +259,6 @@ void main() {
     }
   }
 
-  if (is_lookback_lane()) {
-    if (tile != 0) post_tile(tile, GS_STATE_INCLUSIVE, combine(prefix, aggregate));
-    if (STATISTICS && sg_lane() == 0) add_statistics();
-    if (sg_lane() == 0) wg_prefix = tile == 0 ? init_value() : prefix;
-  }
-  barrier();
+  if (STATISTICS && is_lookback_lane() && sg_lane() == 0) add_statistics();
   store_tile(tile, wg_prefix);
 }

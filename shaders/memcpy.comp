@@ -1,8 +1,8 @@
 #version 460
 #pragma use_vulkan_memory_model
 // The speed-of-light reference: the scan kernels' load and store path with no scan.
-#include "common/prelude.glsl"
-#include "common/subgroup_scan.glsl"
+#include "common/types.glsl"
+#include "common/tile_shape.glsl"
 #include "common/tile_io.glsl"
 
 void main() {

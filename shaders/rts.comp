@@ -3,14 +3,18 @@
 // Reduce-then-scan, the classic three-dispatch scan (3n traffic): reduce every tile, scan
 // the tile reductions in one workgroup, then scan every tile again from its prefix. One
 // shader; PHASE picks the dispatch.
-#include "common/prelude.glsl"
+#include "common/interface.h"
+#include "common/types.glsl"
+#include "common/tile_shape.glsl"
+#include "common/monoid.glsl"
 #include "common/subgroup_scan.glsl"
 #include "common/workgroup_scan.glsl"
-#include "common/tile_io.glsl"
 #include "common/tile_scan.glsl"
 
 layout(constant_id = GS_SPEC_PHASE) const uint PHASE = GS_RTS_REDUCE;
-layout(binding = GS_BINDING_SPINE_VALUES, std430) buffer SpineValues { T spine_values[]; };
+layout(binding = GS_BINDING_SPINE_VALUES, std430) buffer SpineValues {
+  T spine_values[];
+};
 
 // One workgroup scans the tile reductions in place (exclusive, starting from init), a
 // block of WORKGROUP_SIZE * VECTORS_PER_THREAD * VECTOR_ELEMENTS at a time: each thread
@@ -23,7 +27,9 @@ void scan_spine() {
   for (uint base = 0; base < pc.tile_count; base += WORKGROUP_SIZE * run) {
     const uint first = base + t * run;
     T total = identity();
-    for (uint i = first; i < min(first + run, pc.tile_count); ++i) total = combine(total, spine_values[i]);
+    for (uint i = first; i < min(first + run, pc.tile_count); ++i) {
+      total = combine(total, spine_values[i]);
+    }
     const T inclusive = sg_inclusive_scan(total);
     if (sg_lane() == SUBGROUP_SIZE - 1) wg_partials[sg_id()] = inclusive;
     wg_scan_partials(SLOT_OWN);

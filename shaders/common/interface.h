@@ -42,16 +42,21 @@
 #define GS_BINDING_CONTROL 6
 #define GS_BINDING_COUNT 7
 
-// Words of the control buffer. A run resets [0, GS_CONTROL_RUN_WORDS); a benchmark the
-// validation count. The four statistics are counted by the statistics variant only.
+// Words of the control buffer, the same on both backends (CUDA's RunControl). Words
+// [0, GS_CONTROL_RUN_WORDS) belong to one chained run and read zero when it starts
+// (docs/protocol.md, "Reset between runs"); a benchmark resets the validation count. The
+// four statistics are counted by the statistics variant only. The starvation mark is set by
+// a fallback that found its tile unposted and shortens the nearest successor's wait
+// (docs/protocol.md, "The starvation mark").
 #define GS_CONTROL_TILE_COUNTER 0
 #define GS_CONTROL_LOOKBACK_ABANDONED 1
 #define GS_CONTROL_SPINS 2
 #define GS_CONTROL_LOOKBACK_STEPS 3
 #define GS_CONTROL_FALLBACKS 4
 #define GS_CONTROL_INSERTIONS 5
-#define GS_CONTROL_RUN_WORDS 6
-#define GS_CONTROL_VALIDATION_ERRORS 6
+#define GS_CONTROL_STARVED 6
+#define GS_CONTROL_RUN_WORDS 7
+#define GS_CONTROL_VALIDATION_ERRORS 7
 #define GS_CONTROL_WORDS 8
 
 // Specialization constant ids.

@@ -4,6 +4,9 @@
 #ifndef GPUSCAN_MONOID_GLSL
 #define GPUSCAN_MONOID_GLSL
 
+#include "interface.h"
+#include "types.glsl"
+
 layout(constant_id = GS_SPEC_OP) const uint OP = GS_OP_ADD;
 layout(constant_id = GS_SPEC_KIND) const uint KIND = GS_KIND_INCLUSIVE;
 
@@ -38,9 +41,11 @@ T combine(T a, T b) {
 }
 
 // The vector helpers name their components: loops over v[c] made glslc emit different
-// code, which cost u32 csdldf on the NVIDIA driver (docs/performance.md, change 18).
+// code, which measured slower for u32 csdldf on the NVIDIA driver (H200).
 #if VECTOR_ELEMENTS == 4
-TV combine(T a, TV b) { return TV(combine(a, b.x), combine(a, b.y), combine(a, b.z), combine(a, b.w)); }
+TV combine(T a, TV b) {
+  return TV(combine(a, b.x), combine(a, b.y), combine(a, b.z), combine(a, b.w));
+}
 #else
 TV combine(T a, TV b) { return TV(combine(a, b.x), combine(a, b.y)); }
 #endif

@@ -4,6 +4,10 @@
 #ifndef GPUSCAN_SUBGROUP_SCAN_GLSL
 #define GPUSCAN_SUBGROUP_SCAN_GLSL
 
+#include "types.glsl"
+#include "tile_shape.glsl"
+#include "monoid.glsl"
+
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_KHR_shader_subgroup_shuffle_relative : require
@@ -29,7 +33,7 @@ T sg_inclusive_scan(T x) {
 // The same for a thread's VECTORS_PER_THREAD independent values, step by step together:
 // the scans' shuffles overlap, and the values stay in registers. (Scanned one after the
 // other inside a loop over the rows, 64-bit tiles went to local memory on the NVIDIA
-// driver and ran at two thirds of the speed: docs/performance.md, change 22.)
+// driver and ran at two thirds of the speed on an H200.)
 void sg_inclusive_scan_each(inout T x[VECTORS_PER_THREAD]) {
   UNROLL_IF_64BIT for (uint d = 1; d < SUBGROUP_SIZE; d <<= 1) {
     UNROLL_IF_64BIT for (uint k = 0; k < VECTORS_PER_THREAD; ++k) x[k] = sg_scan_step(x[k], d);

@@ -4,10 +4,24 @@
 #ifndef GPUSCAN_TILE_IO_GLSL
 #define GPUSCAN_TILE_IO_GLSL
 
-layout(binding = GS_BINDING_INPUT_VECTORS, std430) readonly buffer InputVectors { TV in_vectors[]; };
-layout(binding = GS_BINDING_INPUT_SCALARS, std430) readonly buffer InputScalars { T in_scalars[]; };
-layout(binding = GS_BINDING_OUTPUT_VECTORS, std430) writeonly buffer OutputVectors { TV out_vectors[]; };
-layout(binding = GS_BINDING_OUTPUT_SCALARS, std430) writeonly buffer OutputScalars { T out_scalars[]; };
+#include "interface.h"
+#include "types.glsl"
+#include "tile_shape.glsl"
+#include "monoid.glsl"
+#include "subgroup_scan.glsl"
+
+layout(binding = GS_BINDING_INPUT_VECTORS, std430) readonly buffer InputVectors {
+  TV in_vectors[];
+};
+layout(binding = GS_BINDING_INPUT_SCALARS, std430) readonly buffer InputScalars {
+  T in_scalars[];
+};
+layout(binding = GS_BINDING_OUTPUT_VECTORS, std430) writeonly buffer OutputVectors {
+  TV out_vectors[];
+};
+layout(binding = GS_BINDING_OUTPUT_SCALARS, std430) writeonly buffer OutputScalars {
+  T out_scalars[];
+};
 
 TV load_vector(uint v) {
   const uint first = VECTOR_ELEMENTS * v;
@@ -52,9 +66,13 @@ uint tile_vector_index(uint tile, uint k) {
 // This thread's vectors of `tile`, all loads issued before any is used.
 void load_thread_vectors(uint tile, out TV loaded[VECTORS_PER_THREAD]) {
   if (is_full_tile(tile)) {
-    UNROLL_IF_64BIT for (uint k = 0; k < VECTORS_PER_THREAD; ++k) loaded[k] = in_vectors[tile_vector_index(tile, k)];
+    UNROLL_IF_64BIT for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+      loaded[k] = in_vectors[tile_vector_index(tile, k)];
+    }
   } else {
-    UNROLL_IF_64BIT for (uint k = 0; k < VECTORS_PER_THREAD; ++k) loaded[k] = load_vector(tile_vector_index(tile, k));
+    UNROLL_IF_64BIT for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+      loaded[k] = load_vector(tile_vector_index(tile, k));
+    }
   }
 }
 

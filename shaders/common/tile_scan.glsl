@@ -7,6 +7,14 @@
 #ifndef GPUSCAN_TILE_SCAN_GLSL
 #define GPUSCAN_TILE_SCAN_GLSL
 
+#include "interface.h"
+#include "types.glsl"
+#include "tile_shape.glsl"
+#include "monoid.glsl"
+#include "subgroup_scan.glsl"
+#include "workgroup_scan.glsl"
+#include "tile_io.glsl"
+
 // The owned tile's vectors, scanned up to the subgroup block, kept for the write phase.
 TV tile_vectors[VECTORS_PER_THREAD];
 
@@ -31,8 +39,8 @@ TV shift_in(T before, TV v) { return TV(before, v.x); }
 #endif
 
 // Scans each subgroup's block of a tile's `loaded` vectors (in place), and the block
-// totals across the workgroup into partial slot `slot`. For SLOT_OWN the scanned vectors are
-// kept for store_tile. Returns the tile's reduction (uniform across the workgroup).
+// totals across the workgroup into partial slot `slot`. For SLOT_OWN the scanned vectors
+// are kept for store_tile. Returns the tile's reduction (uniform across the workgroup).
 T scan_loaded(inout TV loaded[VECTORS_PER_THREAD], uint slot) {
   T carry = identity();
   if (T_IS_FLOAT == 0 && slot == SLOT_FALLBACK) {
@@ -40,7 +48,9 @@ T scan_loaded(inout TV loaded[VECTORS_PER_THREAD], uint slot) {
     // commutative, so any order gives the owner's bits: each thread reduces its rows, and
     // the subgroup scans once instead of once per row.
     T total = identity();
-    UNROLL_IF_64BIT for (uint k = 0; k < VECTORS_PER_THREAD; ++k) total = combine(total, vector_last(thread_scan(loaded[k])));
+    UNROLL_IF_64BIT for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+      total = combine(total, vector_last(thread_scan(loaded[k])));
+    }
     carry = sg_inclusive_scan(total);  // the block's total in the last lane, which posts it
   } else {
     // Row k of the subgroup's block: the lanes' vectors k, scanned across the lanes, all
@@ -73,7 +83,8 @@ T tile_local_scan(uint tile, uint slot) {
 // exclusive scan, or for a reduction the last tile's running total as the one output.
 void store_tile(uint tile, T tile_prefix) {
   const uint s = sg_id();
-  const T prefix = s == 0 ? tile_prefix : combine(tile_prefix, wg_partials[SLOT_OWN * SUBGROUPS + s - 1]);
+  const T prefix =
+      s == 0 ? tile_prefix : combine(tile_prefix, wg_partials[SLOT_OWN * SUBGROUPS + s - 1]);
   if (KIND == GS_KIND_REDUCE) {
     if (tile == pc.tile_count - 1 && gl_LocalInvocationIndex == 0) {
       out_scalars[0] = combine(tile_prefix, wg_partials[SLOT_OWN * SUBGROUPS + SUBGROUPS - 1]);

@@ -17,6 +17,13 @@
 #ifndef GPUSCAN_TILE_STATE_GLSL
 #define GPUSCAN_TILE_STATE_GLSL
 
+#include "interface.h"
+#include "tile_state.h"
+#include "types.glsl"
+#include "tile_shape.glsl"
+#include "monoid.glsl"
+#include "subgroup_scan.glsl"
+
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_ballot : require
 
@@ -53,7 +60,9 @@ uint part_of(TILE_WORD word, uint p) { return word; }
 void set_part(inout TILE_WORD word, uint p, uint x) { word = x; }
 uint state_of(TILE_WORD word) { return word & GS_STATE_MASK; }
 #endif
-layout(binding = GS_BINDING_SPINE_WORDS, std430) buffer SpineWords { SPINE_WORD spine_words[]; };
+layout(binding = GS_BINDING_SPINE_WORDS, std430) buffer SpineWords {
+  SPINE_WORD spine_words[];
+};
 
 // Tiles one window read covers, and windows read at once: a look-back step issues
 // LOOKBACK_DEPTH independent reads, so it costs one memory round trip for
@@ -81,11 +90,11 @@ uint spine_index(uint tile, uint p) {
 
 // The spine's two halves take turns: this run zeroes the words the run before it wrote in
 // the other half, which the run after it will use. Runs execute one after another, so no
-// run reads a half while another clears it (docs/protocol.md, section 4).
+// run reads a half while another clears it (docs/protocol.md, "Reset between runs").
 void clear_other_half() {
   const uint stride = pc.tile_count * WORKGROUP_SIZE;
-  for (uint i = linear_workgroup_id() * WORKGROUP_SIZE + gl_LocalInvocationIndex; i < pc.clear_count;
-       i += stride) {
+  for (uint i = linear_workgroup_id() * WORKGROUP_SIZE + gl_LocalInvocationIndex;
+       i < pc.clear_count; i += stride) {
     spine_words[pc.clear_base + i] = SPINE_WORD(0);
   }
 }
@@ -96,8 +105,9 @@ TILE_WORD post_tile(uint tile, uint state, T value) {
   TILE_WORD before = TILE_WORD(GS_STATE_NOT_READY);
   if (window_slot() != 0) return before;
   for (uint p = 0; p < PARTS; ++p) {
-    set_part(before, p, atomicMax(spine_words[spine_index(tile, p)], part_word(state, value, p),
-                                  gl_ScopeQueueFamily, gl_StorageSemanticsNone, gl_SemanticsRelaxed));
+    set_part(before, p,
+             atomicMax(spine_words[spine_index(tile, p)], part_word(state, value, p),
+                       gl_ScopeQueueFamily, gl_StorageSemanticsNone, gl_SemanticsRelaxed));
   }
   return before;
 }
@@ -144,19 +154,6 @@ T tile_value(TILE_WORD word) {
 #endif
 }
 
-// The starvation mark of the run: the spine word after the last tile's, which a fallback
-// that inserted into a tile nobody had posted sets, so that later look-backs of the run
-// wait less before they fall back. It lies in the run's half and is zeroed with it.
-uint starved_index() { return pc.spine_base + pc.tile_count * WORDS_PER_TILE * PARTS; }
-bool read_starved() {
-  return atomicLoad(spine_words[starved_index()], gl_ScopeQueueFamily, gl_StorageSemanticsNone,
-                    gl_SemanticsRelaxed) != SPINE_WORD(0);
-}
-void mark_starved() {
-  atomicMax(spine_words[starved_index()], SPINE_WORD(1), gl_ScopeQueueFamily,
-            gl_StorageSemanticsNone, gl_SemanticsRelaxed);
-}
-
 // Combines the values of window slots [first, end) in tile order (oldest first), the result
 // in every look-back lane. An ordered butterfly: at each step a lane joins its partner's
 // partial, the higher lane's (older tiles) on the left.
@@ -173,15 +170,18 @@ T reduce_window(T value, uint first, uint end) {
 // The last window slot before `end` whose tile is in `wanted` (tested in the first lane of
 // each tile), or WINDOW if there is none.
 uint last_slot_in(uint state, uint wanted, uint end) {
-  const uvec4 ballot = subgroupBallot(word_index() == 0 && state == wanted && window_slot() < end);
-  return subgroupBallotBitCount(ballot) == 0 ? WINDOW : subgroupBallotFindMSB(ballot) / WORDS_PER_TILE;
+  const uvec4 ballot =
+      subgroupBallot(word_index() == 0 && state == wanted && window_slot() < end);
+  return subgroupBallotBitCount(ballot) == 0 ? WINDOW
+                                             : subgroupBallotFindMSB(ballot) / WORDS_PER_TILE;
 }
 
-// The first window slot whose tile is in `state` (tested in slot 0 lanes of each tile),
+// The first window slot whose tile is in `wanted` (tested in the first lane of each tile),
 // or WINDOW if there is none.
 uint first_slot_in(uint state, uint wanted) {
   const uvec4 ballot = subgroupBallot(word_index() == 0 && state == wanted);
-  return subgroupBallotBitCount(ballot) == 0 ? WINDOW : subgroupBallotFindLSB(ballot) / WORDS_PER_TILE;
+  return subgroupBallotBitCount(ballot) == 0 ? WINDOW
+                                             : subgroupBallotFindLSB(ballot) / WORDS_PER_TILE;
 }
 
 #endif

@@ -3,6 +3,8 @@
 #ifndef GPUSCAN_TYPES_GLSL
 #define GPUSCAN_TYPES_GLSL
 
+#include "interface.h"
+
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_shader_subgroup_extended_types_int64 : require
 

@@ -7,6 +7,11 @@
 #ifndef GPUSCAN_WORKGROUP_SCAN_GLSL
 #define GPUSCAN_WORKGROUP_SCAN_GLSL
 
+#include "types.glsl"
+#include "tile_shape.glsl"
+#include "monoid.glsl"
+#include "subgroup_scan.glsl"
+
 // Two slots of SUBGROUPS entries: the tile's own scan, and a fallback's reduction of a
 // predecessor tile, which must not disturb the first.
 #define SLOT_OWN 0

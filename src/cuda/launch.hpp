@@ -23,9 +23,9 @@ struct RunControl {
   std::uint32_t fallbacks;
   std::uint32_t insertions;
   // The starvation mark: set by a fallback that inserted into a tile nobody had posted, so
-  // that later look-backs of the run wait less (the Vulkan kernels keep it in the spine).
+  // that later look-backs of the run wait less (docs/protocol.md, "The starvation mark").
   std::uint32_t starved;
-  std::uint32_t unused;
+  std::uint32_t unused;  // the Vulkan validation count's word
 
   Statistics statistics() const { return {spins, lookback_steps, fallbacks, insertions}; }
 };
@@ -36,6 +36,8 @@ static_assert(offsetof(RunControl, spins) == 4 * GS_CONTROL_SPINS);
 static_assert(offsetof(RunControl, lookback_steps) == 4 * GS_CONTROL_LOOKBACK_STEPS);
 static_assert(offsetof(RunControl, fallbacks) == 4 * GS_CONTROL_FALLBACKS);
 static_assert(offsetof(RunControl, insertions) == 4 * GS_CONTROL_INSERTIONS);
+static_assert(offsetof(RunControl, starved) == 4 * GS_CONTROL_STARVED);
+static_assert(sizeof(RunControl) == 4 * GS_CONTROL_WORDS);
 
 // The head of a chained scan's workspace, in device memory: which half of the tile state
 // the next run works in and what each half holds, so that no host-side state tells a run

@@ -200,8 +200,9 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
                      " may start workgroups far out of order");
   }
   spec_[GS_SPEC_DISPATCH_ORDER] = dispatch_order;
-  // The kernel touches the control words only for the tile counter, csdl's report of a
-  // look-back that gave up, and statistics; only then must a run reset them first.
+  // A run resets the control words first only where its kernel uses the tile counter,
+  // csdl's report of a look-back that gave up, or statistics. The kernel itself clears the
+  // next run's starvation mark (docs/protocol.md, "Reset between runs").
   resets_control_ =
       !dispatch_order || kernel_ == Kernel::chained_lookback || options.statistics;
   if (spec_[GS_SPEC_LOOKBACK_DEPTH] > 16) throw UsageError("look-back depth must be in [1, 16]");
@@ -234,8 +235,7 @@ std::size_t ScanKernels::max_elements() const {
 }
 
 std::size_t ScanKernels::spine_bytes(std::size_t n) const {
-  // One tile more: its first word is the run's starvation mark (shaders/common/tile_state.glsl).
-  const std::size_t tiles = ceil_div(n, shape_for(n).elements()) + 1;
+  const std::size_t tiles = ceil_div(n, shape_for(n).elements());
   return tiles *
          std::max<std::size_t>(split_words(dtype_) * sizeof(std::uint32_t), size_of(dtype_));
 }
@@ -285,7 +285,9 @@ void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDesc
       chain.spine_base = static_cast<std::uint32_t>(turn.base / spine_word_bytes_);
       chain.clear_base = static_cast<std::uint32_t>(turn.clear_base / spine_word_bytes_);
       chain.clear_count = static_cast<std::uint32_t>(turn.clear_bytes / spine_word_bytes_);
-      if (resets_control_) {
+      // So does the first run on a spine: the starvation mark has a bit per spine half
+      // (shaders/common/run_control.glsl), and a run on an earlier spine may have left one.
+      if (resets_control_ || turn.clear_bytes == 0) {
         vkCmdFillBuffer(cmd, buffers.control.handle(), 0, GS_CONTROL_RUN_WORDS * 4, 0);
         memory_barrier(cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,

@@ -66,16 +66,18 @@ struct ScanBuffers {
 };
 
 // The counts a run leaves in the control buffer, words GS_CONTROL_LOOKBACK_ABANDONED to
-// GS_CONTROL_VALIDATION_ERRORS, in that order.
+// GS_CONTROL_VALIDATION_ERRORS, in that order (`starved`: the starvation mark's bits).
 struct RunCounts {
-  std::uint32_t abandoned, spins, lookback_steps, fallbacks, insertions, validation_errors;
+  std::uint32_t abandoned, spins, lookback_steps, fallbacks, insertions, starved,
+      validation_errors;
   static constexpr std::size_t offset = GS_CONTROL_LOOKBACK_ABANDONED * sizeof(std::uint32_t);
   Statistics statistics() const { return {spins, lookback_steps, fallbacks, insertions}; }
 };
 static_assert(GS_CONTROL_SPINS == GS_CONTROL_LOOKBACK_ABANDONED + 1 &&
               GS_CONTROL_INSERTIONS == GS_CONTROL_LOOKBACK_ABANDONED + 4 &&
-              GS_CONTROL_VALIDATION_ERRORS == GS_CONTROL_LOOKBACK_ABANDONED + 5 &&
-              sizeof(RunCounts) == 6 * sizeof(std::uint32_t));
+              GS_CONTROL_STARVED == GS_CONTROL_LOOKBACK_ABANDONED + 5 &&
+              GS_CONTROL_VALIDATION_ERRORS == GS_CONTROL_LOOKBACK_ABANDONED + 6 &&
+              sizeof(RunCounts) == 7 * sizeof(std::uint32_t));
 
 // One descriptor set over a ScanBuffers, in a pool of its own.
 class BindingSet {

@@ -1,7 +1,8 @@
 // Device level, above the spine (tile_state.cuh): one warp's look-back for a tile, with its
 // fallback insertions, the early window read along with the tile's loads, and the clearing
-// of the next run's spine. Both chained-scan kernels use it; the protocol is that of
-// shaders/chained_scan.comp (docs/protocol.md).
+// of the next run's spine and counters. Both chained-scan kernels use it. It is the
+// look-back docs/protocol.md specifies ("The look-back the kernels run"), as in
+// shaders/chained_scan.comp; where the two differ, that page says why.
 #pragma once
 
 #include "cuda/kernels/tile_state.cuh"
@@ -53,9 +54,9 @@ __device__ __forceinline__ void hand_on_turn(const ChainArgs& chain, const Turn&
   }
 }
 
-// The next run's spine and counters start from zero: one warp of each block clears its
-// share (before its tile's loads are back), as the run after this one cannot start before
-// this one ends.
+// The next run's spine and counters, its starvation mark among them, start from zero: one
+// warp of each block clears its share (before its tile's loads are back), as the run after
+// this one cannot start before this one ends (docs/protocol.md, "Reset between runs").
 __device__ __forceinline__ void clear_for_next_run(const ChainArgs& chain, const Turn& turn) {
   std::uint32_t* next_spine = chain.spines + (turn.half ^ 1u) * chain.half_words;
   const std::uint64_t stride = std::uint64_t{gridDim.x} * kWarpSize;
@@ -90,7 +91,7 @@ struct LookbackCounts {
 // What the window before a tile, read along with the tile's loads, already settled:
 // everything up to tile `end` (kNoTile: nothing) reduces to `value`. A READY or INCLUSIVE
 // word's message never stops being true, so the walk after the scan may treat `end` as
-// an INCLUSIVE tile (docs/protocol.md, section 4).
+// an INCLUSIVE tile (docs/protocol.md, "The early window").
 template <class T>
 struct EarlyWindow {
   std::uint32_t end;
@@ -109,10 +110,11 @@ struct LookBack {
   bool starved = false;  // whether this warp has seen the run's starvation mark
 
   // How many steps a look-back of `tile` waits on the not-ready tile `cursor` before it
-  // falls back: max_spins for the nearest successor, longer the further back the blocking
-  // tile lies (up to 64 times), so that the nearest successor's insertion serves the others.
-  // Once the run is starved, the nearest successor waits one step: a tile that is merely
-  // late rarely needs more, and a starved one never posts.
+  // falls back (docs/protocol.md, "Patience"): max_spins for the nearest successor, longer
+  // the further back the blocking tile lies (up to 64 times), so that the nearest
+  // successor's insertion serves the others. Once the run is starved, the nearest successor
+  // waits one step: a tile that is merely late rarely needs more, and a starved one never
+  // posts.
   __device__ __forceinline__ std::uint32_t patience(std::uint32_t tile,
                                                     std::uint32_t cursor) const {
     if (!chain.fallback) return chain.max_spins;
@@ -144,7 +146,8 @@ struct LookBack {
       return true;
     }
     std::uint32_t spins = 0;
-    // Read with the first window, in the same round trip.
+    // Loaded just before the first window, in the same round trip (docs/protocol.md, "The
+    // starvation mark", says why there and not later).
     if (chain.fallback && !starved) starved = relaxed_load(&control->starved) != 0;
     for (;;) {
       typename S::Word words[kMaxLookbackDepth];

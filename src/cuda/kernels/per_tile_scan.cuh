@@ -1,6 +1,7 @@
 // The chained scan with one block per tile, the structure of shaders/chained_scan.comp: a
 // block loads its tile into registers and scans it; its first warp looks back while the
-// other warps wait, and the whole block reduces any tile the look-back falls back on.
+// other warps wait, and the whole block reduces any tile the look-back falls back on
+// (docs/protocol.md, "The look-back the kernels run").
 // Several blocks share a multiprocessor, so while one waits the others keep memory busy,
 // and a fallback stalls only its own block.
 #pragma once
@@ -12,7 +13,8 @@ namespace gpuscan::cuda {
 
 // Registers a thread may take: 64 keeps four blocks of 256 threads on a multiprocessor
 // (6 rows of 64-bit types spill 20 bytes there, and still run faster than 8 rows at 80
-// registers, C34); 8 rows of 16 bytes take more, 80 keeps three.
+// registers: 1-2% on an H200, up to 3% at 2^22..2^24 on an H100); 8 rows of 16 bytes take
+// more, 80 keeps three.
 constexpr int per_tile_registers(int vpt) {
   return vpt > 6 ? 80 : 64;
 }
@@ -35,27 +37,34 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
   extern __shared__ uint4 parking[];  // the block's tile, while it reduces others
   const T* in = static_cast<const T*>(scan.in);
   const bool looks_back = warp_id() == 0;
-  // Only the look-back warp works with the spine and the run's counters.
+  // Only the look-back warp works with the spine and the run's counters, whose half it
+  // reads from the workspace (take_turn). In dispatch order the tile's loads go out first,
+  // so that this read, an L2 round trip, overlaps them instead of delaying them; a tile
+  // from the counter needs the counters first.
   Turn turn{0, 0, 0};
-  if (looks_back) turn = take_turn(chain);
+  std::uint32_t tile = blockIdx.x;
+  Vector<T> loaded[VPT];
+  if (chain.dispatch_order) {
+    load_tile<T, VPT>(in, scan.n, tile, M::identity(), loaded);
+    if (looks_back) turn = take_turn(chain);
+  } else {
+    if (looks_back) turn = take_turn(chain);
+    if (threadIdx.x == 0) {
+      shared.tile = atomicAdd(&chain.state->control[turn.half].tile_counter, 1u);
+    }
+    __syncthreads();
+    tile = shared.tile;
+    load_tile<T, VPT>(in, scan.n, tile, M::identity(), loaded);
+  }
   LookBack<M, S, kStats> look{
       {reinterpret_cast<typename S::Storage*>(spine_half(chain, turn))},
       chain,
       &chain.state->control[turn.half],
       {}};
-
-  std::uint32_t tile = blockIdx.x;
-  if (!chain.dispatch_order) {
-    if (threadIdx.x == 0) shared.tile = atomicAdd(&look.control->tile_counter, 1u);
-    __syncthreads();
-    tile = shared.tile;
-  }
-  // The look-back warp reads the window before the tile along with the tile's loads: what
-  // it already shows need not be read after the scan.
+  // The look-back warp reads the window before the tile while the tile loads: what it
+  // already shows need not be read after the scan.
   typename S::Word window{};  // NOT_READY
   if (looks_back && tile != 0) window = look.spine.read_window(tile - 1, 0);
-  Vector<T> loaded[VPT];
-  load_tile<T, VPT>(in, scan.n, tile, M::identity(), loaded);
   if (looks_back) clear_for_next_run(chain, turn);
   Vector<T> rows[VPT];
   T aggregate = tile_local_scan<M, VPT, true>(loaded, shared.partials, kOwnSet, rows);

@@ -14,8 +14,7 @@ struct WholeBlock {
   __device__ __forceinline__ static void sync() { __syncthreads(); }
 };
 
-// Named barrier 0 is __syncthreads; the persistent chained scan's others are in
-// persistent_scan.cuh.
+// Named barrier 0 is __syncthreads.
 constexpr int kTileWarpsBarrier = 1;
 
 struct TileWarps {
