@@ -2,8 +2,9 @@
 # Regenerates bench/results on a GPU machine: the test logs and the headline CSV + PNG of each
 # backend and sweep, named after the GPU (h100-..., h200-...). Build on the development
 # machine first (scripts/build); the GPU machine needs the NVIDIA driver only. Carry build/bin
-# (past the carry limit: build/gpu-bundle.tgz from `tar -C build -czf build/gpu-bundle.tgz bin`,
-# or .txz with -cJf, a third smaller) and, for Vulkan, .gl: the Vulkan loader and the GL
+# and build/lib (past the carry limit: build/gpu-bundle.tgz from
+# `tar -C build -czf build/gpu-bundle.tgz bin lib`, or .txz with -cJf, a third smaller)
+# and, for Vulkan, .gl: the Vulkan loader and the GL
 # vendor-neutral libraries (../shared/tools/vulkan-loader-debs.sh .gl) plus
 # `apt-get download vulkan-validationlayers` run in .gl. The CUDA phases need no loader.
 #
@@ -12,10 +13,11 @@
 #
 # One GPU command may run 10 minutes, so run the phases as separate calls. Approximate time
 # on an H100, from earlier runs of the same sweeps:
-#   cuda-tests    ~2 min   the CUDA suite
+#   cuda-tests    ~2 min   the CUDA suite, the caller's-memory (cuda.hpp) and C ABI tests
 #   cuda-bench    ~3 min   u32, f32, u64 at 2^10..2^30 (5 algorithms x 21 sizes x 30 runs);
 #                          blocking at 2^24..2^28 (10 rates + unblocked + memcpy, 20 runs,
-#                          statistics); small n at 2^10..2^20 (100 runs)
+#                          statistics); small n at 2^10..2^20 (100 runs); the interop
+#                          benchmark (enqueue host time, 1000-scan loops and graphs, CUB)
 #   vulkan-tests  ~5 min   the suite with validation layers, the type matrix with logical
 #                          subgroups of 4, the CLI test
 #   vulkan-bench  ~3 min   u32, f32, u64 at 2^16..2^28; blocking and small n as on CUDA
@@ -72,9 +74,16 @@ sweeps() {  # backend, sizes of the type sweeps
 for phase in $phases; do
   case $phase in
     cuda-tests)
-      { echo "== CUDA suite =="; "$bin/gpuscan_cuda_tests" --gtest_brief=1 || fail; } 2>&1 |
-        grep -v "^note:" | tee "$out/$gpu-cuda-tests.log" ;;
-    cuda-bench) sweeps cuda 10:30 ;;
+      {
+        echo "== CUDA suite =="
+        "$bin/gpuscan_cuda_tests" --gtest_brief=1 || fail
+        echo "== CUDA on the caller's memory, streams and graphs; the C ABI =="
+        LD_LIBRARY_PATH=build/lib "$bin/gpuscan_cuda_interop_tests" --gtest_brief=1 || fail
+      } 2>&1 | grep -v "^note:" | tee "$out/$gpu-cuda-tests.log" ;;
+    cuda-bench)
+      sweeps cuda 10:30
+      echo "== CUDA interop: enqueue host time, loops and graphs against CUB =="
+      "$bin/gpuscan_interop_bench" "$out/$gpu-cuda-interop.csv" || fail ;;
     vulkan-tests)
       {
         echo "== Vulkan suite, validation layers on =="

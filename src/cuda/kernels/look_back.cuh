@@ -22,6 +22,14 @@ struct Turn {
   std::uint32_t place;  // lane 0: how many blocks of the launch had read the turn before
 };
 
+// The run's half, once the look-back warp has read it: kept in shared memory and read
+// again at each use rather than held in registers, which the tile's rows need (64-bit
+// types spilled five times as much with the half and two pointers held through the scan).
+__device__ __forceinline__ volatile std::uint32_t& run_half() {
+  __shared__ std::uint32_t half;
+  return half;
+}
+
 // Reads the run's turn (the whole warp, one address) and counts the block as started. The
 // count's operand depends on what was read, so it cannot be seen before the reads are done:
 // once every block has counted itself, none reads the turn again, and the last may hand it
@@ -32,25 +40,24 @@ __device__ __forceinline__ Turn take_turn(const ChainArgs& chain) {
   const std::uint64_t dirty1 = __ldcg(&chain.state->dirty[1]);
   Turn turn{half, half == 0 ? dirty1 : dirty0, 0};
   if (lane_id() == 0) {
+    run_half() = half;
     const auto after_reads = static_cast<std::uint32_t>((half | dirty0 | dirty1) >> 63);
     turn.place = atomicAdd(&chain.state->started, 1u + after_reads);
   }
+  __syncwarp();
   return turn;
-}
-
-__device__ __forceinline__ std::uint32_t* spine_half(const ChainArgs& chain, const Turn& turn) {
-  return chain.spines + turn.half * chain.half_words;
 }
 
 // The block that started last hands the turn on to the next run: this run's half holds
 // `words` written words, the other half is clean.
-__device__ __forceinline__ void hand_on_turn(const ChainArgs& chain, const Turn& turn,
+__device__ __forceinline__ void hand_on_turn(const ChainArgs& chain, std::uint32_t place,
                                              std::uint64_t words) {
-  if (lane_id() == 0 && turn.place == gridDim.x - 1) {
-    chain.state->dirty[turn.half] = words;
-    chain.state->dirty[turn.half ^ 1u] = 0;
+  if (lane_id() == 0 && place == gridDim.x - 1) {
+    const std::uint32_t half = run_half();
+    chain.state->dirty[half] = words;
+    chain.state->dirty[half ^ 1u] = 0;
     chain.state->started = 0;
-    chain.state->turn = turn.half ^ 1u;
+    chain.state->turn = half ^ 1u;
   }
 }
 
@@ -74,7 +81,7 @@ __device__ __forceinline__ void clear_for_next_run(const ChainArgs& chain, const
 // Posts a tile's own aggregate, from one warp: INCLUSIVE for tile 0 (its reduction is its
 // prefix), READY for the others unless simulated blocking keeps the tile from posting.
 template <class M, class S>
-__device__ __forceinline__ void post_aggregate(const Spine<M, S>& spine, const ChainArgs& chain,
+__device__ __forceinline__ void post_aggregate(const Spine<M, S> spine, const ChainArgs& chain,
                                                std::uint32_t tile, typename M::T aggregate) {
   if (tile == 0) {
     spine.post(tile, GS_STATE_INCLUSIVE, aggregate);
@@ -103,11 +110,15 @@ template <class M, class S, bool kStats>
 struct LookBack {
   using T = typename M::T;
   using Sp = Spine<M, S>;
-  Sp spine;
   const ChainArgs& chain;
-  RunControl* control;  // this run's counters
   LookbackCounts counts;
   bool starved = false;  // whether this warp has seen the run's starvation mark
+
+  // This run's half of the spine and its counters (run_half).
+  __device__ __forceinline__ Sp spine() const {
+    return Sp{reinterpret_cast<typename S::Storage*>(chain.spines + run_half() * chain.half_words)};
+  }
+  __device__ __forceinline__ RunControl* control() const { return &chain.state->control[run_half()]; }
 
   // How many steps a look-back of `tile` waits on the not-ready tile `cursor` before it
   // falls back (docs/protocol.md, "Patience"): max_spins for the nearest successor, longer
@@ -148,12 +159,12 @@ struct LookBack {
     std::uint32_t spins = 0;
     // Loaded just before the first window, in the same round trip (docs/protocol.md, "The
     // starvation mark", says why there and not later).
-    if (chain.fallback && !starved) starved = relaxed_load(&control->starved) != 0;
+    if (chain.fallback && !starved) starved = relaxed_load(&control()->starved) != 0;
     for (;;) {
       typename S::Word words[kMaxLookbackDepth];
 #pragma unroll
       for (int d = 0; d < kMaxLookbackDepth; ++d) {
-        if (d < chain.lookback_depth) words[d] = spine.read_window(cursor, d);
+        if (d < chain.lookback_depth) words[d] = spine().read_window(cursor, d);
       }
       if constexpr (kStats) ++counts.steps;
       // Take the windows in order while they are all READY; stop at an INCLUSIVE tile
@@ -187,7 +198,7 @@ struct LookBack {
       }
       if constexpr (kStats) ++counts.spins;
       if (++spins >= patience(tile, cursor)) {
-        if (!chain.fallback && lane_id() == 0) atomicAdd(&control->abandoned, 1u);
+        if (!chain.fallback && lane_id() == 0) atomicAdd(&control()->abandoned, 1u);
         return !chain.fallback;
       }
     }
@@ -197,7 +208,7 @@ struct LookBack {
   // Returns true when the prefix is complete.
   __device__ bool insert(std::uint32_t& cursor, T& prefix, T reduction) {
     const auto before =
-        spine.post(cursor, cursor == 0 ? GS_STATE_INCLUSIVE : GS_STATE_READY, reduction);
+        spine().post(cursor, cursor == 0 ? GS_STATE_INCLUSIVE : GS_STATE_READY, reduction);
     const bool was_posted = S::state_of(before) != GS_STATE_NOT_READY;
     const bool inserted = __ballot_sync(kFullMask, was_posted) == 0;
     if constexpr (kStats) {
@@ -206,7 +217,7 @@ struct LookBack {
     }
     if (inserted && !starved) {
       starved = true;
-      if (lane_id() == 0) atomicMax(&control->starved, 1u);
+      if (lane_id() == 0) atomicMax(&control()->starved, 1u);
     }
     const std::uint32_t state = __shfl_sync(kFullMask, Sp::tile_state(before), 0);
     const T value = __shfl_sync(kFullMask, Sp::tile_value(before), 0);
@@ -221,10 +232,10 @@ struct LookBack {
   }
 
   __device__ void add_counts() const {
-    if (counts.spins) atomicAdd(&control->spins, counts.spins);
-    if (counts.steps) atomicAdd(&control->lookback_steps, counts.steps);
-    if (counts.fallbacks) atomicAdd(&control->fallbacks, counts.fallbacks);
-    if (counts.insertions) atomicAdd(&control->insertions, counts.insertions);
+    if (counts.spins) atomicAdd(&control()->spins, counts.spins);
+    if (counts.steps) atomicAdd(&control()->lookback_steps, counts.steps);
+    if (counts.fallbacks) atomicAdd(&control()->fallbacks, counts.fallbacks);
+    if (counts.insertions) atomicAdd(&control()->insertions, counts.insertions);
   }
 };
 

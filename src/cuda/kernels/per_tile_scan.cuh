@@ -56,15 +56,11 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
     tile = shared.tile;
     load_tile<T, VPT>(in, scan.n, tile, M::identity(), loaded);
   }
-  LookBack<M, S, kStats> look{
-      {reinterpret_cast<typename S::Storage*>(spine_half(chain, turn))},
-      chain,
-      &chain.state->control[turn.half],
-      {}};
+  LookBack<M, S, kStats> look{chain, {}};
   // The look-back warp reads the window before the tile while the tile loads: what it
   // already shows need not be read after the scan.
   typename S::Word window{};  // NOT_READY
-  if (looks_back && tile != 0) window = look.spine.read_window(tile - 1, 0);
+  if (looks_back && tile != 0) window = look.spine().read_window(tile - 1, 0);
   if (looks_back) clear_for_next_run(chain, turn);
   Vector<T> rows[VPT];
   T aggregate = tile_local_scan<M, VPT, true>(loaded, shared.partials, kOwnSet, rows);
@@ -80,14 +76,14 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
   // tile's inclusive value; then tell the block (kDone, or the tile to fall back on).
   const auto look_on = [&] {
     if (!done) done = look.walk(tile, cursor, prefix, early);
-    if (done && tile != 0) look.spine.post(tile, GS_STATE_INCLUSIVE, M::combine(prefix, aggregate));
+    if (done && tile != 0) look.spine().post(tile, GS_STATE_INCLUSIVE, M::combine(prefix, aggregate));
     if (lane_id() == 0) {
       shared.verdict = done ? kDone : cursor;
       shared.prefix = tile == 0 ? init : prefix;
     }
   };
   if (looks_back) {
-    post_aggregate(look.spine, chain, tile, aggregate);
+    post_aggregate(look.spine(), chain, tile, aggregate);
     if (tile != 0) early = look.note_early_window(tile, window);
     look_on();
   }
@@ -114,7 +110,7 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
   if constexpr (kStats) {
     if (looks_back && lane_id() == 0) look.add_counts();
   }
-  if (looks_back) hand_on_turn(chain, turn, std::uint64_t{scan.tile_count} * (sizeof(T) / 2));
+  if (looks_back) hand_on_turn(chain, turn.place, std::uint64_t{scan.tile_count} * (sizeof(T) / 2));
   store_tile<M, VPT>(static_cast<T*>(scan.out), scan.n, tile, scan.tile_count, scan.kind,
                      shared.prefix, shared.partials, kOwnSet, rows);
 }
