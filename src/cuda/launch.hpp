@@ -47,8 +47,11 @@ static_assert(sizeof(RunControl) == 4 * GS_CONTROL_WORDS);
 struct ChainState {
   RunControl control[2];   // per half: the counters of the run that works in it
   std::uint32_t turn;      // the half the next run works in (0 or 1)
-  std::uint32_t started;   // blocks of the running launch that have read `turn`
+  std::uint32_t unused;
   std::uint64_t dirty[2];  // 32-bit words of each half that its last run wrote
+  // Blocks of the running launch that have read `turn`: every block adds to it, so it has
+  // a cache line of its own, away from the words every look-back reads (the mark).
+  alignas(128) std::uint32_t started;
   // The counters of the latest finished run (read once the stream has passed it).
   const RunControl& last_counts() const { return control[turn ^ 1u]; }
 };
