@@ -13,13 +13,15 @@
 #
 # One GPU command may run 10 minutes, so run the phases as separate calls. Approximate time
 # on an H100, from earlier runs of the same sweeps:
-#   cuda-tests    ~2 min   the CUDA suite, the caller's-memory (cuda.hpp) and C ABI tests
+#   cuda-tests    ~2 min   the CUDA instance of the shared suite, the CUDA-only tests, and
+#                          the caller's-memory (cuda.hpp) and C ABI tests
 #   cuda-bench    ~3 min   u32, f32, u64 at 2^10..2^30 (5 algorithms x 21 sizes x 30 runs);
 #                          blocking at 2^24..2^28 (10 rates + unblocked + memcpy, 20 runs,
 #                          statistics); small n at 2^10..2^20 (100 runs); the interop
 #                          benchmark (enqueue host time, 1000-scan loops and graphs, CUB)
-#   vulkan-tests  ~5 min   the suite with validation layers, the type matrix with logical
-#                          subgroups of 4, the CLI test
+#   vulkan-tests  ~5 min   the Vulkan instance with validation layers, CUDA against Vulkan
+#                          (CrossBackend), the type matrix with logical subgroups of 4, the
+#                          CLI test
 #   vulkan-bench  ~3 min   u32, f32, u64 at 2^16..2^28; blocking and small n as on CUDA
 #
 # Files go to $OUT (default /tmp/gpuscan-gpu-run): every phase writes GPU-machine.txt; the
@@ -76,7 +78,7 @@ for phase in $phases; do
     cuda-tests)
       {
         echo "== CUDA suite =="
-        "$bin/gpuscan_cuda_tests" --gtest_brief=1 || fail
+        "$bin/gpuscan_tests" --gtest_brief=1 --gtest_filter='Cuda*' || fail
         echo "== CUDA on the caller's memory, streams and graphs; the C ABI =="
         LD_LIBRARY_PATH=build/lib "$bin/gpuscan_cuda_interop_tests" --gtest_brief=1 || fail
       } 2>&1 | grep -v "^note:" | tee "$out/$gpu-cuda-tests.log" ;;
@@ -86,11 +88,11 @@ for phase in $phases; do
       "$bin/gpuscan_interop_bench" "$out/$gpu-cuda-interop.csv" || fail ;;
     vulkan-tests)
       {
-        echo "== Vulkan suite, validation layers on =="
-        GPUSCAN_VALIDATION=1 "$bin/gpuscan_tests" --gtest_brief=1 || fail
-        echo "== type matrix with logical subgroups of 4 =="
+        echo "== Vulkan suite, validation layers on, and CUDA against Vulkan =="
+        GPUSCAN_VALIDATION=1 "$bin/gpuscan_tests" --gtest_brief=1 --gtest_filter='-Cuda*' || fail
+        echo "== type matrix and odd sizes with logical subgroups of 4 =="
         GPUSCAN_VALIDATION=1 GPUSCAN_TEST_SUBGROUP_SIZE=4 "$bin/gpuscan_tests" --gtest_brief=1 \
-          --gtest_filter='Vulkan/TypeTest.*' || fail
+          --gtest_filter='Vulkan/ScanTypes.*/*_csdldf:Vulkan/ScanSizes.SumsAtOddSizesOfEveryType/*' || fail
         echo "== CLI =="
         GPUSCAN_VALIDATION=1 tests/cli_test.sh "$bin/gpuscan" || fail
       } 2>&1 | grep -v "^note:" | tee "$out/$gpu-vulkan-tests.log" ;;

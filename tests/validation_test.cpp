@@ -11,7 +11,7 @@
 namespace gpuscan::testing {
 namespace {
 
-class ValidationTest : public VulkanTest {
+class VulkanValidationKernel : public VulkanTest {
  protected:
   // Scans (or not) n random elements of T, applies `corrupt` to the output, and returns the
   // number of mismatches the validation kernel counts (float sums with the benchmark's
@@ -60,48 +60,26 @@ class ValidationTest : public VulkanTest {
   }
 };
 
-TEST_F(ValidationTest, CorrectScanPasses) {
+TEST_F(VulkanValidationKernel, CorrectScanPasses) {
   EXPECT_EQ(mismatches(100003, true, [](auto&) {}), 0u);
 }
 
-TEST_F(ValidationTest, OneCorruptedElementIsCaughtTwice) {
+TEST_F(VulkanValidationKernel, OneCorruptedElementIsCaughtTwice) {
   // out[i] is wrong against out[i-1], and out[i+1] against out[i].
   EXPECT_EQ(mismatches(100003, true, [](auto& out) { out[5000] += 1; }), 2u);
   EXPECT_EQ(mismatches(100003, true, [](auto& out) { out.back() ^= 1u << 31; }), 1u);
 }
 
 // Float sums pass within the tolerance and fail outside it.
-TEST_F(ValidationTest, FloatSumsWithinToleranceOnly) {
+TEST_F(VulkanValidationKernel, FloatSumsWithinToleranceOnly) {
   EXPECT_EQ(mismatches<float>(100003, true, [](auto&) {}), 0u);
   EXPECT_EQ(mismatches<double>(100003, true, [](auto&) {}), 0u);
   EXPECT_EQ(mismatches<float>(100003, true, [](auto& out) { out[70] += 0.25f; }), 2u);
   EXPECT_EQ(mismatches<double>(100003, true, [](auto& out) { out[0] = -out[0] - 1.0; }), 2u);
 }
 
-TEST_F(ValidationTest, UnwrittenOutputIsCaught) {
+TEST_F(VulkanValidationKernel, UnwrittenOutputIsCaught) {
   EXPECT_EQ(mismatches(4099, false, [](auto&) {}), 4099u);
-}
-
-class BenchmarkTest : public VulkanTest {};
-
-TEST_F(BenchmarkTest, EveryImplementationValidatesEveryRun) {
-  BenchCase c;
-  c.n = 3 * 4096 + 7;
-  c.runs = 3;
-  c.seed = next_seed();
-  c.implementations = {Implementation::csdldf, Implementation::rts, Implementation::memcpy};
-  for (DType dtype : {DType::u32, DType::f32, DType::u64, DType::f64}) {
-    for (Kind kind : {Kind::inclusive, Kind::reduce}) {
-      c.dtype = dtype;
-      c.kind = kind;
-      for (const auto& r : benchmark(test_device(), c)) {
-        EXPECT_EQ(r.validated, 3) << to_string(r.implementation) << " " << to_string(dtype) << " "
-                                  << to_string(kind) << " seed=" << c.seed;
-        EXPECT_EQ(r.ms.size(), 3u);
-        for (double ms : r.ms) EXPECT_GT(ms, 0.0);
-      }
-    }
-  }
 }
 
 }  // namespace
