@@ -184,7 +184,7 @@ gpuscan_status gpuscan_cuda_scan(gpuscan_device device, gpuscan_dtype dtype, gpu
                                           static_cast<cudaStream_t>(stream),
                                           init_value(spec.dtype, init));
 #else
-    (void)d_in, (void)d_out, (void)n, (void)init, (void)stream;
+    (void)spec, (void)d_in, (void)d_out, (void)n, (void)init, (void)stream;
     throw gpuscan::DeviceError("this build of gpuscan has no CUDA backend");
 #endif
   });
