@@ -117,7 +117,6 @@ class SameSeedAndMask : public ::testing::TestWithParam<DType> {
     return {Algorithm::csdldf, Algorithm::csdl, Algorithm::rts};
   }
 
- protected:
   // Every case of the dtype: unblocked, every tile blocked, 1 in 2 and 1 in 8.
   template <class Body>
   void for_each_blocking(Body body) {
