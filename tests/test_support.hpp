@@ -54,22 +54,40 @@ struct DeviceUnderTest {
   std::string missing;
 };
 
-inline DeviceUnderTest& device_under_test(Backend backend) {
-  static std::array<std::optional<DeviceUnderTest>, 3> opened;
-  std::optional<DeviceUnderTest>& slot = opened.at(static_cast<std::size_t>(backend));
-  if (!slot) {
-    slot.emplace();
-    const char* name = std::getenv("GPUSCAN_TEST_DEVICE");
-    try {
-      slot->device = Device::open(backend, name ? name : "");
-      const DeviceInfo& info = slot->device->info();
-      std::printf("%s test device: %s (%s, %s, subgroup %u)\n", std::string(to_string(backend)).c_str(),
-                  info.name.c_str(), info.type.c_str(), info.driver.c_str(), info.subgroup_size);
-    } catch (const DeviceError& e) {
-      slot->missing = e.what();
-    }
+inline DeviceUnderTest open_device_under_test(Backend backend) {
+  DeviceUnderTest opened;
+  const char* name = std::getenv("GPUSCAN_TEST_DEVICE");
+  try {
+    opened.device = Device::open(backend, name ? name : "");
+    const DeviceInfo& info = opened.device->info();
+    std::printf("%s test device: %s (%s, %s, subgroup %u)\n", std::string(to_string(backend)).c_str(),
+                info.name.c_str(), info.type.c_str(), info.driver.c_str(), info.subgroup_size);
+  } catch (const DeviceError& e) {
+    opened.missing = e.what();
   }
-  return *slot;
+  return opened;
+}
+
+// One static per backend, constructed once its device is open: statics are destroyed in
+// the reverse order of their construction, so each device is released before the driver
+// state that opening it set up (the CUDA runtime's and the Vulkan driver's exit handlers).
+// A holder constructed before the open outlived them and crashed the test process at exit
+// on an H100.
+inline DeviceUnderTest& device_under_test(Backend backend) {
+  switch (backend) {
+    case Backend::cuda: {
+      static DeviceUnderTest cuda = open_device_under_test(Backend::cuda);
+      return cuda;
+    }
+    case Backend::vulkan: {
+      static DeviceUnderTest vulkan = open_device_under_test(Backend::vulkan);
+      return vulkan;
+    }
+    case Backend::any:
+      break;
+  }
+  static DeviceUnderTest any = open_device_under_test(Backend::any);
+  return any;
 }
 
 inline bool has_device(Backend backend) { return device_under_test(backend).device.has_value(); }

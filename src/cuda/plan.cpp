@@ -172,8 +172,10 @@ void scan_on_device(int ordinal, const ScanSpec& spec, const void* d_in, void* d
     DeviceMemory workspace;
   };
   using Key = std::tuple<int, int, int, int, cudaStream_t>;
-  static std::mutex mutex;
-  static std::map<Key, Cached> cache;
+  // Never destroyed: at exit the CUDA runtime may already be gone, and freeing then would
+  // crash; the process's end frees the memory.
+  static std::mutex& mutex = *new std::mutex;
+  static std::map<Key, Cached>& cache = *new std::map<Key, Cached>;
   const std::lock_guard lock(mutex);
   Cached& cached = cache[Key{ordinal, static_cast<int>(spec.dtype), static_cast<int>(spec.op),
                              static_cast<int>(spec.kind), stream}];
