@@ -145,21 +145,7 @@ TEST_F(CudaTest, BenchmarkWithSixRowsValidatesEveryRun) {
   c.options.vectors_per_thread = 6;  // memcpy and CUB ignore it
   c.implementations = {Implementation::csdldf, Implementation::csdl, Implementation::rts,
                        Implementation::memcpy, Implementation::cub};
-  for (DType dtype : {DType::u32, DType::f32, DType::u64, DType::f64}) {
-    for (Kind kind : all_kinds) {
-      c.dtype = dtype;
-      c.kind = kind;
-      for (const auto& r : benchmark(device(), c)) {
-        SCOPED_TRACE(std::string(to_string(r.implementation)) + " " + std::string(to_string(dtype)) +
-                     " " + std::string(to_string(kind)) + " seed=" + std::to_string(c.seed));
-        EXPECT_EQ(r.validated + r.abandoned, 3);
-        if (r.implementation != Implementation::csdl) {
-          EXPECT_EQ(r.abandoned, 0);
-        }
-        for (double ms : r.ms) EXPECT_GT(ms, 0.0);
-      }
-    }
-  }
+  expect_benchmark_validates(device(), c);
 }
 
 // With the code warmed by an untimed run on a second input before each timed run, every

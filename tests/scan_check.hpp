@@ -210,4 +210,29 @@ void for_each_blocking_rate(Check check) {
   }
 }
 
+// Benchmarks `c` for u32, f32, u64 and f64 in every kind: every run of every
+// implementation validated, except csdl runs that gave up (its documented outcome without
+// forward progress, printed as a note), and every run timed.
+inline void expect_benchmark_validates(Device& device, BenchCase c) {
+  for (DType dtype : {DType::u32, DType::f32, DType::u64, DType::f64}) {
+    for (Kind kind : all_kinds) {
+      c.dtype = dtype;
+      c.kind = kind;
+      for (const auto& r : benchmark(device, c)) {
+        SCOPED_TRACE(std::string(to_string(r.implementation)) + " " + std::string(to_string(dtype)) +
+                     " " + std::string(to_string(kind)) + " seed=" + std::to_string(c.seed));
+        EXPECT_EQ(r.validated + r.abandoned, c.runs);
+        if (r.implementation != Implementation::csdl) {
+          EXPECT_EQ(r.abandoned, 0);
+        }
+        if (r.abandoned)
+          std::printf("note: %d csdl runs gave up (documented outcome without forward progress)\n",
+                      r.abandoned);
+        EXPECT_EQ(r.ms.size(), static_cast<std::size_t>(c.runs));
+        for (double ms : r.ms) EXPECT_GT(ms, 0.0);
+      }
+    }
+  }
+}
+
 }  // namespace gpuscan::testing

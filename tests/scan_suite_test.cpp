@@ -343,25 +343,7 @@ TEST_P(ScanBackend, BenchmarkValidatesEveryRun) {
   c.implementations = {Implementation::csdldf, Implementation::csdl, Implementation::rts,
                        Implementation::memcpy};
   if (backend() == Backend::cuda) c.implementations.push_back(Implementation::cub);
-  for (DType dtype : {DType::u32, DType::f32, DType::u64, DType::f64}) {
-    for (Kind kind : all_kinds) {
-      c.dtype = dtype;
-      c.kind = kind;
-      for (const auto& r : benchmark(device(), c)) {
-        SCOPED_TRACE(std::string(to_string(r.implementation)) + " " + std::string(to_string(dtype)) +
-                     " " + std::string(to_string(kind)) + " seed=" + std::to_string(c.seed));
-        EXPECT_EQ(r.validated + r.abandoned, 3);
-        if (r.implementation != Implementation::csdl) {
-          EXPECT_EQ(r.abandoned, 0);
-        }
-        if (r.abandoned)
-          std::printf("note: %d csdl runs gave up (documented outcome without forward progress)\n",
-                      r.abandoned);
-        EXPECT_EQ(r.ms.size(), 3u);
-        for (double ms : r.ms) EXPECT_GT(ms, 0.0);
-      }
-    }
-  }
+  expect_benchmark_validates(device(), c);
   // Under blocking, every run validates too.
   c.dtype = DType::u32;
   c.kind = Kind::inclusive;

@@ -53,31 +53,35 @@ gpuscan_status guarded(F&& body) {
   }
 }
 
+// The C enums mirror the C++ ones value for value.
+static_assert(GPUSCAN_U32 == static_cast<int>(gpuscan::DType::u32) &&
+              GPUSCAN_F64 == static_cast<int>(gpuscan::DType::f64));
+static_assert(GPUSCAN_ADD == static_cast<int>(gpuscan::Op::add) &&
+              GPUSCAN_MIN == static_cast<int>(gpuscan::Op::min) &&
+              GPUSCAN_XOR == static_cast<int>(gpuscan::Op::bit_xor));
+static_assert(GPUSCAN_INCLUSIVE == static_cast<int>(gpuscan::Kind::inclusive) &&
+              GPUSCAN_REDUCE == static_cast<int>(gpuscan::Kind::reduce));
+
+// The C++ enum of a C enum value, or a UsageError naming the accepted range.
+template <class E, class C>
+E checked(C value, C first, C last, const char* what) {
+  const int v = static_cast<int>(value);
+  if (v < static_cast<int>(first) || v > static_cast<int>(last)) {
+    throw gpuscan::UsageError(std::string(what) + " " + std::to_string(v) + " is not a gpuscan_" +
+                              what + " (" + std::to_string(static_cast<int>(first)) + " .. " +
+                              std::to_string(static_cast<int>(last)) + ")");
+  }
+  return static_cast<E>(v);
+}
+
 gpuscan::DType dtype_of(gpuscan_dtype dtype) {
-  const int value = static_cast<int>(dtype);
-  if (value < GPUSCAN_U32 || value > GPUSCAN_F64) {
-    throw gpuscan::UsageError("dtype " + std::to_string(value) +
-                              " is not a gpuscan_dtype (GPUSCAN_U32 .. GPUSCAN_F64)");
-  }
-  return static_cast<gpuscan::DType>(value);
+  return checked<gpuscan::DType>(dtype, GPUSCAN_U32, GPUSCAN_F64, "dtype");
 }
-
 gpuscan::Op op_of(gpuscan_op op) {
-  const int value = static_cast<int>(op);
-  if (value < GPUSCAN_ADD || value > GPUSCAN_XOR) {
-    throw gpuscan::UsageError("op " + std::to_string(value) +
-                              " is not a gpuscan_op (GPUSCAN_ADD .. GPUSCAN_XOR)");
-  }
-  return static_cast<gpuscan::Op>(value);
+  return checked<gpuscan::Op>(op, GPUSCAN_ADD, GPUSCAN_XOR, "op");
 }
-
 gpuscan::Kind kind_of(gpuscan_kind kind) {
-  const int value = static_cast<int>(kind);
-  if (value < GPUSCAN_INCLUSIVE || value > GPUSCAN_REDUCE) {
-    throw gpuscan::UsageError("kind " + std::to_string(value) +
-                              " is not a gpuscan_kind (GPUSCAN_INCLUSIVE .. GPUSCAN_REDUCE)");
-  }
-  return static_cast<gpuscan::Kind>(value);
+  return checked<gpuscan::Kind>(kind, GPUSCAN_INCLUSIVE, GPUSCAN_REDUCE, "kind");
 }
 
 gpuscan::Backend backend_of(gpuscan_backend backend) {
