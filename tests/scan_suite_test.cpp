@@ -66,7 +66,8 @@ std::vector<std::size_t> design_sizes(std::size_t largest, bool gpu) {
   if (gpu) powers.insert(powers.end(), {20, 21});
   for (std::size_t k : powers) {
     if ((std::size_t{1} << k) > largest) continue;
-    for (std::size_t n : {(std::size_t{1} << k) - 1, std::size_t{1} << k, (std::size_t{1} << k) + 1})
+    for (std::size_t n :
+         {(std::size_t{1} << k) - 1, std::size_t{1} << k, (std::size_t{1} << k) + 1})
       sizes.push_back(n);
   }
   std::sort(sizes.begin(), sizes.end());
@@ -79,20 +80,23 @@ TEST_P(ScanSizes, SumsAtEveryDesignSize) {
     expect_scan_matches(device(), {{DType::u32, Op::add, Kind::inclusive, algorithm()}, {}}, n);
   }
   // 64-bit elements: half the elements a tile, two words a tile state.
-  for (std::size_t n : design_sizes(is_cpu() ? std::size_t{1} << 20 : largest_size(device()), !is_cpu())) {
+  for (std::size_t n :
+       design_sizes(is_cpu() ? std::size_t{1} << 20 : largest_size(device()), !is_cpu())) {
     expect_scan_matches(device(), {{DType::u64, Op::add, Kind::exclusive, algorithm()}, {}}, n);
   }
 }
 
 TEST_P(ScanSizes, SumsAtOddSizesOfEveryType) {
   for (DType dtype : all_dtypes) {
-    for (std::size_t n : {std::size_t{0}, std::size_t{5}, std::size_t{8191}, std::size_t{1000003}}) {
+    for (std::size_t n :
+         {std::size_t{0}, std::size_t{5}, std::size_t{8191}, std::size_t{1000003}}) {
       expect_scan_matches(device(), {{dtype, Op::add, Kind::inclusive, algorithm()}, {}}, n);
       expect_scan_matches(device(), {{dtype, Op::add, Kind::exclusive, algorithm()}, {}}, n,
                           some_init(dtype));
     }
     // A reduction of nothing is its init value.
-    expect_scan_matches(device(), {{dtype, Op::max, Kind::reduce, algorithm()}, {}}, 0, some_init(dtype));
+    expect_scan_matches(device(), {{dtype, Op::max, Kind::reduce, algorithm()}, {}}, 0,
+                        some_init(dtype));
   }
 }
 
@@ -109,8 +113,9 @@ TEST_P(ScanSizes, RepeatedRunsOnOneScannerStayCorrect) {
     SCOPED_TRACE("run " + std::to_string(run));
     expect_run_matches(device(), scanner, in, out, 3 * tile + 17);
   }
-  for (std::size_t n : {20 * tile + 3, tile, 3 * tile - 1, largest, 20 * tile, 7 * tile + 5,
-                        std::size_t{2}, std::size_t{300000}, 12 * tile, largest - 3, std::size_t{1}}) {
+  for (std::size_t n :
+       {20 * tile + 3, tile, 3 * tile - 1, largest, 20 * tile, 7 * tile + 5, std::size_t{2},
+        std::size_t{300000}, 12 * tile, largest - 3, std::size_t{1}}) {
     expect_run_matches(device(), scanner, in, out, n);
   }
   // Another spec on the same buffers, with an init value each time.
@@ -149,13 +154,15 @@ class ScanBlocking : public BackendTest<DType> {
 TEST_P(ScanBlocking, ExactAtEveryRateInBothTileStates) {
   // 40 tiles of the CPU drivers' 4096 (2048) elements; on GPUs enough to block at 1 in 512
   // with whatever tile the policy picks.
-  const std::size_t n = (is_cpu() ? 40 * 4096 + 3 : (std::size_t{1} << 22) + 3) / (size_of(dtype()) / 4);
+  const std::size_t n =
+      (is_cpu() ? 40 * 4096 + 3 : (std::size_t{1} << 22) + 3) / (size_of(dtype()) / 4);
   const std::vector<TileState> states = tile_states();
   for_each_blocking_rate([&](Options options) {
     for (TileState state : states) {
       options.tile_state = state;
       SCOPED_TRACE(state == TileState::split ? "split" : "packed");
-      expect_scan_matches(device(), {{dtype(), Op::add, Kind::inclusive, Algorithm::csdldf}, options}, n);
+      expect_scan_matches(device(),
+                          {{dtype(), Op::add, Kind::inclusive, Algorithm::csdldf}, options}, n);
     }
   });
 }
@@ -260,7 +267,8 @@ TEST_P(ScanBackend, StatisticsKeepTheirInvariants) {
     const Case c{{DType::u32, Op::add, Kind::inclusive, algorithm}, o};
     const std::size_t n = tiles * 4096;
     const std::uint64_t seed = next_seed();
-    SCOPED_TRACE(std::to_string(tiles) + " tiles " + describe(c.spec) + " seed=" + std::to_string(seed));
+    SCOPED_TRACE(std::to_string(tiles) + " tiles " + describe(c.spec) +
+                 " seed=" + std::to_string(seed));
     const auto input = reference::random_input(DType::u32, Op::add, n, seed);
     const auto output = run_scan(device(), c, input, n);
     if (!output) return std::optional<Statistics>();
@@ -286,7 +294,8 @@ TEST_P(ScanBackend, StatisticsKeepTheirInvariants) {
   }
   const char* threads = std::getenv("LP_NUM_THREADS");
   if (is_cpu() && threads && *threads && std::atoi(threads) <= 1) {
-    std::printf("note: LP_NUM_THREADS=%s runs tiles one at a time: no fallback is required\n", threads);
+    std::printf("note: LP_NUM_THREADS=%s runs tiles one at a time: no fallback is required\n",
+                threads);
     return;
   }
   EXPECT_GT(fallbacks, 0u) << "every tile blocked, yet no look-back fell back in " << runs
@@ -305,11 +314,13 @@ TEST_P(ScanBackend, DispatchOrderTilesStayExact) {
     EXPECT_THROW(make_scanner(device(), spec, options), UsageError);
     GTEST_SKIP() << "dispatch-order tiles are for GPUs (the CPU driver's refusal was checked)";
   }
-  for (std::size_t n : {std::size_t{1}, std::size_t{4097}, std::size_t{1} << 20, (std::size_t{1} << 22) + 3})
+  for (std::size_t n :
+       {std::size_t{1}, std::size_t{4097}, std::size_t{1} << 20, (std::size_t{1} << 22) + 3})
     expect_scan_matches(device(), {spec, options}, n);
   options.blocking_mask = 1;
   expect_scan_matches(device(), {spec, options}, 100003);
-  expect_scan_matches(device(), {{DType::f64, Op::add, Kind::exclusive, Algorithm::csdldf}, options}, 100003);
+  expect_scan_matches(device(),
+                      {{DType::f64, Op::add, Kind::exclusive, Algorithm::csdldf}, options}, 100003);
 }
 
 TEST_P(ScanBackend, RefusesWhatNoBackendCanDo) {
@@ -331,6 +342,10 @@ TEST_P(ScanBackend, RefusesWhatNoBackendCanDo) {
   Buffer in = device().allocate(400), out = device().allocate(400);
   EXPECT_THROW(scanner.run(in, out, 10, Value::of(1.0)), UsageError);
   EXPECT_THROW(scanner.run(in, out, 101), UsageError);
+  // In place: a fallback would re-read input its owner may have overwritten.
+  EXPECT_THROW(scanner.run(in, in, 10), UsageError);
+  // n = 2^62 elements: the size check must not wrap.
+  EXPECT_THROW(scanner.run(in, out, std::size_t{1} << 62), UsageError);
 }
 
 // Every benchmark run is checked on the device; every run of every implementation must pass

@@ -12,8 +12,9 @@
 // Contract:
 // - The workspace is zeroed once before its first use; each run leaves it ready for the next.
 //   Runs that share a workspace must be ordered (one stream, or events): two at once corrupt
-//   each other. Different workspaces are independent.
-// - d_in and d_out are device pointers aligned to the element size, and must not overlap
+//   each other. Different workspaces are independent. Pass a workspace with the same
+//   workspace_bytes every time (its layout follows from that size); to resize, zero it again.
+// - d_in and d_out are 16-byte aligned device pointers (others are refused), and must not overlap
 //   (in place is refused: a fallback re-reads a predecessor's input, which that
 //   predecessor may already have overwritten).
 // - A Plan is immutable after construction: any number of threads may enqueue through one
@@ -52,12 +53,11 @@ class Plan {
 
   // Enqueues out = scan(in) of n elements on `stream`. init: a host value of the spec's
   // dtype (default: the operator's identity). For Kind::reduce, d_out receives one element.
-  void enqueue(const void* d_in, void* d_out, std::uint64_t n, cudaStream_t stream,
-               void* workspace, std::size_t workspace_bytes,
-               std::optional<Value> init = {}) const;
+  void enqueue(const void* d_in, void* d_out, std::uint64_t n, cudaStream_t stream, void* workspace,
+               std::size_t workspace_bytes, std::optional<Value> init = {}) const;
   // The same with init read on the device, when the run starts, from d_init (one element).
-  void enqueue(const void* d_in, void* d_out, std::uint64_t n, cudaStream_t stream,
-               void* workspace, std::size_t workspace_bytes, const void* d_init) const;
+  void enqueue(const void* d_in, void* d_out, std::uint64_t n, cudaStream_t stream, void* workspace,
+               std::size_t workspace_bytes, const void* d_init) const;
 
   const ScanSpec& spec() const;
   int device() const;

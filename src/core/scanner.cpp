@@ -44,12 +44,16 @@ RunResult Scanner::run(const Buffer& in, Buffer& out, std::size_t n, std::option
                      std::string(to_string(spec_.dtype)));
   }
   const std::size_t out_elements = spec_.kind == Kind::reduce ? 1 : n;
+  // Out of place only: a fallback re-reads a predecessor's input, which that predecessor
+  // may already have overwritten (cuda::Plan refuses overlap the same way).
+  if (n > 0 && in.impl() == out.impl()) {
+    throw UsageError("in and out are the same buffer: in-place scans are not supported");
+  }
   // Divided, not multiplied: n * element wraps for n >= 2^61.
   if (in.size() / element < n || out.size() / element < out_elements) {
     throw UsageError("buffers too small for " + std::to_string(n) + " elements of " +
-                     std::string(to_string(spec_.dtype)) + " (input " +
-                     std::to_string(in.size()) + " bytes, output " + std::to_string(out.size()) +
-                     ")");
+                     std::string(to_string(spec_.dtype)) + " (input " + std::to_string(in.size()) +
+                     " bytes, output " + std::to_string(out.size()) + ")");
   }
   if (n == 0) {
     // Nothing to scan; a reduction of nothing is its init value.
