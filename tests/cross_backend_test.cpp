@@ -24,7 +24,8 @@ struct Variant {
   std::optional<bool> dispatch_order;
   std::string name() const {
     std::string text(to_string(backend));
-    if (tile_state != TileState::automatic) text += tile_state == TileState::split ? " split" : " packed";
+    if (tile_state != TileState::automatic)
+      text += tile_state == TileState::split ? " split" : " packed";
     if (dispatch_order) text += *dispatch_order ? " dispatch-order" : " counter-order";
     return text;
   }
@@ -84,16 +85,18 @@ class SameSeedAndMask : public ::testing::TestWithParam<DType> {
     for (const Step& step : steps) {
       const ScanSpec spec{dtype(), step.op, step.kind, algorithm};
       const std::uint64_t seed = next_seed();
-      SCOPED_TRACE(describe(spec) + (step.statistics ? " statistics" : "") + " n=" + std::to_string(n) +
-                   " seed=" + std::to_string(seed));
+      SCOPED_TRACE(describe(spec) + (step.statistics ? " statistics" : "") +
+                   " n=" + std::to_string(n) + " seed=" + std::to_string(seed));
       const auto input = reference::random_input(dtype(), step.op, n, seed);
-      const std::optional<Value> init = step.init ? std::optional(some_init(dtype())) : std::nullopt;
+      const std::optional<Value> init =
+          step.init ? std::optional(some_init(dtype())) : std::nullopt;
       std::optional<std::vector<std::byte>> first;
       std::string first_name;
       for (const Variant& v : variants) {
         SCOPED_TRACE(v.name());
         Device& device = *device_under_test(v.backend).device;
-        const auto output = run_scan(device, {spec, options_of(v, step.statistics)}, input, n, init);
+        const auto output =
+            run_scan(device, {spec, options_of(v, step.statistics)}, input, n, init);
         if (!output) continue;  // csdl gave up (noted)
         check_output(spec, input, n, init, output->bytes);
         if (step.statistics) {
@@ -190,8 +193,7 @@ TEST_P(SameSeedAndMask, SameOutputsAcrossVariantsOfEachBackend) {
         for (TileState state : {TileState::split, TileState::packed}) {
           const Variant v{backend, state, std::nullopt};
           if (const auto why = refusal(v, algorithm)) {
-            note(name + " " + v.name() + " " + std::string(to_string(algorithm)) +
-                                   ": " + *why);
+            note(name + " " + v.name() + " " + std::string(to_string(algorithm)) + ": " + *why);
           } else {
             variants.push_back(v);
           }
@@ -220,7 +222,8 @@ TEST_P(SameSeedAndMask, SameOutputsAcrossVariantsOfEachBackend) {
     std::printf("note: %s\n", text.c_str());
     RecordProperty("not_compared", text);
   }
-  if (!compared) GTEST_SKIP() << "no backend present has two variants to compare; " << list(not_compared);
+  if (!compared)
+    GTEST_SKIP() << "no backend present has two variants to compare; " << list(not_compared);
 }
 
 INSTANTIATE_TEST_SUITE_P(CrossBackend, SameSeedAndMask, ::testing::ValuesIn(all_dtypes),

@@ -62,8 +62,8 @@ Expected expected(const ScanSpec& spec, std::size_t n, std::uint64_t seed,
   e.output = reference::visit(spec.dtype, [&](auto tag) {
     using T = decltype(tag);
     const std::span<const T> x(reinterpret_cast<const T*>(e.input.data()), n);
-    const std::vector<T> want =
-        reference::scan(spec.kind, spec.op, x, init ? std::optional<T>(init->as<T>()) : std::nullopt);
+    const std::vector<T> want = reference::scan(
+        spec.kind, spec.op, x, init ? std::optional<T>(init->as<T>()) : std::nullopt);
     const auto bytes = std::as_bytes(std::span(want));
     return std::vector<std::byte>(bytes.begin(), bytes.end());
   });
@@ -93,18 +93,18 @@ TEST_F(CudaInteropTest, OneWorkspaceServesEverySizeUpToItsMaximum) {
                             std::size_t{1} << 20, std::size_t{70001}, max_n - 1, std::size_t{3}}) {
         const std::uint64_t seed = next_seed();
         const std::optional<Value> init =
-            kind == Kind::exclusive ? std::optional(reference::visit(dtype, [](auto t) {
-              return Value::of(static_cast<decltype(t)>(7));
-            }))
-                                    : std::nullopt;
+            kind == Kind::exclusive
+                ? std::optional(reference::visit(
+                      dtype, [](auto t) { return Value::of(static_cast<decltype(t)>(7)); }))
+                : std::nullopt;
         const Expected e = expected(spec, n, seed, init);
         CUDA_OK(cudaMemcpy(in.p, e.input.data(), e.input.size(), cudaMemcpyHostToDevice));
         CUDA_OK(cudaMemset(out.p, 0xA5, max_n * 8));
         plan.enqueue(in.p, out.p, n, nullptr, workspace.p, bytes, init);
         CUDA_OK(cudaDeviceSynchronize());
-        expect_output(e, out.p, std::string(to_string(dtype)) + " " +
-                                    std::string(to_string(kind)) + " n=" + std::to_string(n) +
-                                    " seed=" + std::to_string(seed));
+        expect_output(e, out.p,
+                      std::string(to_string(dtype)) + " " + std::string(to_string(kind)) +
+                          " n=" + std::to_string(n) + " seed=" + std::to_string(seed));
       }
     }
   }
@@ -148,13 +148,14 @@ TEST_F(CudaInteropTest, CapturedGraphReplayedOnNewInputs) {
     for (int replay = 0; replay < 5; ++replay) {
       const std::uint64_t seed = next_seed();
       const Expected e = expected(spec, n, seed, std::nullopt);
-      CUDA_OK(cudaMemcpyAsync(in.p, e.input.data(), e.input.size(), cudaMemcpyHostToDevice,
-                              stream));
+      CUDA_OK(
+          cudaMemcpyAsync(in.p, e.input.data(), e.input.size(), cudaMemcpyHostToDevice, stream));
       CUDA_OK(cudaMemsetAsync(out.p, 0xA5, n * 4, stream));
       CUDA_OK(cudaGraphLaunch(exec, stream));
       CUDA_OK(cudaStreamSynchronize(stream));
-      expect_output(e, out.p, std::string(to_string(kind)) + " replay " + std::to_string(replay) +
-                                  " seed=" + std::to_string(seed));
+      expect_output(e, out.p,
+                    std::string(to_string(kind)) + " replay " + std::to_string(replay) +
+                        " seed=" + std::to_string(seed));
     }
     cudaGraphExecDestroy(exec);
     cudaGraphDestroy(graph);
@@ -196,8 +197,8 @@ TEST_F(CudaInteropTest, OneCallHelpersGrowTheirWorkspace) {
     const Expected e = expected(spec, n, seed, std::nullopt);
     Memory in(n * 4), out(n * 4);
     CUDA_OK(cudaMemcpy(in.p, e.input.data(), e.input.size(), cudaMemcpyHostToDevice));
-    cuda::inclusive_scan(static_cast<const std::uint32_t*>(in.p), static_cast<std::uint32_t*>(out.p),
-                         n, Op::max);
+    cuda::inclusive_scan(static_cast<const std::uint32_t*>(in.p),
+                         static_cast<std::uint32_t*>(out.p), n, Op::max);
     CUDA_OK(cudaDeviceSynchronize());
     expect_output(e, out.p, "helper n=" + std::to_string(n) + " seed=" + std::to_string(seed));
   }

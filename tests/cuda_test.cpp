@@ -42,7 +42,8 @@ TEST_P(CudaTileShapes, ResultsStayExact) {
   options.lookback_depth = depth;
   options.dispatch_order = ordered;
   options.tuning.max_spins = std::max(depth, 1u);
-  for (std::size_t n : {std::size_t{5}, std::size_t{8193}, std::size_t{300001}, std::size_t{1} << 22}) {
+  for (std::size_t n :
+       {std::size_t{5}, std::size_t{8193}, std::size_t{300001}, std::size_t{1} << 22}) {
     expect_matches({{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, options}, n);
     expect_matches({{DType::f64, Op::add, Kind::exclusive, Algorithm::csdldf}, options}, n);
   }
@@ -83,7 +84,7 @@ INSTANTIATE_TEST_SUITE_P(Cuda, CudaBlockSizes,
                                             ::testing::Values(64u, 128u, 224u, 256u, 512u)),
                          [](const auto& p) {
                            return std::string(std::get<0>(p.param) == TileState::split ? "split"
-                                                                                          : "packed") +
+                                                                                       : "packed") +
                                   "_block" + std::to_string(std::get<1>(p.param));
                          });
 
@@ -129,7 +130,8 @@ TEST_P(CudaGridRounds, ExactUnderBlocking) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cuda, CudaGridRounds,
-                         ::testing::Combine(::testing::Values(0u, 1u, 7u), ::testing::Values(1u, 4u)),
+                         ::testing::Combine(::testing::Values(0u, 1u, 7u),
+                                            ::testing::Values(1u, 4u)),
                          [](const auto& p) {
                            return "mask" + std::to_string(std::get<0>(p.param)) + "_spins" +
                                   std::to_string(std::get<1>(p.param));
@@ -223,7 +225,8 @@ TEST_F(CudaTest, MoreThanTwoToTheThirtyTwoElements) {
   const std::uint64_t seed = next_seed();
   SCOPED_TRACE("seed=" + std::to_string(seed));
   std::vector<std::uint32_t> data(n);
-  for (std::size_t i = 0; i < n; ++i) data[i] = static_cast<std::uint32_t>((i * 2654435761u + seed) >> 7);
+  for (std::size_t i = 0; i < n; ++i)
+    data[i] = static_cast<std::uint32_t>((i * 2654435761u + seed) >> 7);
   device().upload(*in, std::as_bytes(std::span(data)));
   for (Algorithm algorithm : {Algorithm::csdldf, Algorithm::rts}) {
     SCOPED_TRACE(std::string(to_string(algorithm)));

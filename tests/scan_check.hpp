@@ -23,8 +23,8 @@ struct Case {
 
 inline std::string describe(const ScanSpec& spec) {
   std::string text;
-  for (std::string_view part :
-       {to_string(spec.dtype), to_string(spec.op), to_string(spec.kind), to_string(spec.algorithm)}) {
+  for (std::string_view part : {to_string(spec.dtype), to_string(spec.op), to_string(spec.kind),
+                                to_string(spec.algorithm)}) {
     text.append(text.empty() ? "" : " ").append(part);
   }
   return text;
@@ -34,7 +34,8 @@ inline std::string describe(const ScanSpec& spec) {
 // and tile state (test_support.hpp) where the case leaves them to the library.
 inline Options effective_options(const Device& device, const Options& options) {
   Options effective = options;
-  if (effective.subgroup_size == 0) effective.subgroup_size = test_subgroup_size(device.info().backend);
+  if (effective.subgroup_size == 0)
+    effective.subgroup_size = test_subgroup_size(device.info().backend);
   if (effective.tile_state == TileState::automatic) effective.tile_state = test_tile_state();
   return effective;
 }
@@ -103,13 +104,15 @@ std::size_t check_output_typed(const ScanSpec& spec, std::span<const std::byte> 
     std::optional<double> wide_init;
     if (init_t) wide_init = static_cast<double>(*init_t);
     const bool exact_op = spec.op == Op::min || spec.op == Op::max;
-    const auto expected =
-        exact_op ? std::vector<double>() : reference::scan<double>(spec.kind, spec.op, wide, wide_init);
-    const auto exact = exact_op ? reference::scan<T>(spec.kind, spec.op, input, init_t) : std::vector<T>();
+    const auto expected = exact_op ? std::vector<double>()
+                                   : reference::scan<double>(spec.kind, spec.op, wide, wide_init);
+    const auto exact =
+        exact_op ? reference::scan<T>(spec.kind, spec.op, input, init_t) : std::vector<T>();
     double sum_abs = init_t ? std::fabs(static_cast<double>(*init_t)) : 0.0;
     for (std::size_t i = 0; i < out_n; ++i) {
       const std::size_t last = spec.kind == Kind::reduce ? n : i + 1;
-      for (std::size_t j = (spec.kind == Kind::reduce ? 0 : i); j < last; ++j) sum_abs += std::fabs(wide[j]);
+      for (std::size_t j = (spec.kind == Kind::reduce ? 0 : i); j < last; ++j)
+        sum_abs += std::fabs(wide[j]);
       const double want = exact_op ? static_cast<double>(exact[i]) : expected[i];
       const std::size_t position = spec.kind == Kind::reduce ? n : i + 1;  // elements combined
       if (!reference::within_tolerance<T>(spec.op, result[i], want, sum_abs, position))
@@ -125,8 +128,9 @@ std::size_t check_output_typed(const ScanSpec& spec, std::span<const std::byte> 
   return wrong;
 }
 
-inline std::size_t check_output(const ScanSpec& spec, std::span<const std::byte> input, std::size_t n,
-                                std::optional<Value> init, std::span<const std::byte> output) {
+inline std::size_t check_output(const ScanSpec& spec, std::span<const std::byte> input,
+                                std::size_t n, std::optional<Value> init,
+                                std::span<const std::byte> output) {
   return reference::visit(spec.dtype, [&](auto tag) {
     return check_output_typed<decltype(tag)>(spec, input, n, init, output);
   });
@@ -137,8 +141,9 @@ inline void expect_scan_matches(Device& device, const Case& c, std::size_t n,
                                 std::optional<Value> init = {}) {
   const std::uint64_t seed = next_seed();
   const Options options = effective_options(device, c.options);
-  SCOPED_TRACE("n=" + std::to_string(n) + " seed=" + std::to_string(seed) + " " + describe(c.spec) +
-               (options.subgroup_size ? " logical subgroup " + std::to_string(options.subgroup_size) : ""));
+  SCOPED_TRACE(
+      "n=" + std::to_string(n) + " seed=" + std::to_string(seed) + " " + describe(c.spec) +
+      (options.subgroup_size ? " logical subgroup " + std::to_string(options.subgroup_size) : ""));
   const auto input = reference::random_input(c.spec.dtype, c.spec.op, n, seed);
   if (const auto output = run_scan(device, c, input, n, init))
     check_output(c.spec, input, n, init, output->bytes);
@@ -165,7 +170,8 @@ inline std::vector<Op> ops_of(DType dtype) {
   return {Op::add, Op::mul, Op::min, Op::max, Op::bit_and, Op::bit_or, Op::bit_xor};
 }
 
-constexpr DType all_dtypes[] = {DType::u32, DType::i32, DType::f32, DType::u64, DType::i64, DType::f64};
+constexpr DType all_dtypes[] = {DType::u32, DType::i32, DType::f32,
+                                DType::u64, DType::i64, DType::f64};
 constexpr Algorithm all_algorithms[] = {Algorithm::csdldf, Algorithm::csdl, Algorithm::rts};
 constexpr Kind all_kinds[] = {Kind::inclusive, Kind::exclusive, Kind::reduce};
 
@@ -178,7 +184,8 @@ inline std::size_t tile_elements(DType dtype, std::uint32_t workgroup, std::uint
 // device made a tile wait): a single tile looks back at nothing; every later tile reads the
 // window before it at least once; every fallback follows at least one read that found its
 // tile not ready; a fallback inserts at most once; csdl never falls back.
-inline void expect_statistics_invariants(const Statistics& s, Algorithm algorithm, std::size_t tiles) {
+inline void expect_statistics_invariants(const Statistics& s, Algorithm algorithm,
+                                         std::size_t tiles) {
   SCOPED_TRACE("tiles " + std::to_string(tiles) + " spins " + std::to_string(s.spins) + " steps " +
                std::to_string(s.lookback_steps) + " fallbacks " + std::to_string(s.fallbacks) +
                " insertions " + std::to_string(s.insertions));
@@ -219,8 +226,9 @@ inline void expect_benchmark_validates(Device& device, BenchCase c) {
       c.dtype = dtype;
       c.kind = kind;
       for (const auto& r : benchmark(device, c)) {
-        SCOPED_TRACE(std::string(to_string(r.implementation)) + " " + std::string(to_string(dtype)) +
-                     " " + std::string(to_string(kind)) + " seed=" + std::to_string(c.seed));
+        SCOPED_TRACE(std::string(to_string(r.implementation)) + " " +
+                     std::string(to_string(dtype)) + " " + std::string(to_string(kind)) +
+                     " seed=" + std::to_string(c.seed));
         EXPECT_EQ(r.validated + r.abandoned, c.runs);
         if (r.implementation != Implementation::csdl) {
           EXPECT_EQ(r.abandoned, 0);

@@ -24,11 +24,21 @@
 
 namespace gpuscan {
 // Parameters by name in test output ("GetParam() = (vulkan, u32, csdldf)").
-inline void PrintTo(Backend x, std::ostream* os) { *os << to_string(x); }
-inline void PrintTo(DType x, std::ostream* os) { *os << to_string(x); }
-inline void PrintTo(Op x, std::ostream* os) { *os << to_string(x); }
-inline void PrintTo(Kind x, std::ostream* os) { *os << to_string(x); }
-inline void PrintTo(Algorithm x, std::ostream* os) { *os << to_string(x); }
+inline void PrintTo(Backend x, std::ostream* os) {
+  *os << to_string(x);
+}
+inline void PrintTo(DType x, std::ostream* os) {
+  *os << to_string(x);
+}
+inline void PrintTo(Op x, std::ostream* os) {
+  *os << to_string(x);
+}
+inline void PrintTo(Kind x, std::ostream* os) {
+  *os << to_string(x);
+}
+inline void PrintTo(Algorithm x, std::ostream* os) {
+  *os << to_string(x);
+}
 namespace testing {
 inline void PrintTo(TileState x, std::ostream* os) {
   *os << (x == TileState::split ? "split" : x == TileState::packed ? "packed" : "automatic");
@@ -60,8 +70,9 @@ inline DeviceUnderTest open_device_under_test(Backend backend) {
   try {
     opened.device = Device::open(backend, name ? name : "");
     const DeviceInfo& info = opened.device->info();
-    std::printf("%s test device: %s (%s, %s, subgroup %u)\n", std::string(to_string(backend)).c_str(),
-                info.name.c_str(), info.type.c_str(), info.driver.c_str(), info.subgroup_size);
+    std::printf("%s test device: %s (%s, %s, subgroup %u)\n",
+                std::string(to_string(backend)).c_str(), info.name.c_str(), info.type.c_str(),
+                info.driver.c_str(), info.subgroup_size);
   } catch (const DeviceError& e) {
     opened.missing = e.what();
   }
@@ -90,7 +101,9 @@ inline DeviceUnderTest& device_under_test(Backend backend) {
   return any;
 }
 
-inline bool has_device(Backend backend) { return device_under_test(backend).device.has_value(); }
+inline bool has_device(Backend backend) {
+  return device_under_test(backend).device.has_value();
+}
 
 // Why a backend's tests skip: "no CUDA GPU: <what opening one said>".
 inline std::string why_no_device(Backend backend) {
@@ -108,7 +121,9 @@ inline std::vector<Backend> present_backends() {
 }
 
 // The Vulkan device of the Vulkan-only tests (they skip where it is missing).
-inline Device& test_device() { return *device_under_test(Backend::vulkan).device; }
+inline Device& test_device() {
+  return *device_under_test(Backend::vulkan).device;
+}
 
 // GPUSCAN_TEST_SUBGROUP_SIZE=S runs the Vulkan scans with logical subgroups of S lanes (a
 // power of two up to the hardware's), proving the scan network for sizes the device does
@@ -165,9 +180,10 @@ bool run_accepting_csdl_give_up(Algorithm algorithm, Attempt attempt) {
       if (algorithm != Algorithm::csdl) throw;
       if (tries < csdl_attempts) continue;
       ++csdl_gave_up_count();
-      std::printf("note: csdl gave up %d times in a row, its documented outcome without forward "
-                  "progress; this check passes unchecked: %s\n",
-                  csdl_attempts, e.what());
+      std::printf(
+          "note: csdl gave up %d times in a row, its documented outcome without forward "
+          "progress; this check passes unchecked: %s\n",
+          csdl_attempts, e.what());
       ::testing::Test::RecordProperty("csdl_gave_up", csdl_gave_up_count());
       return false;
     }
@@ -219,10 +235,18 @@ class BackendTest : public ::testing::TestWithParam<std::tuple<Backend, P...>> {
 };
 
 // Test names: "u32", "csdldf", ... joined by '_'.
-inline std::string param_name(DType x) { return std::string(to_string(x)); }
-inline std::string param_name(Algorithm x) { return std::string(to_string(x)); }
-inline std::string param_name(Kind x) { return std::string(to_string(x)); }
-inline std::string param_name(Op x) { return std::string(to_string(x)); }
+inline std::string param_name(DType x) {
+  return std::string(to_string(x));
+}
+inline std::string param_name(Algorithm x) {
+  return std::string(to_string(x));
+}
+inline std::string param_name(Kind x) {
+  return std::string(to_string(x));
+}
+inline std::string param_name(Op x) {
+  return std::string(to_string(x));
+}
 
 struct ParamName {
   template <class... P>
@@ -246,20 +270,20 @@ struct ParamName {
 // Instantiates a suite of the shared tests for every backend of the build, as
 // Vulkan/Suite.Test/params and Cuda/Suite.Test/params; `...` are the generators of the
 // parameters after the backend (none for a suite parameterised by the backend alone).
-#define GPUSCAN_INSTANTIATE_VULKAN(suite, ...)                                      \
-  INSTANTIATE_TEST_SUITE_P(Vulkan, suite,                                          \
+#define GPUSCAN_INSTANTIATE_VULKAN(suite, ...)                                              \
+  INSTANTIATE_TEST_SUITE_P(Vulkan, suite,                                                   \
                            ::testing::Combine(::testing::Values(::gpuscan::Backend::vulkan) \
-                                                  __VA_OPT__(, ) __VA_ARGS__),     \
+                                                  __VA_OPT__(, ) __VA_ARGS__),              \
                            ::gpuscan::testing::ParamName{})
 #ifdef GPUSCAN_HAS_CUDA
-#define GPUSCAN_INSTANTIATE_CUDA(suite, ...)                                      \
-  INSTANTIATE_TEST_SUITE_P(Cuda, suite,                                          \
-                           ::testing::Combine(::testing::Values(::gpuscan::Backend::cuda) \
-                                                  __VA_OPT__(, ) __VA_ARGS__),   \
-                           ::gpuscan::testing::ParamName{})
+#define GPUSCAN_INSTANTIATE_CUDA(suite, ...)                                                      \
+  INSTANTIATE_TEST_SUITE_P(                                                                       \
+      Cuda, suite,                                                                                \
+      ::testing::Combine(::testing::Values(::gpuscan::Backend::cuda) __VA_OPT__(, ) __VA_ARGS__), \
+      ::gpuscan::testing::ParamName{})
 #else
 #define GPUSCAN_INSTANTIATE_CUDA(suite, ...) static_assert(true)
 #endif
-#define GPUSCAN_INSTANTIATE_FOR_BACKENDS(suite, ...) \
+#define GPUSCAN_INSTANTIATE_FOR_BACKENDS(suite, ...)            \
   GPUSCAN_INSTANTIATE_VULKAN(suite __VA_OPT__(, ) __VA_ARGS__); \
   GPUSCAN_INSTANTIATE_CUDA(suite __VA_OPT__(, ) __VA_ARGS__)

@@ -29,9 +29,12 @@ TEST_P(VulkanSubgroups, LogicalSubgroupsOfFourAndEight) {
     options.subgroup_size = subgroup;
     SCOPED_TRACE("logical subgroup " + std::to_string(subgroup));
     for (std::size_t n : {std::size_t{5}, std::size_t{4097}, std::size_t{100003}}) {
-      expect_scan_matches(device(), {{DType::u32, Op::add, Kind::inclusive, algorithm}, options}, n);
-      expect_scan_matches(device(), {{DType::u32, Op::max, Kind::exclusive, algorithm}, options}, n);
-      expect_scan_matches(device(), {{DType::u64, Op::add, Kind::inclusive, algorithm}, options}, n);
+      expect_scan_matches(device(), {{DType::u32, Op::add, Kind::inclusive, algorithm}, options},
+                          n);
+      expect_scan_matches(device(), {{DType::u32, Op::max, Kind::exclusive, algorithm}, options},
+                          n);
+      expect_scan_matches(device(), {{DType::u64, Op::add, Kind::inclusive, algorithm}, options},
+                          n);
     }
     if (algorithm != Algorithm::csdldf) continue;
     // Every tile blocked: the fallbacks' reductions on narrow subgroups too.
@@ -70,7 +73,9 @@ std::vector<Tuned> vulkan_tunings() {
   return tunings;
 }
 
-void PrintTo(const Tuned& tuned, std::ostream* os) { *os << tuned.name; }
+void PrintTo(const Tuned& tuned, std::ostream* os) {
+  *os << tuned.name;
+}
 
 class VulkanTunings : public VulkanTestWithParam<Tuned> {};
 
@@ -79,9 +84,10 @@ TEST_P(VulkanTunings, ResultsStayExact) {
   for (Algorithm algorithm : all_algorithms) {
     SCOPED_TRACE(std::string(to_string(algorithm)));
     for (std::size_t n : {std::size_t{3}, std::size_t{70001}, std::size_t{1} << 20})
-      expect_scan_matches(device(), {{DType::u32, Op::add, Kind::inclusive, algorithm}, options}, n);
-    expect_scan_matches(device(), {{DType::u32, Op::max, Kind::exclusive, algorithm}, options}, 9999,
-                        Value::of(std::uint32_t{77}));
+      expect_scan_matches(device(), {{DType::u32, Op::add, Kind::inclusive, algorithm}, options},
+                          n);
+    expect_scan_matches(device(), {{DType::u32, Op::max, Kind::exclusive, algorithm}, options},
+                        9999, Value::of(std::uint32_t{77}));
   }
 }
 

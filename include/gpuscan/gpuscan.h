@@ -14,9 +14,9 @@ extern "C" {
 
 typedef enum {
   GPUSCAN_OK = 0,
-  GPUSCAN_USAGE_ERROR = 1,            /* the request is wrong (bad argument, type, size) */
-  GPUSCAN_DEVICE_ERROR = 2,           /* no device, or a driver call failed */
-  GPUSCAN_FORWARD_PROGRESS_ERROR = 3  /* csdl gave up on a device without forward progress */
+  GPUSCAN_USAGE_ERROR = 1,           /* the request is wrong (bad argument, type, size) */
+  GPUSCAN_DEVICE_ERROR = 2,          /* no device, or a driver call failed */
+  GPUSCAN_FORWARD_PROGRESS_ERROR = 3 /* csdl gave up on a device without forward progress */
 } gpuscan_status;
 
 typedef enum {

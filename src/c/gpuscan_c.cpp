@@ -18,7 +18,7 @@
 struct gpuscan_device_s {
   gpuscan::Device device;
   std::string name;
-  std::mutex mutex;  // calls on one device are serialised (gpuscan.h, thread safety)
+  std::mutex mutex;       // calls on one device are serialised (gpuscan.h, thread safety)
   int cuda_ordinal = -1;  // a CUDA device: its device number
 };
 
@@ -185,8 +185,8 @@ gpuscan_status gpuscan_cuda_scan(gpuscan_device device, gpuscan_dtype dtype, gpu
                                 " is a Vulkan device (open it with GPUSCAN_BACKEND_CUDA)");
     }
     gpuscan::cuda::internal::scan_on_device(device->cuda_ordinal, spec, d_in, d_out, n,
-                                          static_cast<cudaStream_t>(stream),
-                                          init_value(spec.dtype, init));
+                                            static_cast<cudaStream_t>(stream),
+                                            init_value(spec.dtype, init));
 #else
     (void)spec, (void)d_in, (void)d_out, (void)n, (void)init, (void)stream;
     throw gpuscan::DeviceError("this build of gpuscan has no CUDA backend");

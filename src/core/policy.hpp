@@ -18,10 +18,10 @@ struct TileShapePolicy {
 };
 
 struct ScanPolicy {
-  std::string_view devices;    // which devices the row is for (the backend matches it)
-  std::size_t element_bytes;   // 4 or 8
-  TileShapePolicy shape;       // tiles of inputs from small_below_bytes on
-  TileShapePolicy small_shape; // tiles of smaller inputs (unused where small_below_bytes is 0)
+  std::string_view devices;     // which devices the row is for (the backend matches it)
+  std::size_t element_bytes;    // 4 or 8
+  TileShapePolicy shape;        // tiles of inputs from small_below_bytes on
+  TileShapePolicy small_shape;  // tiles of smaller inputs (unused where small_below_bytes is 0)
   std::size_t small_below_bytes;
   // Windows a look-back step reads; 0: chosen per launch (CUDA: every window of a launch
   // whose blocks are all resident, up to its limit; otherwise 1).

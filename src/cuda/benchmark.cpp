@@ -41,8 +41,7 @@ struct Launch {
 
 class CudaBenchTarget : public detail::BenchTarget {
  public:
-  CudaBenchTarget(CudaDevice& device, const testing::BenchCase& c,
-                  std::span<const std::byte> input)
+  CudaBenchTarget(CudaDevice& device, const testing::BenchCase& c, std::span<const std::byte> input)
       : device_(device),
         c_(c),
         stream_(device.stream()),
@@ -130,21 +129,17 @@ class CudaBenchTarget : public detail::BenchTarget {
   void verify(std::size_t slot, std::size_t i, float tolerance) override {
     const Implementation implementation = launches_[i].implementation;
     if (detail::checked_on_device(c_, implementation)) {
-      const CheckArgs args{in_.data(),
-                           out_.data(),
-                           c_.n,
-                           c_.kind,
-                           init_.bits,
-                           implementation == Implementation::memcpy,
-                           tolerance,
-                           errors_.as<std::uint32_t>()};
+      const CheckArgs args{in_.data(), out_.data(),
+                           c_.n,       c_.kind,
+                           init_.bits, implementation == Implementation::memcpy,
+                           tolerance,  errors_.as<std::uint32_t>()};
       reference::visit(c_.dtype,
                        [&](auto tag) { launch_check<decltype(tag)>(c_.op, args, stream_); });
     }
     RunRecord* target = records_ + slot;
-    check(cudaMemcpyAsync(&target->check_errors, errors_.data(), 4, cudaMemcpyDeviceToHost,
-                          stream_),
-          "reading the check");
+    check(
+        cudaMemcpyAsync(&target->check_errors, errors_.data(), 4, cudaMemcpyDeviceToHost, stream_),
+        "reading the check");
     if (launches_[i].scan && launches_[i].scan->chained()) {
       check(cudaMemcpyAsync(&target->chain, launches_[i].workspace.state(), sizeof(ChainState),
                             cudaMemcpyDeviceToHost, stream_),

@@ -42,9 +42,9 @@ RunResult CudaScanner::run(const detail::BufferImpl& in, std::size_t in_offset,
   // Only csdl can give up a look-back; only the statistics variant counts.
   if (spec_.algorithm == Algorithm::csdl || launcher_.counts_statistics()) {
     ChainState state{};
-    check(cudaMemcpyAsync(&state, workspace_.state(), sizeof(state), cudaMemcpyDeviceToHost,
-                          stream_),
-          "reading the run's counts");
+    check(
+        cudaMemcpyAsync(&state, workspace_.state(), sizeof(state), cudaMemcpyDeviceToHost, stream_),
+        "reading the run's counts");
     check(cudaStreamSynchronize(stream_), "reading the run's counts");
     const RunControl& counts = state.last_counts();
     if (counts.abandoned != 0) {

@@ -15,8 +15,7 @@ __global__ void fill_words(std::uint32_t* words, std::uint64_t count, std::uint3
   }
 }
 
-__global__ void store_value(void* out, std::uint32_t bytes, std::uint64_t bits,
-                            const void* from) {
+__global__ void store_value(void* out, std::uint32_t bytes, std::uint64_t bits, const void* from) {
   if (from != nullptr) {
     bits = bytes == 8 ? *static_cast<const std::uint64_t*>(from)
                       : *static_cast<const std::uint32_t*>(from);

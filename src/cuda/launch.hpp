@@ -45,8 +45,8 @@ static_assert(sizeof(RunControl) == 4 * GS_CONTROL_WORDS);
 // (docs/protocol.md, "Reset between runs"). A run works in half `turn`, zeroes what the run
 // before it wrote in the other half, and the last of its blocks to start hands the turn on.
 struct ChainState {
-  RunControl control[2];   // per half: the counters of the run that works in it
-  std::uint32_t turn;      // the half the next run works in (0 or 1)
+  RunControl control[2];  // per half: the counters of the run that works in it
+  std::uint32_t turn;     // the half the next run works in (0 or 1)
   std::uint32_t unused;
   std::uint64_t dirty[2];  // 32-bit words of each half that its last run wrote
   // Blocks of the running launch that have read `turn`: every block adds to it, so it has

@@ -76,7 +76,8 @@ class PlanImpl {
     const DeviceScope scope(device_);
     if (n == 0) {
       // Nothing to scan; a reduction of nothing is its init value.
-      if (spec_.kind == Kind::reduce) launch_store_value(out, element, init.bits, device_init, stream);
+      if (spec_.kind == Kind::reduce)
+        launch_store_value(out, element, init.bits, device_init, stream);
       return;
     }
     if (n > launcher_.max_elements()) {
@@ -101,7 +102,9 @@ class PlanImpl {
 
   const ScanSpec& spec() const { return spec_; }
   int device() const { return device_; }
-  std::size_t workspace_bytes(std::uint64_t max_n) const { return launcher_.workspace_bytes(max_n); }
+  std::size_t workspace_bytes(std::uint64_t max_n) const {
+    return launcher_.workspace_bytes(max_n);
+  }
 
  private:
   ScanSpec spec_;
@@ -140,8 +143,8 @@ void Plan::enqueue(const void* d_in, void* d_out, std::uint64_t n, cudaStream_t 
                    void* workspace, std::size_t workspace_bytes, std::optional<Value> init) const {
   const Value start = init.value_or(reference::identity_value(spec().dtype, spec().op));
   if (start.dtype != spec().dtype) {
-    throw UsageError("init value is " + std::string(to_string(start.dtype)) +
-                     " but the scan is " + std::string(to_string(spec().dtype)));
+    throw UsageError("init value is " + std::string(to_string(start.dtype)) + " but the scan is " +
+                     std::string(to_string(spec().dtype)));
   }
   impl_->enqueue(d_in, d_out, n, stream, workspace, workspace_bytes, start, nullptr);
 }
@@ -194,8 +197,8 @@ void scan_on_device(int ordinal, const ScanSpec& spec, const void* d_in, void* d
 
 }  // namespace internal
 
-void scan(const ScanSpec& spec, const void* d_in, void* d_out, std::uint64_t n,
-          cudaStream_t stream, std::optional<Value> init) {
+void scan(const ScanSpec& spec, const void* d_in, void* d_out, std::uint64_t n, cudaStream_t stream,
+          std::optional<Value> init) {
   internal::scan_on_device(current_device(), spec, d_in, d_out, n, stream, init);
 }
 

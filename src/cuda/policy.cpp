@@ -10,24 +10,35 @@ using detail::ScanPolicy;
 
 // Shapes are threads x 16-byte vectors a thread; a block per tile (kernels/per_tile_scan.cuh).
 constexpr std::array kPolicies{
-    ScanPolicy{"sm_90", 4, {256, 6}, {256, 4}, std::size_t{8} << 20, 0, true,
+    ScanPolicy{"sm_90",
+               4,
+               {256, 6},
+               {256, 4},
+               std::size_t{8} << 20,
+               0,
+               true,
                "24 KB tiles: four blocks a multiprocessor at 64 registers, 0.99-1.00 of memcpy "
                "from 2^26 on an H100; under 8 MiB 16 KB tiles put more loads in flight at once, "
                "0.3-0.5 us sooner from 2^13 to 2^18"},
-    ScanPolicy{"sm_90", 8, {256, 6}, {256, 4}, std::size_t{8} << 20, 0, true,
+    ScanPolicy{"sm_90",
+               8,
+               {256, 6},
+               {256, 4},
+               std::size_t{8} << 20,
+               0,
+               true,
                "six rows for 64-bit types too: a fourth block a multiprocessor outweighs the "
                "smaller tile (H200 u64 0.92-0.93 of memcpy against 0.91-0.92 with 8 rows)"},
-    ScanPolicy{"any", 4, {256, 6}, {256, 4}, std::size_t{8} << 20, 0, true,
-               "not measured: Hopper's row"},
-    ScanPolicy{"any", 8, {256, 6}, {256, 4}, std::size_t{8} << 20, 0, true,
-               "not measured: Hopper's row"},
+    ScanPolicy{
+        "any", 4, {256, 6}, {256, 4}, std::size_t{8} << 20, 0, true, "not measured: Hopper's row"},
+    ScanPolicy{
+        "any", 8, {256, 6}, {256, 4}, std::size_t{8} << 20, 0, true, "not measured: Hopper's row"},
 };
 
 }  // namespace
 
 const detail::ScanPolicy& policy_for(int major, int minor, std::size_t element_bytes) {
-  return detail::find_policy(kPolicies, "sm_" + std::to_string(major * 10 + minor),
-                             element_bytes);
+  return detail::find_policy(kPolicies, "sm_" + std::to_string(major * 10 + minor), element_bytes);
 }
 
 }  // namespace gpuscan::cuda

@@ -67,8 +67,8 @@ ScanLauncher::ScanLauncher(DType dtype, Op op, Kind kind, Algorithm algorithm,
   chain_.blocking_mask = options.blocking_mask.value_or(0xFFFFFFFFu);
   chain_.packed = options.tile_state != testing::TileState::split;
   chain_.statistics = options.statistics;
-  chain_.lookback_depth = static_cast<int>(options.lookback_depth ? options.lookback_depth
-                                                                  : policy.lookback_depth);
+  chain_.lookback_depth =
+      static_cast<int>(options.lookback_depth ? options.lookback_depth : policy.lookback_depth);
   chain_.dispatch_order =
       options.dispatch_order.value_or(algorithm == Algorithm::csdldf && policy.dispatch_order);
 }
@@ -114,15 +114,16 @@ void ScanLauncher::launch(const void* in, void* out, std::uint64_t n, Value init
                           const void* device_init, void* workspace, std::size_t workspace_size,
                           cudaStream_t stream) const {
   if (workspace_size < workspace_bytes(n)) {
-    throw UsageError("a workspace of " + std::to_string(workspace_size) + " bytes is too small for " +
-                     std::to_string(n) + " elements (" + std::to_string(workspace_bytes(n)) +
-                     " needed: workspace_bytes(n))");
+    throw UsageError("a workspace of " + std::to_string(workspace_size) +
+                     " bytes is too small for " + std::to_string(n) + " elements (" +
+                     std::to_string(workspace_bytes(n)) + " needed: workspace_bytes(n))");
   }
   const TileShapeChoice shape = shape_for(n);
   const auto tiles = static_cast<std::uint32_t>(tiles_for(n));
-  const ScanArgs scan{in,    out,       n,          tiles, shape.block_size, shape.vectors_per_thread,
-                      kind_, init.bits, device_init};
-  auto* spines = reinterpret_cast<std::uint32_t*>(static_cast<std::byte*>(workspace) + kSpineOffset);
+  const ScanArgs scan{
+      in, out, n, tiles, shape.block_size, shape.vectors_per_thread, kind_, init.bits, device_init};
+  auto* spines =
+      reinterpret_cast<std::uint32_t*>(static_cast<std::byte*>(workspace) + kSpineOffset);
   if (!chained()) {
     reference::visit(dtype_, [&](auto tag) {
       launch_reduce_then_scan<decltype(tag)>(op_, scan, spines, stream);

@@ -17,8 +17,8 @@ namespace gpuscan::cuda {
 
 class ScanLauncher {
  public:
-  ScanLauncher(DType dtype, Op op, Kind kind, Algorithm algorithm,
-               const detail::ScanPolicy& policy, const testing::Options& options);
+  ScanLauncher(DType dtype, Op op, Kind kind, Algorithm algorithm, const detail::ScanPolicy& policy,
+               const testing::Options& options);
 
   // Bytes of workspace for runs of up to max_n elements; zeroed before its first use, each
   // run leaves it ready for the next.

@@ -90,9 +90,9 @@ class VulkanBenchTarget : public detail::BenchTarget {
         break;
     }
     Launch launch;
-    launch.kernels = std::make_unique<ScanKernels>(context_, pipelines_, c_.dtype, c_.op, c_.kind,
-                                                   algorithm,
-                                                   algorithm ? c_.options : testing::Options{});
+    launch.kernels =
+        std::make_unique<ScanKernels>(context_, pipelines_, c_.dtype, c_.op, c_.kind, algorithm,
+                                      algorithm ? c_.options : testing::Options{});
     if (c_.n > launch.kernels->max_elements()) {
       throw UsageError(std::to_string(c_.n) + " elements are more than one run takes on " +
                        context_->info().name + " (at most " +

@@ -10,13 +10,31 @@ using detail::ScanPolicy;
 // Shapes are threads x 16-byte vectors a thread. A small shape needs workgroups of 512
 // threads; where a device has fewer, its inputs all take the large shape.
 constexpr std::array kPolicies{
-    ScanPolicy{"gpu", 4, {256, 6}, {512, 3}, std::size_t{4} << 20, 1, true,
+    ScanPolicy{"gpu",
+               4,
+               {256, 6},
+               {512, 3},
+               std::size_t{4} << 20,
+               1,
+               true,
                "24 KB tiles (64 registers a thread, four workgroups a multiprocessor on an "
                "H200) were the fastest of a shape sweep; under 4 MiB 512 x 3 takes 1-2 us "
                "less; deeper look-back steps measured slower; dispatch order +3%"},
-    ScanPolicy{"gpu", 8, {256, 8}, {512, 3}, std::size_t{4} << 20, 1, true,
+    ScanPolicy{"gpu",
+               8,
+               {256, 8},
+               {512, 3},
+               std::size_t{4} << 20,
+               1,
+               true,
                "32 KB tiles for 64-bit types, the fastest of the same sweep"},
-    ScanPolicy{"cpu", 4, {256, 4}, {}, 0, 1, false,
+    ScanPolicy{"cpu",
+               4,
+               {256, 4},
+               {},
+               0,
+               1,
+               false,
                "a CPU driver runs workgroups far out of order (tiles from a counter, so that a "
                "look-back never walks through hundreds of unstarted tiles) and caps loops"},
     ScanPolicy{"cpu", 8, {256, 4}, {}, 0, 1, false, "as for 32-bit types"},

@@ -147,10 +147,10 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
     : context_(std::move(context)),
       pipelines_(std::move(pipelines)),
       dtype_(dtype),
-      kernel_(!algorithm                       ? Kernel::copy
-              : *algorithm == Algorithm::rts   ? Kernel::reduce_then_scan
-              : *algorithm == Algorithm::csdl  ? Kernel::chained_lookback
-                                               : Kernel::chained_fallback),
+      kernel_(!algorithm                      ? Kernel::copy
+              : *algorithm == Algorithm::rts  ? Kernel::reduce_then_scan
+              : *algorithm == Algorithm::csdl ? Kernel::chained_lookback
+                                              : Kernel::chained_fallback),
       policy_(policy_for(context_->info(), size_of(dtype))),
       shape_(choose_shape(*context_, dtype, policy_, options)),
       small_shape_(choose_small_shape(*context_, shape_, policy_, options)),
@@ -191,8 +191,8 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
   // csdldf takes tiles in dispatch order where the policy says so (GPUs): no atomic round
   // trip before a workgroup's loads. The counter stays for csdl, which needs it, and on CPU
   // drivers.
-  const bool dispatch_order = options.dispatch_order.value_or(
-      kernel_ == Kernel::chained_fallback && policy_.dispatch_order);
+  const bool dispatch_order = options.dispatch_order.value_or(kernel_ == Kernel::chained_fallback &&
+                                                              policy_.dispatch_order);
   if (dispatch_order && context_->info().is_cpu()) {
     // A CPU driver may start the second half of the grid first; a tile there then falls
     // back through hundreds of unstarted predecessors, and llvmpipe cuts loops that long.
@@ -203,8 +203,7 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
   // A run resets the control words first only where its kernel uses the tile counter,
   // csdl's report of a look-back that gave up, or statistics. The kernel itself clears the
   // next run's starvation mark (docs/protocol.md, "Reset between runs").
-  resets_control_ =
-      !dispatch_order || kernel_ == Kernel::chained_lookback || options.statistics;
+  resets_control_ = !dispatch_order || kernel_ == Kernel::chained_lookback || options.statistics;
   if (spec_[GS_SPEC_LOOKBACK_DEPTH] > 16) throw UsageError("look-back depth must be in [1, 16]");
   // The workgroup's shared memory must hold the partials of two tiles.
   const std::size_t shared =
@@ -318,8 +317,7 @@ void ScanKernels::record_validation(VkCommandBuffer cmd, VkDescriptorSet set, st
                                     Value init, float tolerance) const {
   if (spec_[GS_SPEC_KIND] == GS_KIND_REDUCE && kernel_ != Kernel::copy) return;
   SpecConstants spec = spec_for(n);
-  spec[GS_SPEC_PHASE] =
-      kernel_ == Kernel::copy ? GS_VALIDATE_COPY : GS_VALIDATE_SCAN;
+  spec[GS_SPEC_PHASE] = kernel_ == Kernel::copy ? GS_VALIDATE_COPY : GS_VALIDATE_SCAN;
   PushConstants push = push_constants(n, init);
   std::memcpy(&push.tolerance_bits, &tolerance, sizeof(tolerance));
   const std::uint32_t groups =

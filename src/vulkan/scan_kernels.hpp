@@ -1,6 +1,6 @@
 // The kernels of one scan algorithm (csdldf, csdl, rts) or the copy baseline for one
-// dtype, operator and kind: their pipelines, tile shape and workspace sizes, and the commands that run
-// them and check their output.
+// dtype, operator and kind: their pipelines, tile shape and workspace sizes, and the commands that
+// run them and check their output.
 #pragma once
 
 #include <volk.h>
@@ -10,8 +10,8 @@
 #include <memory>
 #include <optional>
 
-#include "core/spine_halves.hpp"
 #include "core/policy.hpp"
+#include "core/spine_halves.hpp"
 #include "gpuscan/testing.hpp"
 #include "vulkan/buffer.hpp"
 #include "vulkan/pipeline_cache.hpp"
@@ -68,8 +68,7 @@ struct ScanBuffers {
 // The counts a run leaves in the control buffer, words GS_CONTROL_LOOKBACK_ABANDONED to
 // GS_CONTROL_VALIDATION_ERRORS, in that order (`starved`: the starvation mark's bits).
 struct RunCounts {
-  std::uint32_t abandoned, spins, lookback_steps, fallbacks, insertions, starved,
-      validation_errors;
+  std::uint32_t abandoned, spins, lookback_steps, fallbacks, insertions, starved, validation_errors;
   static constexpr std::size_t offset = GS_CONTROL_LOOKBACK_ABANDONED * sizeof(std::uint32_t);
   Statistics statistics() const { return {spins, lookback_steps, fallbacks, insertions}; }
 };

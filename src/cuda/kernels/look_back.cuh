@@ -118,7 +118,9 @@ struct LookBack {
   __device__ __forceinline__ Sp spine() const {
     return Sp{reinterpret_cast<typename S::Storage*>(chain.spines + run_half() * chain.half_words)};
   }
-  __device__ __forceinline__ RunControl* control() const { return &chain.state->control[run_half()]; }
+  __device__ __forceinline__ RunControl* control() const {
+    return &chain.state->control[run_half()];
+  }
 
   // How many steps a look-back of `tile` waits on the not-ready tile `cursor` before it
   // falls back (docs/protocol.md, "Patience"): max_spins for the nearest successor, longer

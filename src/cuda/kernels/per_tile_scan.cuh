@@ -60,8 +60,8 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
       if (tile != 0) {
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
-          const Sp spine{reinterpret_cast<typename S::Storage*>(chain.spines +
-                                                                half * chain.half_words)};
+          const Sp spine{
+              reinterpret_cast<typename S::Storage*>(chain.spines + half * chain.half_words)};
           windows[half] = spine.read_window(tile - 1, 0);
         }
       }
@@ -95,7 +95,8 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
   // tile's inclusive value; then tell the block (kDone, or the tile to fall back on).
   const auto look_on = [&] {
     if (!done) done = look.walk(tile, cursor, prefix, early);
-    if (done && tile != 0) look.spine().post(tile, GS_STATE_INCLUSIVE, M::combine(prefix, aggregate));
+    if (done && tile != 0)
+      look.spine().post(tile, GS_STATE_INCLUSIVE, M::combine(prefix, aggregate));
     if (lane_id() == 0) {
       shared.verdict = done ? kDone : cursor;
       shared.prefix = tile == 0 ? init : prefix;
