@@ -9,6 +9,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/reference.hpp"
@@ -204,6 +205,45 @@ TEST_F(CudaInteropTest, OneCallHelpersGrowTheirWorkspace) {
   }
 }
 
+// Pointers aligned only to the element size (DESIGN 3a), on either side, each kind: the
+// element path, with nothing written outside the output.
+TEST_F(CudaInteropTest, PointersAlignedOnlyToTheElementSize) {
+  for (DType dtype : {DType::u32, DType::u64}) {
+    for (Kind kind : {Kind::inclusive, Kind::exclusive, Kind::reduce}) {
+      const ScanSpec spec{dtype, Op::add, kind};
+      const cuda::Plan plan(spec);
+      const std::size_t element = size_of(dtype), n = 300001;
+      const std::size_t bytes = plan.workspace_bytes(n);
+      Memory workspace(bytes), in((n + 4) * element), out((n + 4) * element);
+      CUDA_OK(cudaMemset(workspace.p, 0, bytes));
+      using Shifts = std::pair<std::size_t, std::size_t>;
+      for (auto [in_shift, out_shift] : {Shifts{1, 0}, Shifts{0, 3}, Shifts{1, 1}}) {
+        const std::uint64_t seed = next_seed();
+        const Expected e = expected(spec, n, seed, std::nullopt);
+        auto* x = static_cast<std::byte*>(in.p) + in_shift * element;
+        auto* y = static_cast<std::byte*>(out.p) + out_shift * element;
+        CUDA_OK(cudaMemcpy(x, e.input.data(), e.input.size(), cudaMemcpyHostToDevice));
+        CUDA_OK(cudaMemset(out.p, 0xA5, (n + 4) * element));
+        plan.enqueue(x, y, n, nullptr, workspace.p, bytes);
+        CUDA_OK(cudaDeviceSynchronize());
+        const std::string what = std::string(to_string(dtype)) + " " +
+                                 std::string(to_string(kind)) + " in +" + std::to_string(in_shift) +
+                                 " out +" + std::to_string(out_shift) +
+                                 " seed=" + std::to_string(seed);
+        expect_output(e, y, what);
+        std::vector<std::byte> all((n + 4) * element);
+        CUDA_OK(cudaMemcpy(all.data(), out.p, all.size(), cudaMemcpyDeviceToHost));
+        for (std::size_t i = 0; i < all.size(); ++i) {
+          const bool inside = i >= out_shift * element && i < out_shift * element + e.output.size();
+          if (!inside) {
+            ASSERT_EQ(all[i], std::byte{0xA5}) << what << ": byte " << i << " written";
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST_F(CudaInteropTest, RefusesWhatItCannotDo) {
   const cuda::Plan plan({DType::u32, Op::add, Kind::inclusive});
   const std::size_t n = 1 << 16;
@@ -213,7 +253,7 @@ TEST_F(CudaInteropTest, RefusesWhatItCannotDo) {
   auto* in_bytes = static_cast<std::byte*>(in.p);
   EXPECT_THROW(plan.enqueue(in.p, in.p, n, nullptr, workspace.p, bytes), UsageError);  // in place
   EXPECT_THROW(plan.enqueue(in.p, in_bytes + 64, n, nullptr, workspace.p, bytes), UsageError);
-  EXPECT_THROW(plan.enqueue(in_bytes + 4, out.p, n, nullptr, workspace.p, bytes), UsageError);
+  EXPECT_THROW(plan.enqueue(in_bytes + 2, out.p, n, nullptr, workspace.p, bytes), UsageError);
   EXPECT_THROW(plan.enqueue(in.p, out.p, n, nullptr, workspace.p, bytes / 2), UsageError);
   EXPECT_THROW(plan.enqueue(in.p, out.p, n, nullptr, nullptr, bytes), UsageError);
   EXPECT_THROW(plan.enqueue(in.p, out.p, n, nullptr, workspace.p, bytes, Value::of(1.0f)),

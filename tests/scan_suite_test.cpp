@@ -5,8 +5,11 @@
 // statistics' invariants, repeated runs on one Scanner, chunked runs, refusals, and the
 // benchmark's validation of every run.
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "scan_check.hpp"
@@ -321,6 +324,44 @@ TEST_P(ScanBackend, DispatchOrderTilesStayExact) {
   expect_scan_matches(device(), {spec, options}, 100003);
   expect_scan_matches(device(),
                       {{DType::f64, Op::add, Kind::exclusive, Algorithm::csdldf}, options}, 100003);
+}
+
+// A Device is usable from many threads (DESIGN 3a): 4 threads x 200 scans, each thread
+// with a Scanner of its own and, every other scan, one Scanner all four share (whose runs
+// take turns). Every output is checked; the fixture fails on any validation message
+// (threading errors included).
+TEST_P(ScanBackend, FourThreadsShareOneDevice) {
+  const ScanSpec spec{DType::u32, Op::add, Kind::inclusive};
+  Scanner shared = make_scanner(device(), spec, effective_options(device(), {}));
+  const std::uint64_t base_seed = next_seed();
+  std::atomic<int> wrong{0}, failed{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      try {
+        Scanner own = make_scanner(device(), spec, effective_options(device(), {}));
+        for (int s = 0; s < 200; ++s) {
+          const std::size_t n = 1000 + static_cast<std::size_t>((t * 200 + s) * 37 % 20000);
+          const auto input = reference::random_input(
+              spec.dtype, spec.op, n, base_seed + static_cast<unsigned>(t * 1000 + s));
+          Buffer in = device().allocate(n * 4), out = device().allocate(n * 4);
+          device().upload(in, input);
+          (s % 2 ? shared : own).run(in, out, n);
+          std::vector<std::uint32_t> got(n), x(n);
+          device().download(out, std::as_writable_bytes(std::span(got)));
+          std::memcpy(x.data(), input.data(), n * 4);
+          if (got != reference::scan<std::uint32_t>(spec.kind, spec.op, x)) ++wrong;
+        }
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "thread %d: %s\n", t, e.what());
+        ++failed;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(failed.load(), 0);
+  EXPECT_EQ(wrong.load(), 0) << "scans with a wrong output, of 800 (seeds " << base_seed
+                             << " + thread * 1000 + scan)";
 }
 
 TEST_P(ScanBackend, RefusesWhatNoBackendCanDo) {

@@ -41,8 +41,8 @@ class VulkanValidationKernel : public VulkanTest {
     const vulkan::BindingSet set(context, pipelines->set_layout(), buffers);
     const Value init = Value::of(T{0});
     context->submit([&](VkCommandBuffer cmd) {
-      vkCmdFillBuffer(cmd, out.handle(), 0, VK_WHOLE_SIZE, 0xDEADBEEFu);
-      vkCmdFillBuffer(cmd, control.handle(), 0, VK_WHOLE_SIZE, 0);
+      context->vk().vkCmdFillBuffer(cmd, out.handle(), 0, VK_WHOLE_SIZE, 0xDEADBEEFu);
+      context->vk().vkCmdFillBuffer(cmd, control.handle(), 0, VK_WHOLE_SIZE, 0);
     });
     if (scan)
       context->submit(

@@ -14,8 +14,9 @@
 //   Runs that share a workspace must be ordered (one stream, or events): two at once corrupt
 //   each other. Different workspaces are independent. Pass a workspace with the same
 //   workspace_bytes every time (its layout follows from that size); to resize, zero it again.
-// - d_in and d_out are 16-byte aligned device pointers (others are refused), and must not overlap
-//   (in place is refused: a fallback re-reads a predecessor's input, which that
+// - d_in and d_out are device pointers aligned to the element size (others are refused;
+//   data that is not 16-byte aligned moves element by element, slower), and must not
+//   overlap (in place is refused: a fallback re-reads a predecessor's input, which that
 //   predecessor may already have overwritten).
 // - A Plan is immutable after construction: any number of threads may enqueue through one
 //   Plan at once (each with its own workspace).

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 #include "gpuscan/device.hpp"
@@ -51,6 +52,10 @@ struct Options;
 Scanner make_scanner(Device& device, const ScanSpec& spec, const Options& options);
 }  // namespace testing
 
+// Thread safety: a Device may be used from any number of threads, each with its own Scanners
+// or sharing them; runs of one Scanner take turns (each holds the Scanner's buffers from
+// its start to its end), runs of different Scanners are submitted in turn to the device's
+// one queue.
 class Scanner {
  public:
   Scanner(Device& device, ScanSpec spec, Tuning tuning = {});
@@ -74,6 +79,7 @@ class Scanner {
   std::size_t chunk_ = 0;  // elements per run
   std::shared_ptr<detail::DeviceImpl> device_;
   std::unique_ptr<detail::ScannerImpl> impl_;
+  std::unique_ptr<std::mutex> run_mutex_ = std::make_unique<std::mutex>();
 };
 
 }  // namespace gpuscan

@@ -71,7 +71,8 @@
 #define GS_SPEC_STATISTICS 8
 #define GS_SPEC_LOOKBACK_DEPTH 9
 #define GS_SPEC_DISPATCH_ORDER 10
-#define GS_SPEC_COUNT 11
+#define GS_SPEC_ELEMENT_OFFSETS 11
+#define GS_SPEC_COUNT 12
 
 // Phases of the reduce-then-scan kernel (one shader, three pipelines).
 #define GS_RTS_REDUCE 0
@@ -88,7 +89,10 @@
 // first), for validating float results a tolerance (float32 bits): per element of a sum,
 // relative per element of a product; and for the chained scans, in spine words, where this
 // run's half of the spine starts, where the other half starts, and how many words of it
-// the run before this one wrote (this run zeroes them).
+// the run before this one wrote (this run zeroes them); with element offsets (a pipeline
+// of its own), the elements between where the input and output bindings start and where
+// the data starts (offsets in the application's buffers need not meet the binding
+// alignment, DESIGN 3a).
 #ifdef VULKAN
 #define GS_U32 uint
 #else
@@ -104,7 +108,9 @@
   GS_U32 tolerance_bits;        \
   GS_U32 spine_base;            \
   GS_U32 clear_base;            \
-  GS_U32 clear_count;
+  GS_U32 clear_count;           \
+  GS_U32 in_shift;              \
+  GS_U32 out_shift;
 
 // No blocking: no tile index + 1 has all of these bits clear.
 #define GS_NO_BLOCKING 0xFFFFFFFFu

@@ -87,7 +87,8 @@ void store_tile(uint tile, T tile_prefix) {
       s == 0 ? tile_prefix : combine(tile_prefix, wg_partials[SLOT_OWN * SUBGROUPS + s - 1]);
   if (KIND == GS_KIND_REDUCE) {
     if (tile == pc.tile_count - 1 && gl_LocalInvocationIndex == 0) {
-      out_scalars[0] = combine(tile_prefix, wg_partials[SLOT_OWN * SUBGROUPS + SUBGROUPS - 1]);
+      out_scalars[output_index(0)] =
+          combine(tile_prefix, wg_partials[SLOT_OWN * SUBGROUPS + SUBGROUPS - 1]);
     }
     return;
   }

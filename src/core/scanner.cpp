@@ -62,6 +62,7 @@ RunResult Scanner::run(const Buffer& in, Buffer& out, std::size_t n, std::option
     }
     return {};
   }
+  const std::lock_guard lock(*run_mutex_);
   RunResult total;
   Value carry = start;
   for (std::size_t offset = 0; offset < n; offset += chunk_) {

@@ -90,11 +90,11 @@ class PlanImpl {
           "d_in and d_out overlap: in-place scans are not supported (a fallback re-reads a "
           "predecessor's input, which that predecessor may already have overwritten)");
     }
-    if (reinterpret_cast<std::uintptr_t>(in) % 16 != 0 ||
-        reinterpret_cast<std::uintptr_t>(out) % 16 != 0) {
-      throw UsageError(
-          "d_in and d_out must be 16-byte aligned (cudaMalloc gives 256); pointers aligned "
-          "only to the element size are not supported yet");
+    if (reinterpret_cast<std::uintptr_t>(in) % element != 0 ||
+        reinterpret_cast<std::uintptr_t>(out) % element != 0 ||
+        reinterpret_cast<std::uintptr_t>(device_init) % element != 0) {
+      throw UsageError("d_in, d_out and d_init must be aligned to the element size (" +
+                       std::to_string(element) + " bytes)");
     }
     if (workspace == nullptr) throw UsageError("workspace is NULL");
     launcher_.launch(in, out, n, init, device_init, workspace, workspace_size, stream);

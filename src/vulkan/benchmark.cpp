@@ -30,18 +30,18 @@ std::size_t flush_bytes(const DeviceInfo& info) {
   return info.is_cpu() ? std::size_t{32} << 20 : std::size_t{512} << 20;
 }
 
-void transfer_to_compute(VkCommandBuffer cmd) {
-  memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                 VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
-                 VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT |
-                     VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT);
+void transfer_to_compute(const Context& context, VkCommandBuffer cmd) {
+  context.barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                  VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
+                  VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT |
+                      VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT);
 }
 
-void compute_to_all(VkCommandBuffer cmd) {
-  memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_WRITE_BIT,
-                 VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
-                 VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT |
-                     VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT);
+void compute_to_all(const Context& context, VkCommandBuffer cmd) {
+  context.barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_WRITE_BIT,
+                  VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
+                  VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT |
+                      VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT);
 }
 
 // One implementation: its kernels, spine and bindings over the case's buffers.
@@ -126,7 +126,7 @@ class VulkanBenchTarget : public detail::BenchTarget {
         for (std::size_t r = 0; r < repeats; ++r) {
           for (const Launch& l : launches_) {
             l.kernels->record(cmd, *l.buffers, l.set->handle(), c_.n, init_);
-            compute_to_all(cmd);
+            compute_to_all(*context_, cmd);
           }
         }
       });
@@ -148,7 +148,7 @@ class VulkanBenchTarget : public detail::BenchTarget {
     context_->submit([&](VkCommandBuffer cmd) {
       cmd_ = cmd;
       timestamps_->reset(cmd);
-      vkCmdFillBuffer(cmd, control_.handle(), 0, VK_WHOLE_SIZE, 0);
+      context_->vk().vkCmdFillBuffer(cmd, control_.handle(), 0, VK_WHOLE_SIZE, 0);
       body();
       cmd_ = VK_NULL_HANDLE;
     });
@@ -156,12 +156,13 @@ class VulkanBenchTarget : public detail::BenchTarget {
   }
 
   void prepare(std::size_t slot, std::size_t) override {
-    vkCmdFillBuffer(cmd_, out_.handle(), 0, VK_WHOLE_SIZE, poison);
-    vkCmdFillBuffer(cmd_, control_.handle(), 0, GS_CONTROL_RUN_WORDS * 4, 0);
+    context_->vk().vkCmdFillBuffer(cmd_, out_.handle(), 0, VK_WHOLE_SIZE, poison);
+    context_->vk().vkCmdFillBuffer(cmd_, control_.handle(), 0, GS_CONTROL_RUN_WORDS * 4, 0);
     if (flush_) {
-      vkCmdFillBuffer(cmd_, flush_->handle(), 0, VK_WHOLE_SIZE, static_cast<std::uint32_t>(slot));
+      context_->vk().vkCmdFillBuffer(cmd_, flush_->handle(), 0, VK_WHOLE_SIZE,
+                                     static_cast<std::uint32_t>(slot));
     }
-    transfer_to_compute(cmd_);
+    transfer_to_compute(*context_, cmd_);
   }
 
   void run(std::size_t slot, std::size_t i) override {
@@ -169,20 +170,20 @@ class VulkanBenchTarget : public detail::BenchTarget {
     timestamps_->begin(cmd_, static_cast<std::uint32_t>(slot));
     l.kernels->record(cmd_, *l.buffers, l.set->handle(), c_.n, init_);
     timestamps_->end(cmd_, static_cast<std::uint32_t>(slot));
-    compute_to_all(cmd_);
+    compute_to_all(*context_, cmd_);
   }
 
   void verify(std::size_t slot, std::size_t i, float tolerance) override {
     const Launch& l = launches_[i];
     l.kernels->record_validation(cmd_, l.set->handle(), c_.n, init_, tolerance);
-    compute_to_all(cmd_);
+    compute_to_all(*context_, cmd_);
     constexpr std::size_t counts = sizeof(RunCounts);
     const VkBufferCopy run_counts{RunCounts::offset, slot * counts, counts};
-    vkCmdCopyBuffer(cmd_, control_.handle(), checks_->handle(), 1, &run_counts);
+    context_->vk().vkCmdCopyBuffer(cmd_, control_.handle(), checks_->handle(), 1, &run_counts);
     const VkBufferCopy first{0, slots_ * counts + slot * element_, element_};
-    vkCmdCopyBuffer(cmd_, out_.handle(), checks_->handle(), 1, &first);
-    vkCmdFillBuffer(cmd_, control_.handle(), GS_CONTROL_VALIDATION_ERRORS * 4, 4, 0);
-    transfer_to_compute(cmd_);
+    context_->vk().vkCmdCopyBuffer(cmd_, out_.handle(), checks_->handle(), 1, &first);
+    context_->vk().vkCmdFillBuffer(cmd_, control_.handle(), GS_CONTROL_VALIDATION_ERRORS * 4, 4, 0);
+    transfer_to_compute(*context_, cmd_);
   }
 
   Record record(std::size_t slot) const override {

@@ -21,10 +21,10 @@ VulkanBuffer::VulkanBuffer(std::shared_ptr<const Context> context, std::size_t b
   info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                VK_BUFFER_USAGE_TRANSFER_DST_BIT;
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  check(vkCreateBuffer(device, &info, nullptr, &buffer_), "vkCreateBuffer");
+  check(context_->vk().vkCreateBuffer(device, &info, nullptr, &buffer_), "vkCreateBuffer");
 
   VkMemoryRequirements requirements;
-  vkGetBufferMemoryRequirements(device, buffer_, &requirements);
+  context_->vk().vkGetBufferMemoryRequirements(device, buffer_, &requirements);
   int type = -1;
   if (memory == Memory::device) {
     type = context_->memory_type(requirements.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
@@ -41,29 +41,30 @@ VulkanBuffer::VulkanBuffer(std::shared_ptr<const Context> context, std::size_t b
     }
   }
   if (type < 0) {
-    vkDestroyBuffer(device, buffer_, nullptr);
+    context_->vk().vkDestroyBuffer(device, buffer_, nullptr);
     throw DeviceError(context_->info().name + ": no suitable memory type for a buffer");
   }
   VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   alloc.allocationSize = requirements.size;
   alloc.memoryTypeIndex = static_cast<std::uint32_t>(type);
-  const VkResult allocated = vkAllocateMemory(device, &alloc, nullptr, &memory_);
+  const VkResult allocated = context_->vk().vkAllocateMemory(device, &alloc, nullptr, &memory_);
   if (allocated != VK_SUCCESS) {
-    vkDestroyBuffer(device, buffer_, nullptr);
+    context_->vk().vkDestroyBuffer(device, buffer_, nullptr);
     throw DeviceError(context_->info().name + ": cannot allocate " + std::to_string(allocated_) +
                       " bytes of device memory (" + result_name(allocated) + ")");
   }
-  check(vkBindBufferMemory(device, buffer_, memory_, 0), "vkBindBufferMemory");
+  check(context_->vk().vkBindBufferMemory(device, buffer_, memory_, 0), "vkBindBufferMemory");
   if (memory == Memory::staging) {
     void* pointer = nullptr;
-    check(vkMapMemory(device, memory_, 0, VK_WHOLE_SIZE, 0, &pointer), "vkMapMemory");
+    check(context_->vk().vkMapMemory(device, memory_, 0, VK_WHOLE_SIZE, 0, &pointer),
+          "vkMapMemory");
     mapped_ = static_cast<std::byte*>(pointer);
   }
 }
 
 VulkanBuffer::~VulkanBuffer() {
-  vkDestroyBuffer(context_->device(), buffer_, nullptr);
-  vkFreeMemory(context_->device(), memory_, nullptr);
+  context_->vk().vkDestroyBuffer(context_->device(), buffer_, nullptr);
+  context_->vk().vkFreeMemory(context_->device(), memory_, nullptr);
 }
 
 namespace {
@@ -88,7 +89,8 @@ void upload(const std::shared_ptr<const Context>& context, const VulkanBuffer& d
               std::memcpy(staging.mapped(), source.data() + offset, bytes);
               context->submit([&](VkCommandBuffer cmd) {
                 const VkBufferCopy region{0, offset, bytes};
-                vkCmdCopyBuffer(cmd, staging.handle(), destination.handle(), 1, &region);
+                context->vk().vkCmdCopyBuffer(cmd, staging.handle(), destination.handle(), 1,
+                                              &region);
               });
             });
 }
@@ -102,7 +104,7 @@ void download(const std::shared_ptr<const Context>& context, const VulkanBuffer&
             [&](const VulkanBuffer& staging, std::size_t offset, std::size_t bytes) {
               context->submit([&](VkCommandBuffer cmd) {
                 const VkBufferCopy region{source_offset + offset, 0, bytes};
-                vkCmdCopyBuffer(cmd, source.handle(), staging.handle(), 1, &region);
+                context->vk().vkCmdCopyBuffer(cmd, source.handle(), staging.handle(), 1, &region);
               });
               std::memcpy(destination.data() + offset, staging.mapped(), bytes);
             });

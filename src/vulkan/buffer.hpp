@@ -1,7 +1,7 @@
 // Buffers: device-local storage for the kernels, host-visible staging for transfers.
 #pragma once
 
-#include <volk.h>
+#include "vulkan/vk.hpp"
 
 #include <cstddef>
 #include <memory>

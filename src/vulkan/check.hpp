@@ -1,7 +1,7 @@
 // Turns a failed Vulkan call into a gpuscan::DeviceError that names the call.
 #pragma once
 
-#include <volk.h>
+#include "vulkan/vk.hpp"
 
 #include <string>
 

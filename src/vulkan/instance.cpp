@@ -86,12 +86,7 @@ std::shared_ptr<Instance> Instance::get() {
   return instance;
 }
 
-Instance::Instance() {
-  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
-  app.pApplicationName = "gpuscan";
-  app.pEngineName = "gpuscan";
-  app.apiVersion = VK_API_VERSION_1_3;
-
+void Instance::open_loader() {
   // The loader is opened at run time (volk), so that a machine without it can still use the
   // CUDA backend.
   static const VkResult loader = volkInitialize();
@@ -99,6 +94,24 @@ Instance::Instance() {
     throw DeviceError(
         "no Vulkan loader found (libvulkan.so.1; Debian: apt-get install libvulkan1)");
   }
+}
+
+void Instance::use_application_instance(VkInstance instance) {
+  open_loader();
+  // gpuscan's command pointers come from the loader gpuscan opened; those of instance level
+  // are the loader's, the same for every instance it made, so one instance loads them.
+  static std::mutex mutex;
+  const std::lock_guard lock(mutex);
+  if (volkGetLoadedInstance() == VK_NULL_HANDLE) volkLoadInstanceOnly(instance);
+}
+
+Instance::Instance() {
+  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  app.pApplicationName = "gpuscan";
+  app.pEngineName = "gpuscan";
+  app.apiVersion = VK_API_VERSION_1_3;
+
+  open_loader();
   std::vector<const char*> layers;
   std::vector<const char*> extensions;
   const bool validate = validation_requested();
@@ -150,6 +163,24 @@ Instance::~Instance() {
   vkDestroyInstance(instance_, nullptr);
 }
 
+Instance::PhysicalDevice Instance::describe(VkPhysicalDevice handle) {
+  VkPhysicalDeviceSubgroupProperties subgroup{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceVulkan12Properties v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES};
+  v12.pNext = &subgroup;
+  VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  props.pNext = &v12;
+  vkGetPhysicalDeviceProperties2(handle, &props);
+  DeviceInfo info;
+  info.backend = Backend::vulkan;
+  info.name = props.properties.deviceName;
+  info.type = type_name(props.properties.deviceType);
+  info.driver = std::string(v12.driverName) + " " + v12.driverInfo;
+  info.subgroup_size = subgroup.subgroupSize;
+  info.max_binding_bytes = props.properties.limits.maxStorageBufferRange;
+  return {handle, info};
+}
+
 std::vector<Instance::PhysicalDevice> Instance::devices() const {
   std::uint32_t count = 0;
   check(vkEnumeratePhysicalDevices(instance_, &count, nullptr), "vkEnumeratePhysicalDevices");
@@ -160,24 +191,11 @@ std::vector<Instance::PhysicalDevice> Instance::devices() const {
   std::vector<PhysicalDevice> result;
   std::vector<int> rank;
   for (VkPhysicalDevice handle : handles) {
-    VkPhysicalDeviceSubgroupProperties subgroup{
-        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
-    VkPhysicalDeviceVulkan12Properties v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES};
-    v12.pNext = &subgroup;
-    VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
-    props.pNext = &v12;
-    vkGetPhysicalDeviceProperties2(handle, &props);
-    if (props.properties.apiVersion < VK_API_VERSION_1_3) continue;
-
-    DeviceInfo info;
-    info.backend = Backend::vulkan;
-    info.name = props.properties.deviceName;
-    info.type = type_name(props.properties.deviceType);
-    info.driver = std::string(v12.driverName) + " " + v12.driverInfo;
-    info.subgroup_size = subgroup.subgroupSize;
-    info.max_binding_bytes = props.properties.limits.maxStorageBufferRange;
-    result.push_back({handle, info});
-    rank.push_back(preference(props.properties.deviceType));
+    VkPhysicalDeviceProperties props;
+    vkGetPhysicalDeviceProperties(handle, &props);
+    if (props.apiVersion < VK_API_VERSION_1_3) continue;
+    result.push_back(describe(handle));
+    rank.push_back(preference(props.deviceType));
   }
   // Stable: among devices of one type, the driver's order stands.
   std::vector<std::size_t> order(result.size());

@@ -1,7 +1,7 @@
 // The Vulkan instance (one per process) and the physical devices it sees.
 #pragma once
 
-#include <volk.h>
+#include "vulkan/vk.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -29,9 +29,16 @@ class Instance {
   };
   // Usable devices (Vulkan 1.3 with the features the kernels need), best first.
   std::vector<PhysicalDevice> devices() const;
+  // What gpuscan records of a physical device.
+  static PhysicalDevice describe(VkPhysicalDevice handle);
+
+  // For a device the application made (gpuscan/vulkan.hpp): opens the loader and loads
+  // the instance-level commands from the application's instance if gpuscan has none.
+  static void use_application_instance(VkInstance instance);
 
  private:
   Instance();
+  static void open_loader();
   VkInstance instance_ = VK_NULL_HANDLE;
   VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
 };

@@ -12,8 +12,8 @@
 
 namespace gpuscan::vulkan {
 
-PipelineCache::PipelineCache(std::shared_ptr<const Context> context)
-    : context_(std::move(context)) {
+PipelineCache::PipelineCache(std::shared_ptr<const Context> context, bool push_descriptors)
+    : context_(std::move(context)), push_descriptors_(push_descriptors) {
   std::vector<VkDescriptorSetLayoutBinding> bindings(GS_BINDING_COUNT);
   for (std::uint32_t i = 0; i < GS_BINDING_COUNT; ++i) {
     bindings[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
@@ -21,7 +21,9 @@ PipelineCache::PipelineCache(std::shared_ptr<const Context> context)
   VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
   set_info.bindingCount = GS_BINDING_COUNT;
   set_info.pBindings = bindings.data();
-  check(vkCreateDescriptorSetLayout(context_->device(), &set_info, nullptr, &set_layout_),
+  if (push_descriptors) set_info.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
+  check(context_->vk().vkCreateDescriptorSetLayout(context_->device(), &set_info, nullptr,
+                                                   &set_layout_),
         "vkCreateDescriptorSetLayout");
 
   const VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(PushConstants)};
@@ -30,14 +32,15 @@ PipelineCache::PipelineCache(std::shared_ptr<const Context> context)
   layout_info.pSetLayouts = &set_layout_;
   layout_info.pushConstantRangeCount = 1;
   layout_info.pPushConstantRanges = &range;
-  check(vkCreatePipelineLayout(context_->device(), &layout_info, nullptr, &layout_),
+  check(context_->vk().vkCreatePipelineLayout(context_->device(), &layout_info, nullptr, &layout_),
         "vkCreatePipelineLayout");
 }
 
 PipelineCache::~PipelineCache() {
-  for (auto& [key, pipeline] : pipelines_) vkDestroyPipeline(context_->device(), pipeline, nullptr);
-  vkDestroyPipelineLayout(context_->device(), layout_, nullptr);
-  vkDestroyDescriptorSetLayout(context_->device(), set_layout_, nullptr);
+  for (auto& [key, pipeline] : pipelines_)
+    context_->vk().vkDestroyPipeline(context_->device(), pipeline, nullptr);
+  context_->vk().vkDestroyPipelineLayout(context_->device(), layout_, nullptr);
+  context_->vk().vkDestroyDescriptorSetLayout(context_->device(), set_layout_, nullptr);
 }
 
 VkPipeline PipelineCache::get(const std::string& shader, const SpecConstants& constants) {
@@ -51,7 +54,7 @@ VkPipeline PipelineCache::get(const std::string& shader, const SpecConstants& co
   module_info.codeSize = spirv.size_bytes();
   module_info.pCode = spirv.data();
   VkShaderModule module = VK_NULL_HANDLE;
-  check(vkCreateShaderModule(context_->device(), &module_info, nullptr, &module),
+  check(context_->vk().vkCreateShaderModule(context_->device(), &module_info, nullptr, &module),
         "vkCreateShaderModule");
 
   std::array<VkSpecializationMapEntry, std::tuple_size_v<SpecConstants>> entries{};
@@ -80,9 +83,9 @@ VkPipeline PipelineCache::get(const std::string& shader, const SpecConstants& co
       context_->has_pipeline_statistics() && std::getenv("GPUSCAN_PIPELINE_STATISTICS") != nullptr;
   if (report) info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   VkPipeline pipeline = VK_NULL_HANDLE;
-  const VkResult result =
-      vkCreateComputePipelines(context_->device(), VK_NULL_HANDLE, 1, &info, nullptr, &pipeline);
-  vkDestroyShaderModule(context_->device(), module, nullptr);
+  const VkResult result = context_->vk().vkCreateComputePipelines(
+      context_->device(), VK_NULL_HANDLE, 1, &info, nullptr, &pipeline);
+  context_->vk().vkDestroyShaderModule(context_->device(), module, nullptr);
   check(result, "vkCreateComputePipelines");
   pipelines_.emplace(key, pipeline);
   if (report) print_statistics(shader, constants, pipeline);

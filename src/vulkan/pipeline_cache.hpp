@@ -1,9 +1,11 @@
 // Compute pipelines built from embedded SPIR-V and specialization constants, created on
 // first use and kept for the life of the device. Every pipeline shares one descriptor set
-// layout (the bindings of shaders/common/interface.h) and one push-constant range.
+// layout (the bindings of shaders/common/interface.h) and one push-constant range. The
+// layout takes descriptor sets (gpuscan's own runs) or, with `push_descriptors`, descriptors
+// pushed into the command buffer (runs recorded into the application's command buffers).
 #pragma once
 
-#include <volk.h>
+#include "vulkan/vk.hpp"
 
 #include <array>
 #include <cstdint>
@@ -23,7 +25,7 @@ using SpecConstants = std::array<std::uint32_t, GS_SPEC_COUNT>;
 
 class PipelineCache {
  public:
-  explicit PipelineCache(std::shared_ptr<const Context> context);
+  explicit PipelineCache(std::shared_ptr<const Context> context, bool push_descriptors = false);
   ~PipelineCache();
   PipelineCache(const PipelineCache&) = delete;
   PipelineCache& operator=(const PipelineCache&) = delete;
@@ -32,12 +34,14 @@ class PipelineCache {
   VkPipeline get(const std::string& shader, const SpecConstants& constants);
   VkPipelineLayout layout() const { return layout_; }
   VkDescriptorSetLayout set_layout() const { return set_layout_; }
+  bool push_descriptors() const { return push_descriptors_; }
 
  private:
   void print_statistics(const std::string& shader, const SpecConstants& constants,
                         VkPipeline pipeline) const;
 
   std::shared_ptr<const Context> context_;
+  bool push_descriptors_ = false;
   VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
   VkPipelineLayout layout_ = VK_NULL_HANDLE;
   std::mutex mutex_;

@@ -87,8 +87,9 @@ std::uint32_t csdl_wait_limit(const DeviceInfo& info) {
 
 SpineBuffer::SpineBuffer(std::shared_ptr<const Context> context, std::size_t half_bytes)
     : buffer_(context, 2 * half_bytes), half_bytes_(half_bytes) {
-  context->submit(
-      [&](VkCommandBuffer cmd) { vkCmdFillBuffer(cmd, buffer_.handle(), 0, VK_WHOLE_SIZE, 0); });
+  context->submit([&](VkCommandBuffer cmd) {
+    context->vk().vkCmdFillBuffer(cmd, buffer_.handle(), 0, VK_WHOLE_SIZE, 0);
+  });
 }
 
 SpineBuffer::Turn SpineBuffer::take(std::size_t bytes) {
@@ -105,13 +106,14 @@ BindingSet::BindingSet(std::shared_ptr<const Context> context, VkDescriptorSetLa
   pool_info.maxSets = 1;
   pool_info.poolSizeCount = 1;
   pool_info.pPoolSizes = &size;
-  check(vkCreateDescriptorPool(context_->device(), &pool_info, nullptr, &pool_),
+  check(context_->vk().vkCreateDescriptorPool(context_->device(), &pool_info, nullptr, &pool_),
         "vkCreateDescriptorPool");
   VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
   alloc.descriptorPool = pool_;
   alloc.descriptorSetCount = 1;
   alloc.pSetLayouts = &layout;
-  check(vkAllocateDescriptorSets(context_->device(), &alloc, &set_), "vkAllocateDescriptorSets");
+  check(context_->vk().vkAllocateDescriptorSets(context_->device(), &alloc, &set_),
+        "vkAllocateDescriptorSets");
 
   std::array<const VulkanBuffer*, GS_BINDING_COUNT> bound{};
   bound[GS_BINDING_INPUT_VECTORS] = bound[GS_BINDING_INPUT_SCALARS] = &buffers.in;
@@ -134,11 +136,12 @@ BindingSet::BindingSet(std::shared_ptr<const Context> context, VkDescriptorSetLa
     writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     writes[i].pBufferInfo = &infos[i];
   }
-  vkUpdateDescriptorSets(context_->device(), GS_BINDING_COUNT, writes.data(), 0, nullptr);
+  context_->vk().vkUpdateDescriptorSets(context_->device(), GS_BINDING_COUNT, writes.data(), 0,
+                                        nullptr);
 }
 
 BindingSet::~BindingSet() {
-  vkDestroyDescriptorPool(context_->device(), pool_, nullptr);
+  context_->vk().vkDestroyDescriptorPool(context_->device(), pool_, nullptr);
 }
 
 ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
@@ -239,6 +242,15 @@ std::size_t ScanKernels::spine_bytes(std::size_t n) const {
          std::max<std::size_t>(split_words(dtype_) * sizeof(std::uint32_t), size_of(dtype_));
 }
 
+std::size_t ScanKernels::spine_bytes_up_to(std::size_t max_n) const {
+  std::size_t bytes = spine_bytes(max_n);
+  if (small_shape_ && small_below_bytes_ > 0) {
+    const std::size_t largest_small = (small_below_bytes_ - 1) / size_of(dtype_);
+    bytes = std::max(bytes, spine_bytes(std::min(max_n, largest_small)));
+  }
+  return bytes;
+}
+
 PushConstants ScanKernels::push_constants(std::size_t n, Value init) const {
   PushConstants push{};
   push.n = static_cast<std::uint32_t>(n);
@@ -249,7 +261,7 @@ PushConstants ScanKernels::push_constants(std::size_t n, Value init) const {
   return push;
 }
 
-void ScanKernels::dispatch(VkCommandBuffer cmd, VkDescriptorSet set, VkPipeline pipeline,
+void ScanKernels::dispatch(VkCommandBuffer cmd, const Binding& binding, VkPipeline pipeline,
                            const PushConstants& push, std::uint32_t groups) const {
   // More workgroups than one grid dimension holds go into a second dimension; shaders
   // linearise the index and skip the surplus.
@@ -258,58 +270,113 @@ void ScanKernels::dispatch(VkCommandBuffer cmd, VkDescriptorSet set, VkPipeline 
   const std::uint32_t height = ceil_div(groups, width);
   PushConstants with_grid = push;
   with_grid.grid_width = width;
-  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines_->layout(), 0, 1, &set, 0,
-                          nullptr);
-  vkCmdPushConstants(cmd, pipelines_->layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(with_grid),
-                     &with_grid);
-  vkCmdDispatch(cmd, width, height, 1);
+  const VolkDeviceTable& vk = context_->vk();
+  vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+  if (binding.pushed != nullptr) {
+    const PushedBuffers& b = *binding.pushed;
+    std::array<const VkDescriptorBufferInfo*, GS_BINDING_COUNT> bound{};
+    bound[GS_BINDING_INPUT_VECTORS] = bound[GS_BINDING_INPUT_SCALARS] = &b.in;
+    bound[GS_BINDING_OUTPUT_VECTORS] = bound[GS_BINDING_OUTPUT_SCALARS] = &b.out;
+    bound[GS_BINDING_SPINE_WORDS] = bound[GS_BINDING_SPINE_VALUES] = &b.spine;
+    bound[GS_BINDING_CONTROL] = &b.control;
+    std::array<VkWriteDescriptorSet, GS_BINDING_COUNT> writes{};
+    for (std::uint32_t i = 0; i < GS_BINDING_COUNT; ++i) {
+      writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+      writes[i].dstBinding = i;
+      writes[i].descriptorCount = 1;
+      writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      writes[i].pBufferInfo = bound[i];
+    }
+    vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines_->layout(), 0,
+                                 GS_BINDING_COUNT, writes.data());
+  } else {
+    vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines_->layout(), 0, 1,
+                               &binding.set, 0, nullptr);
+  }
+  vk.vkCmdPushConstants(cmd, pipelines_->layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                        sizeof(with_grid), &with_grid);
+  vk.vkCmdDispatch(cmd, width, height, 1);
 }
 
 void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDescriptorSet set,
                          std::size_t n, Value init) const {
-  const PushConstants push = push_constants(n, init);
-  const auto compute_to_compute = [cmd] {
-    memory_barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
+  PushConstants push = push_constants(n, init);
+  if (kernel_ == Kernel::chained_fallback || kernel_ == Kernel::chained_lookback) {
+    // The run's half of the spine is zeroed (all NOT_READY) by the run before it; this
+    // one zeroes the other half for the run after it.
+    const SpineBuffer::Turn turn = buffers.spine.take(spine_bytes(n));
+    push.spine_base = static_cast<std::uint32_t>(turn.base / spine_word_bytes_);
+    push.clear_base = static_cast<std::uint32_t>(turn.clear_base / spine_word_bytes_);
+    push.clear_count = static_cast<std::uint32_t>(turn.clear_bytes / spine_word_bytes_);
+    // So does the first run on a spine: the starvation mark has a bit per spine half
+    // (shaders/common/run_control.glsl), and a run on an earlier spine may have left one.
+    if (resets_control_ || turn.clear_bytes == 0) {
+      context_->vk().vkCmdFillBuffer(cmd, buffers.control.handle(), 0, GS_CONTROL_RUN_WORDS * 4, 0);
+      context_->barrier(cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                        VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
+    }
+  }
+  record_dispatches(cmd, {.set = set}, n, push);
+}
+
+void ScanKernels::record_resubmittable(VkCommandBuffer cmd, const PushedBuffers& buffers,
+                                       std::size_t n, Value init) const {
+  if (!pipelines_->push_descriptors()) throw std::logic_error("pipelines without push descriptors");
+  const bool chained = kernel_ == Kernel::chained_fallback || kernel_ == Kernel::chained_lookback;
+  // Zeroes the spine the run uses (all NOT_READY) and its control words, after whatever an
+  // earlier run recorded on the same workspace did with them. (rts writes its tile
+  // reductions before reading them, and needs no zeros.)
+  if (chained) {
+    const VolkDeviceTable& vk = context_->vk();
+    context_->barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                      VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    vk.vkCmdFillBuffer(cmd, buffers.control.buffer, buffers.control.offset,
+                       GS_CONTROL_RUN_WORDS * 4, 0);
+    vk.vkCmdFillBuffer(cmd, buffers.spine.buffer, buffers.spine.offset, spine_bytes(n), 0);
+    context_->barrier(cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                      VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
+  } else {
+    // An earlier rts run's tile reductions must be read before this one overwrites them.
+    context_->barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_READ_BIT,
+                      VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_WRITE_BIT);
+  }
+  PushConstants push = push_constants(n, init);
+  push.in_shift = buffers.in_shift;
+  push.out_shift = buffers.out_shift;
+  record_dispatches(cmd, {.pushed = &buffers}, n, push,
+                    buffers.in_shift != 0 || buffers.out_shift != 0);
+}
+
+void ScanKernels::record_dispatches(VkCommandBuffer cmd, const Binding& binding, std::size_t n,
+                                    const PushConstants& push, bool element_offsets) const {
+  SpecConstants spec = spec_for(n);
+  spec[GS_SPEC_ELEMENT_OFFSETS] = element_offsets;
+  const auto compute_to_compute = [this, cmd] {
+    context_->barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                      VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
   };
   switch (kernel_) {
     case Kernel::chained_fallback:
-    case Kernel::chained_lookback: {
-      // The run's half of the spine is zeroed (all NOT_READY) by the run before it; this
-      // one zeroes the other half for the run after it.
-      const SpineBuffer::Turn turn = buffers.spine.take(spine_bytes(n));
-      PushConstants chain = push;
-      chain.spine_base = static_cast<std::uint32_t>(turn.base / spine_word_bytes_);
-      chain.clear_base = static_cast<std::uint32_t>(turn.clear_base / spine_word_bytes_);
-      chain.clear_count = static_cast<std::uint32_t>(turn.clear_bytes / spine_word_bytes_);
-      // So does the first run on a spine: the starvation mark has a bit per spine half
-      // (shaders/common/run_control.glsl), and a run on an earlier spine may have left one.
-      if (resets_control_ || turn.clear_bytes == 0) {
-        vkCmdFillBuffer(cmd, buffers.control.handle(), 0, GS_CONTROL_RUN_WORDS * 4, 0);
-        memory_barrier(cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                       VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
-      }
-      dispatch(cmd, set, pipelines_->get(shader_, spec_for(n)), chain, push.tile_count);
+    case Kernel::chained_lookback:
+    case Kernel::copy:
+      dispatch(cmd, binding, pipelines_->get(shader_, spec), push, push.tile_count);
       break;
-    }
     case Kernel::reduce_then_scan: {
-      SpecConstants phase = spec_for(n);
+      SpecConstants phase = spec;
       phase[GS_SPEC_PHASE] = GS_RTS_REDUCE;
-      dispatch(cmd, set, pipelines_->get(shader_, phase), push, push.tile_count);
+      dispatch(cmd, binding, pipelines_->get(shader_, phase), push, push.tile_count);
       compute_to_compute();
       phase[GS_SPEC_PHASE] = GS_RTS_SPINE;
-      dispatch(cmd, set, pipelines_->get(shader_, phase), push, 1);
+      dispatch(cmd, binding, pipelines_->get(shader_, phase), push, 1);
       compute_to_compute();
       phase[GS_SPEC_PHASE] = GS_RTS_SCAN;
-      dispatch(cmd, set, pipelines_->get(shader_, phase), push, push.tile_count);
+      dispatch(cmd, binding, pipelines_->get(shader_, phase), push, push.tile_count);
       break;
     }
-    case Kernel::copy:
-      dispatch(cmd, set, pipelines_->get(shader_, spec_for(n)), push, push.tile_count);
-      break;
   }
 }
 
@@ -322,7 +389,7 @@ void ScanKernels::record_validation(VkCommandBuffer cmd, VkDescriptorSet set, st
   std::memcpy(&push.tolerance_bits, &tolerance, sizeof(tolerance));
   const std::uint32_t groups =
       std::min<std::uint32_t>(ceil_div(n, shape_for(n).workgroup_size), 4096);
-  dispatch(cmd, set, pipelines_->get(kernel_name("validate", dtype_), spec), push, groups);
+  dispatch(cmd, {.set = set}, pipelines_->get(kernel_name("validate", dtype_), spec), push, groups);
 }
 
 }  // namespace gpuscan::vulkan

@@ -3,7 +3,7 @@
 // run them and check their output.
 #pragma once
 
-#include <volk.h>
+#include "vulkan/vk.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -78,6 +78,16 @@ static_assert(GS_CONTROL_SPINS == GS_CONTROL_LOOKBACK_ABANDONED + 1 &&
               GS_CONTROL_VALIDATION_ERRORS == GS_CONTROL_LOOKBACK_ABANDONED + 6 &&
               sizeof(RunCounts) == 7 * sizeof(std::uint32_t));
 
+// The same buffers as ranges of the application's VkBuffers (gpuscan/vulkan.hpp), pushed
+// into the command buffer at each dispatch: the spine and the control words lie in the
+// application's workspace, and are filled with zeros at the start of every run.
+// `in_shift` and `out_shift` count the elements between where the in and out ranges begin
+// (at an offset that meets the device's binding alignment) and where the data begins.
+struct PushedBuffers {
+  VkDescriptorBufferInfo in, out, spine, control;
+  std::uint32_t in_shift = 0, out_shift = 0;
+};
+
 // One descriptor set over a ScanBuffers, in a pool of its own.
 class BindingSet {
  public:
@@ -105,8 +115,10 @@ class ScanKernels {
 
   // The most elements one run may take on this device.
   std::size_t max_elements() const;
-  // Bytes of one spine half that a run on n elements uses.
+  // Bytes of one spine half that a run on n elements uses, and the most any run on at most
+  // max_n elements uses (a small input may take smaller tiles, so more of them).
   std::size_t spine_bytes(std::size_t n) const;
+  std::size_t spine_bytes_up_to(std::size_t max_n) const;
   static constexpr std::size_t control_bytes = GS_CONTROL_WORDS * sizeof(std::uint32_t);
 
   // Records one run on n >= 1 elements: a chained scan takes the spine's next half and
@@ -114,6 +126,12 @@ class ScanKernels {
   // be visible to compute.
   void record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDescriptorSet set, std::size_t n,
               Value init) const;
+  // Records one run on n >= 1 elements into a command buffer that may be submitted any
+  // number of times: the spine (spine_bytes(n)) and the control words are zeroed by the
+  // run itself, behind a barrier that also orders it after an earlier run on the same
+  // workspace. The pipelines must take pushed descriptors.
+  void record_resubmittable(VkCommandBuffer cmd, const PushedBuffers& buffers, std::size_t n,
+                            Value init) const;
   // Records the device-side check of a finished run; mismatches are added to the control
   // buffer's GS_CONTROL_VALIDATION_ERRORS word. Kind::reduce is checked on the host. For
   // float sums `tolerance` bounds |x| times 1e-5, for float products the relative rounding
@@ -130,8 +148,16 @@ class ScanKernels {
   }
 
  private:
-  void dispatch(VkCommandBuffer cmd, VkDescriptorSet set, VkPipeline pipeline,
+  // How a run's buffers reach its dispatches: a bound descriptor set, or pushed descriptors.
+  struct Binding {
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    const PushedBuffers* pushed = nullptr;
+  };
+  void dispatch(VkCommandBuffer cmd, const Binding& binding, VkPipeline pipeline,
                 const PushConstants& push, std::uint32_t groups) const;
+  // The dispatches of one run whose spine half and control words are ready.
+  void record_dispatches(VkCommandBuffer cmd, const Binding& binding, std::size_t n,
+                         const PushConstants& push, bool element_offsets = false) const;
   PushConstants push_constants(std::size_t n, Value init) const;
   SpecConstants spec_for(std::size_t n) const;
 

@@ -1,7 +1,7 @@
 // A query pool of timestamp pairs: one pair brackets one timed run.
 #pragma once
 
-#include <volk.h>
+#include "vulkan/vk.hpp"
 
 #include <cstdint>
 #include <memory>

@@ -40,6 +40,14 @@ struct TileShape {
   }
 };
 
+// Whether p allows 16-byte accesses. The caller's pointers need only be aligned to the
+// element size (DESIGN 3a); data that is not 16-byte aligned takes the element path below,
+// as the last tile does (a uniform branch per tile: tile offsets are whole vectors).
+template <class T>
+__device__ __forceinline__ bool vector_aligned(const T* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % kVectorBytes == 0;
+}
+
 // Past L1, but not marked first to leave L2: a fallback reads a tile again soon after its
 // owner did, and evict-first loads made those reads go to memory. Evict-first measured
 // 2-4% slower on an H100 even unblocked, and slower still under blocking.
@@ -65,12 +73,12 @@ __device__ __forceinline__ void load_tile(const T* in, std::uint64_t n, std::uin
   using Shape = TileShape<T, VPT, Team>;
   const std::uint64_t first = Shape::first(tile);
   const T* base = in + first;
-  if (first + Shape::elements() <= n) {
+  if (first + Shape::elements() <= n && vector_aligned(base)) {
 #pragma unroll
     for (int k = 0; k < VPT; ++k) rows[k] = load_vector(base + Shape::row_offset(k));
     return;
   }
-  const std::uint64_t valid = n - first;
+  const std::uint64_t valid = n - first;  // may exceed the tile
 #pragma unroll
   for (int k = 0; k < VPT; ++k) {
 #pragma unroll
@@ -88,7 +96,8 @@ template <class T, int VPT, class Team>
 __device__ __forceinline__ void stage_tile(const T* in, std::uint64_t n, std::uint32_t tile,
                                            std::uint32_t tile_count, uint4* buffer) {
   using Shape = TileShape<T, VPT, Team>;
-  if (tile < tile_count && Shape::first(tile) + Shape::elements() <= n) {
+  if (tile < tile_count && Shape::first(tile) + Shape::elements() <= n &&
+      vector_aligned(in + Shape::first(tile))) {
     const T* base = in + Shape::first(tile);
 #pragma unroll
     for (int k = 0; k < VPT; ++k) {
@@ -146,7 +155,7 @@ __device__ __forceinline__ void store_row(T* out, std::uint64_t n, std::uint32_t
   using Shape = TileShape<T, VPT, Team>;
   const std::uint64_t first = Shape::first(tile);
   T* base = out + first;
-  if (first + Shape::elements() <= n) {
+  if (first + Shape::elements() <= n && vector_aligned(base)) {
     store_vector(base + Shape::row_offset(k), row);
     return;
   }
