@@ -9,5 +9,5 @@
 #pragma once
 
 #include "vulkan_symbols.h"
-// (the include order above is the point: the renaming must precede volk's declarations)
+// (this order is the point: the renaming must precede volk's declarations)
 #include <volk.h>
