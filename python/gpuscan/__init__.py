@@ -116,8 +116,15 @@ def _check_axis(axis):
 
 def _scan(x, op, kind, init, out, axis, result_dtype):
     """result_dtype: None (x's dtype), cumsum_dtype (numpy.cumsum's rule), or a dtype."""
+    adapter = _adapters.get(type(x))
+    fast_plans = getattr(adapter, "fast_plans", None)
+    if fast_plans is not None and init is None and out is None and axis is None:
+        result = adapter.fast_scan(x, op, kind, result_dtype)
+        if result is not None:
+            return result
     _check_axis(axis)
-    adapter = _adapter_of(x)
+    if adapter is None:
+        adapter = _adapter_of(x)
     host_framework = None
     if adapter is _PROTOCOL:
         device = _dlpack.dlpack_device(x) if not hasattr(x, "__cuda_array_interface__") else None
@@ -136,6 +143,7 @@ def _scan(x, op, kind, init, out, axis, result_dtype):
     if adapter is _HOST and not isinstance(x, np.ndarray):
         x = np.asarray(x)
     dtype = adapter.dtype(x) if adapter is not _HOST else x.dtype
+    requested_dtype = result_dtype
     if result_dtype is None:
         result_dtype = dtype
     elif result_dtype is cumsum_dtype:
@@ -145,15 +153,21 @@ def _scan(x, op, kind, init, out, axis, result_dtype):
     if not result_dtype.isnative:
         result_dtype = result_dtype.newbyteorder("=")
     dtype_code(result_dtype, "x" if result_dtype == dtype else "the result dtype")
-    op = op_code(op, result_dtype)
+    op_code_value = op_code(op, result_dtype)
     init = init_argument(init, result_dtype)
+    if adapter is not _HOST and adapter is not _PROTOCOL and result_dtype == dtype:
+        # The next call with this dtype, dtype argument and operator may take fast_scan.
+        try:
+            adapter.fast_plans[(x.dtype, requested_dtype, op)] = (dtype_code(dtype), op_code_value)
+        except TypeError:
+            pass  # an unhashable dtype argument: that call keeps the general path
     if adapter is _HOST:
-        result = _host.scan(x, result_dtype, op, kind, init, out)
+        result = _host.scan(x, result_dtype, op_code_value, kind, init, out)
         if host_framework == "torch" and (out is None or kind == _library.REDUCE):
             torch = sys.modules["torch"]
             result = torch.from_numpy(np.asarray(result))
         return result
-    return _cuda.scan(adapter, x, result_dtype, op, kind, init, out)
+    return _cuda.scan(adapter, x, result_dtype, op_code_value, kind, init, out)
 
 
 def _as_numpy_dtype(dtype, adapter):

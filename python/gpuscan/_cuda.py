@@ -32,6 +32,27 @@ class TorchArrays:
         self.from_numpy = {dtype: t for t, dtype in self.to_numpy.items()}
         raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # what current_stream() wraps
         self.current_stream = raw if raw is not None else lambda ordinal: torch.cuda.current_stream(ordinal).cuda_stream
+        self.fast_plans = {}  # (x.dtype, result dtype argument, op) -> (gpuscan_dtype, gpuscan_op)
+        self.cuda_scan = _library.lib().gpuscan_cuda_scan
+
+    def fast_scan(self, x, op, kind, result_dtype):
+        """The common case at the lowest host cost (DESIGN.md section 8: <= 15 us a call):
+        a contiguous, aligned CUDA tensor of the scan's dtype, no init, no out. None where
+        it does not apply, and the caller takes the general path."""
+        plan = self.fast_plans.get((x.dtype, result_dtype, op))
+        if plan is None or not x.is_cuda or x.requires_grad or not x.is_contiguous():
+            return None
+        pointer = x.data_ptr()
+        n = x.numel()
+        if pointer % ALIGNMENT or n == 0:
+            return None
+        ordinal = x.get_device()
+        result = x.new_empty(() if kind == _library.REDUCE else (n,))
+        status = self.cuda_scan(_library.cuda_device(ordinal), plan[0], plan[1], kind, pointer,
+                                result.data_ptr(), n, None, self.current_stream(ordinal))
+        if status:
+            _library.raise_for(status, f"scanning on CUDA device {ordinal}")
+        return result
 
     def dtype(self, x):
         dtype = self.to_numpy.get(x.dtype)
@@ -90,6 +111,26 @@ class CupyArrays:
 
     def __init__(self, cupy):
         self.cupy = cupy
+        self.fast_plans = {}  # as TorchArrays'
+        self.cuda_scan = _library.lib().gpuscan_cuda_scan
+
+    def fast_scan(self, x, op, kind, result_dtype):
+        """As TorchArrays.fast_scan, for an array on the current device."""
+        plan = self.fast_plans.get((x.dtype, result_dtype, op))
+        if plan is None or not x.flags.c_contiguous:
+            return None
+        pointer = x.data.ptr
+        n = x.size
+        cuda = self.cupy.cuda
+        ordinal = cuda.runtime.getDevice()
+        if pointer % ALIGNMENT or n == 0 or x.device.id != ordinal:
+            return None
+        result = self.cupy.empty(() if kind == _library.REDUCE else (n,), dtype=x.dtype)
+        status = self.cuda_scan(_library.cuda_device(ordinal), plan[0], plan[1], kind, pointer,
+                                result.data.ptr, n, None, cuda.get_current_stream().ptr)
+        if status:
+            _library.raise_for(status, f"scanning on CUDA device {ordinal}")
+        return result
 
     def dtype(self, x):
         return x.dtype

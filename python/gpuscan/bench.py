@@ -115,6 +115,7 @@ def main(argv=None):
     parser.add_argument("--sizes", default="26:30", help="LOW:HIGH powers of two, or N1,N2,... (26:30)")
     parser.add_argument("--dtypes", default="int32,float32")
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--hot", action="store_true", help="no L2 flush between runs")
     parser.add_argument("--numpy-rules", action="store_true", help="also time plain cumsum(x) (int32 widens)")
     parser.add_argument("--overhead", type=int, default=0, metavar="N",
@@ -163,10 +164,12 @@ def main(argv=None):
                 sets.append(implementations(torch, cupy, True, np.dtype(dtype)))
             memcpy_ms = None
             for impls in sets:
-                for name, call in impls:
-                    times, validated = [], 0
-                    call(x, xc, out, outc)  # warm-up (and first-call setup)
-                    for _ in range(args.runs):
+                # Round robin: run k of every implementation before run k + 1 of any, so that
+                # clock and thermal drift fall on all of them alike.
+                times = {name: [] for name, _ in impls}
+                validated = dict.fromkeys(times, 0)
+                for run in range(-args.warmup, args.runs):
+                    for name, call in impls:
                         fw.poison(out)
                         if not args.hot:
                             fw.flush()
@@ -175,19 +178,22 @@ def main(argv=None):
                         result = call(x, xc, out, outc)
                         end.record()
                         end.synchronize()
-                        times.append(fw.elapsed_ms(start, end))
+                        if run < 0:
+                            continue  # warm-up: first-call setup, workspaces, clocks
+                        times[name].append(fw.elapsed_ms(start, end))
+                        if not torch.is_tensor(result):
+                            result = torch.from_dlpack(result)  # cupy's, zero-copy
                         if name == "memcpy":
-                            validated += bool((out == x).all())
+                            validated[name] += bool((result == x).all())
                         else:
-                            if not torch.is_tensor(result):
-                                result = torch.from_dlpack(result)  # cupy's, zero-copy
-                            validated += valid(x, result)
+                            validated[name] += valid(x, result)
                         del result
-                    median = statistics.median(times)
-                    if name == "memcpy":
-                        memcpy_ms = median
-                    emit(name, dtype, n, args.runs, median,
-                         memcpy_ms / median if memcpy_ms else None, validated)
+                medians = {name: statistics.median(t) for name, t in times.items()}
+                if "memcpy" in medians:
+                    memcpy_ms = medians["memcpy"]
+                for name, median in medians.items():
+                    emit(name, dtype, n, args.runs, median, memcpy_ms / median if memcpy_ms else None,
+                         validated[name])
             del x, xc, out, outc
             torch.cuda.empty_cache()
             if cupy:
