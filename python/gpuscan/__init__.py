@@ -118,8 +118,8 @@ def _scan(x, op, kind, init, out, axis, result_dtype):
     """result_dtype: None (x's dtype), cumsum_dtype (numpy.cumsum's rule), or a dtype."""
     adapter = _adapters.get(type(x))
     fast_plans = getattr(adapter, "fast_plans", None)
-    if fast_plans is not None and init is None and out is None and axis is None:
-        result = adapter.fast_scan(x, op, kind, result_dtype)
+    if fast_plans is not None and init is None and axis is None:
+        result = adapter.fast_scan(x, op, kind, result_dtype, out)
         if result is not None:
             return result
     _check_axis(axis)

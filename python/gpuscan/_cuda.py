@@ -35,10 +35,12 @@ class TorchArrays:
         self.fast_plans = {}  # (x.dtype, result dtype argument, op) -> (gpuscan_dtype, gpuscan_op)
         self.cuda_scan = _library.lib().gpuscan_cuda_scan
 
-    def fast_scan(self, x, op, kind, result_dtype):
+    def fast_scan(self, x, op, kind, result_dtype, out=None):
         """The common case at the lowest host cost (DESIGN.md section 8: <= 15 us a call):
-        a contiguous, aligned CUDA tensor of the scan's dtype, no init, no out. None where
-        it does not apply, and the caller takes the general path."""
+        a contiguous, aligned CUDA tensor of the scan's dtype, no init, and either no out
+        or an out that fits as it is (same device and dtype, shape (n,), contiguous,
+        aligned, apart from x). None where it does not apply, and the caller takes the
+        general path, which also says what is wrong."""
         plan = self.fast_plans.get((x.dtype, result_dtype, op))
         if plan is None or not x.is_cuda or x.requires_grad or not x.is_contiguous():
             return None
@@ -47,9 +49,21 @@ class TorchArrays:
         if pointer % ALIGNMENT or n == 0:
             return None
         ordinal = x.get_device()
-        result = x.new_empty(() if kind == _library.REDUCE else (n,))
+        if out is None:
+            result = x.new_empty(() if kind == _library.REDUCE else (n,))
+            out_pointer = result.data_ptr()
+        else:
+            result = out
+            if (kind == _library.REDUCE or not isinstance(out, self.torch.Tensor)
+                    or out.dtype != x.dtype or out.shape != (n,) or not out.is_cuda
+                    or out.get_device() != ordinal or out.requires_grad or not out.is_contiguous()):
+                return None
+            out_pointer = out.data_ptr()
+            size = n * out.element_size()
+            if out_pointer % ALIGNMENT or (out_pointer < pointer + size and pointer < out_pointer + size):
+                return None
         status = self.cuda_scan(_library.cuda_device(ordinal), plan[0], plan[1], kind, pointer,
-                                result.data_ptr(), n, None, self.current_stream(ordinal))
+                                out_pointer, n, None, self.current_stream(ordinal))
         if status:
             _library.raise_for(status, f"scanning on CUDA device {ordinal}")
         return result
@@ -114,10 +128,10 @@ class CupyArrays:
         self.fast_plans = {}  # as TorchArrays'
         self.cuda_scan = _library.lib().gpuscan_cuda_scan
 
-    def fast_scan(self, x, op, kind, result_dtype):
-        """As TorchArrays.fast_scan, for an array on the current device."""
+    def fast_scan(self, x, op, kind, result_dtype, out=None):
+        """As TorchArrays.fast_scan, for an array on the current device and no out."""
         plan = self.fast_plans.get((x.dtype, result_dtype, op))
-        if plan is None or not x.flags.c_contiguous:
+        if plan is None or out is not None or not x.flags.c_contiguous:
             return None
         pointer = x.data.ptr
         n = x.size

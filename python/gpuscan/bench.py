@@ -203,11 +203,14 @@ def main(argv=None):
         n = 1 << 16
         for dtype in args.dtypes.split(","):
             x = fw.random(n, dtype, args.seed)
+            out = fw.empty(n, dtype)
             xc = cupy.from_dlpack(x) if cupy else None
             np_dtype = np.dtype(dtype)
             calls = [("gpuscan.cumsum-host", lambda: gpuscan.cumsum(x, dtype=np_dtype)),
                      ("gpuscan.inclusive_scan-host", lambda: gpuscan.inclusive_scan(x)),
-                     ("torch.cumsum-host", lambda: torch.cumsum(x, 0, dtype=x.dtype))]
+                     ("torch.cumsum-host", lambda: torch.cumsum(x, 0, dtype=x.dtype)),
+                     ("gpuscan.cumsum-host [out=]", lambda: gpuscan.cumsum(x, dtype=np_dtype, out=out)),
+                     ("torch.cumsum-host [out=]", lambda: torch.cumsum(x, 0, dtype=x.dtype, out=out))]
             if dtype != "float32":
                 calls.append(("gpuscan.cumsum-host [numpy rules]", lambda: gpuscan.cumsum(x)))
                 calls.append(("torch.cumsum-host [numpy rules]", lambda: torch.cumsum(x, 0)))
