@@ -7,12 +7,15 @@ A --blocking sweep: the four panels of the paper (fallbacks, spins, look-back st
 run, and throughput against the unblocked run of the same file) against the blocking rate.
 
     python3 bench/plot.py bench/results/h100-cuda-u32-add-inclusive.csv
+    python3 bench/plot.py bench/results/h100-python-cumsum.csv --dtype i32 --exclude host \
+        -o bench/results/h100-python-cumsum-i32.png
 Needs matplotlib (Debian: python3-matplotlib); bench/gpu-run.sh calls it.
 """
 import argparse
 import csv
 import math
 import pathlib
+import re
 import sys
 from collections import defaultdict
 
@@ -28,9 +31,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("csv", type=pathlib.Path)
     parser.add_argument("-o", "--output", type=pathlib.Path)
+    parser.add_argument("--dtype", help="only the rows of this dtype (a file of several)")
+    parser.add_argument("--exclude", help="leave out the algorithms this regular expression finds")
     args = parser.parse_args()
 
     rows = list(csv.DictReader(args.csv.open()))
+    if args.dtype:
+        rows = [row for row in rows if row["dtype"] == args.dtype]
+    if args.exclude:
+        rows = [row for row in rows if not re.search(args.exclude, row["algorithm"])]
     if not rows:
         print(f"plot.py: {args.csv} has no rows", file=sys.stderr)
         return 2

@@ -189,6 +189,15 @@ int main(void) {
   s = gpuscan_cuda_scan(device, GPUSCAN_U32, GPUSCAN_ADD, GPUSCAN_INCLUSIVE, x, y, 4, NULL, NULL);
   EXPECT(s == GPUSCAN_USAGE_ERROR || s == GPUSCAN_DEVICE_ERROR, "cuda scan on a Vulkan device: %d",
          s);
+  /* Host memory is no CUDA device's (without a CUDA build or GPU: a device error). */
+  int ordinal = 7;
+  s = gpuscan_cuda_pointer_device(x, &ordinal);
+  EXPECT((s == GPUSCAN_USAGE_ERROR || s == GPUSCAN_DEVICE_ERROR) && ordinal == -1 &&
+             gpuscan_last_error()[0] != 0,
+         "device of a host pointer: %d, ordinal %d '%s'", s, ordinal, gpuscan_last_error());
+  s = gpuscan_cuda_pointer_device(x, NULL);
+  EXPECT(s == GPUSCAN_USAGE_ERROR && strstr(gpuscan_last_error(), "ordinal"),
+         "NULL ordinal: %d '%s'", s, gpuscan_last_error());
   /* A success clears the message. */
   s = gpuscan_scan_host(device, GPUSCAN_U32, GPUSCAN_ADD, GPUSCAN_INCLUSIVE, x, y, 4, NULL);
   EXPECT(s == GPUSCAN_OK && gpuscan_last_error()[0] == 0 && y[3] == 10, "4 elements: %d", s);

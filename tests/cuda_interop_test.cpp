@@ -297,5 +297,26 @@ TEST_F(CudaInteropTest, TheCAbiScansOnTheCallersStream) {
   gpuscan_device_close(device);
 }
 
+TEST_F(CudaInteropTest, TheCAbiNamesTheDeviceOfAPointer) {
+  int count = 0;
+  CUDA_OK(cudaGetDeviceCount(&count));
+  for (int ordinal = 0; ordinal < count; ++ordinal) {
+    CUDA_OK(cudaSetDevice(ordinal));
+    Memory memory(64);
+    int got = -2;
+    EXPECT_EQ(gpuscan_cuda_pointer_device(static_cast<char*>(memory.p) + 4, &got), GPUSCAN_OK)
+        << gpuscan_last_error();
+    EXPECT_EQ(got, ordinal);
+  }
+  CUDA_OK(cudaSetDevice(0));
+  std::vector<int> host(4);
+  int got = -2;
+  EXPECT_EQ(gpuscan_cuda_pointer_device(host.data(), &got), GPUSCAN_USAGE_ERROR);
+  EXPECT_EQ(got, -1);
+  EXPECT_NE(std::string(gpuscan_last_error()).find("not CUDA device memory"), std::string::npos)
+      << gpuscan_last_error();
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);  // the failed lookup left no error behind
+}
+
 }  // namespace
 }  // namespace gpuscan

@@ -76,6 +76,12 @@ gpuscan_status gpuscan_cuda_scan(gpuscan_device device, gpuscan_dtype dtype, gpu
                                  gpuscan_kind kind, const void* d_in, void* d_out, uint64_t n,
                                  const void* init_or_null, void* stream);
 
+/* The CUDA device (its ordinal, as cudaSetDevice numbers them) that holds the memory at
+ * d_pointer: what a caller handed only a pointer (CUDA array interface) needs to pick the
+ * device for gpuscan_device_open_cuda. A USAGE_ERROR where d_pointer is not CUDA device or
+ * managed memory (host memory, say); a DEVICE_ERROR where the build has no CUDA backend. */
+gpuscan_status gpuscan_cuda_pointer_device(const void* d_pointer, int* ordinal);
+
 /* This thread's last failure, "" if none. */
 const char* gpuscan_last_error(void);
 

@@ -194,6 +194,31 @@ gpuscan_status gpuscan_cuda_scan(gpuscan_device device, gpuscan_dtype dtype, gpu
   });
 }
 
+gpuscan_status gpuscan_cuda_pointer_device(const void* d_pointer, int* ordinal) {
+  return guarded([&] {
+    if (ordinal == nullptr) throw gpuscan::UsageError("ordinal is NULL");
+    *ordinal = -1;
+    if (d_pointer == nullptr) throw gpuscan::UsageError("d_pointer is NULL");
+#ifdef GPUSCAN_HAS_CUDA
+    cudaPointerAttributes attributes{};
+    const cudaError_t status = cudaPointerGetAttributes(&attributes, d_pointer);
+    if (status != cudaSuccess) {
+      cudaGetLastError();  // not sticky: clear it so the caller's next CUDA call is unaffected
+      throw gpuscan::DeviceError(std::string("cudaPointerGetAttributes failed: ") +
+                                 cudaGetErrorString(status));
+    }
+    if (attributes.type != cudaMemoryTypeDevice && attributes.type != cudaMemoryTypeManaged) {
+      throw gpuscan::UsageError(
+          "the pointer is not CUDA device memory (host or unregistered memory); gpuscan scans "
+          "host arrays through gpuscan_scan_host");
+    }
+    *ordinal = attributes.device;
+#else
+    throw gpuscan::DeviceError("this build of gpuscan has no CUDA backend");
+#endif
+  });
+}
+
 const char* gpuscan_last_error(void) {
   return last_error.c_str();
 }

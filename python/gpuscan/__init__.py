@@ -1,0 +1,180 @@
+"""gpuscan: prefix scans and reductions on GPUs for NumPy, PyTorch and CuPy arrays.
+
+Pure Python over libgpuscan.so's C ABI (ctypes), so one library serves every Python 3::
+
+    import numpy as np, gpuscan
+    gpuscan.cumsum(np.arange(5, dtype=np.int32))         # array([ 0,  1,  3,  6, 10])
+    gpuscan.exclusive_scan(np.float32([3, 1, 4]))        # array([0., 3., 4.], dtype=float32)
+    gpuscan.reduce(np.uint32([3, 1, 4]), op="max")       # 4
+
+Where the data lives decides where it is scanned (DESIGN.md section 3c):
+
+- NumPy arrays (and anything numpy.asarray takes, torch CPU tensors too) are copied to the
+  best device (a CUDA GPU, else a Vulkan GPU, else the CPU driver lavapipe; ``$GPUSCAN_DEVICE``
+  picks one by name), scanned, and returned as NumPy arrays (torch tensors for torch input).
+- CUDA arrays (torch, cupy, or anything with ``__cuda_array_interface__`` or ``__dlpack__``)
+  are scanned where they are, without a copy, on the device that holds them and on their
+  framework's current stream; the result is an array of the same framework on the same
+  device, and nothing waits for the GPU (as with torch.cumsum).
+
+Element types: uint32, int32, float32, uint64, int64, float64. Operators: "add", "mul",
+"min", "max", and for integers "and", "or", "xor". Integer sums and products wrap like C;
+float min/max ignore a NaN unless both operands are. A multi-dimensional array is flattened
+in row-major order, like numpy's ``axis=None``. Failures raise ``UsageError`` (the request
+is wrong) or ``DeviceError`` (no library or device, or a driver call failed).
+"""
+import sys
+
+import numpy as np
+
+from . import _cuda, _dlpack, _host, _library
+from ._types import cumsum_dtype, dtype_code, init_argument, op_code
+from .errors import DeviceError, Error, ForwardProgressError, UsageError
+
+__all__ = ["inclusive_scan", "exclusive_scan", "reduce", "cumsum", "device_name", "Error",
+           "UsageError", "DeviceError", "ForwardProgressError"]
+
+
+def inclusive_scan(x, op="add", init=None, out=None, *, axis=None):
+    """``out[i] = init ⊕ x[0] ⊕ ... ⊕ x[i]``, in x's dtype (integer sums wrap like C).
+
+    x: a NumPy or CUDA array of uint32, int32, float32, uint64, int64 or float64.
+    op: "add", "mul", "min", "max", "and", "or" or "xor" (the last three integers only).
+    init: a number of x's dtype that starts the scan (None: the operator's identity).
+    out: an array of the same framework, device and dtype, contiguous, of shape (x.size,);
+      it may be x itself. Returned.
+    axis: None only for now (x flattened in row-major order).
+    Returns a 1-D array of x.size elements and x's dtype, of x's framework and device.
+    """
+    return _scan(x, op, _library.INCLUSIVE, init, out, axis, None)
+
+
+def exclusive_scan(x, op="add", init=None, out=None, *, axis=None):
+    """``out[i] = init ⊕ x[0] ⊕ ... ⊕ x[i-1]`` (``out[0] = init``), in x's dtype.
+
+    Arguments and result as for inclusive_scan.
+    """
+    return _scan(x, op, _library.EXCLUSIVE, init, out, axis, None)
+
+
+def reduce(x, op="add", init=None, *, axis=None):
+    """``init ⊕ x[0] ⊕ ... ⊕ x[n-1]`` (init, or the identity, when x is empty), in x's dtype.
+
+    Returns a NumPy scalar for host input; for a CUDA array a 0-d array of its framework on
+    its device (reading it, e.g. with ``.item()``, waits for the GPU).
+    """
+    return _scan(x, op, _library.REDUCE, init, None, axis, None)
+
+
+def cumsum(x, dtype=None, out=None, *, axis=None):
+    """The inclusive sum with numpy.cumsum's dtype rules (``axis=None``).
+
+    dtype: the result's (and the accumulation's) dtype; by default x's, except that bool
+      and integers narrower than 64 bits widen to int64 (unsigned: uint64), like numpy.
+      x is converted to it first. Must be one of the six gpuscan scans.
+    out: as for inclusive_scan, of the result's dtype.
+    """
+    return _scan(x, "add", _library.INCLUSIVE, None, out, axis, dtype if dtype is not None else cumsum_dtype)
+
+
+def device_name():
+    """The name and backend of the device that host (NumPy) arrays are scanned on."""
+    device = _library.host_device()
+    return f"{device.name} ({device.backend})"
+
+
+# ---- dispatch -----------------------------------------------------------------------------
+
+_HOST = "host"
+_PROTOCOL = _cuda.ProtocolArrays()
+_adapters = {np.ndarray: _HOST}  # type -> _HOST, an adapter of _cuda, or _PROTOCOL
+
+
+def _adapter_of(x):
+    kind = type(x)
+    adapter = _adapters.get(kind)
+    if adapter is None:
+        module = kind.__module__.split(".")[0]
+        if module == "torch" and isinstance(x, sys.modules["torch"].Tensor):
+            adapter = _cuda.TorchArrays(sys.modules["torch"])
+        elif module == "cupy" and isinstance(x, sys.modules["cupy"].ndarray):
+            adapter = _cuda.CupyArrays(sys.modules["cupy"])
+        elif hasattr(x, "__cuda_array_interface__") or hasattr(x, "__dlpack__"):
+            adapter = _PROTOCOL
+        else:
+            adapter = _HOST  # lists, scalars, anything numpy.asarray reads
+        _adapters[kind] = adapter
+    return adapter
+
+
+def _check_axis(axis):
+    # Batched scans along the last axis (axis=-1) are DESIGN.md section 3f's; until then only
+    # the flattened scan exists. The adapters' flat() is where a batched layout would branch.
+    if axis is not None:
+        raise UsageError(f"axis={axis!r}: only axis=None (x flattened) is supported so far")
+
+
+def _scan(x, op, kind, init, out, axis, result_dtype):
+    """result_dtype: None (x's dtype), cumsum_dtype (numpy.cumsum's rule), or a dtype."""
+    adapter = _adapters.get(type(x))
+    fast_plans = getattr(adapter, "fast_plans", None)
+    if fast_plans is not None and init is None and axis is None:
+        result = adapter.fast_scan(x, op, kind, result_dtype, out)
+        if result is not None:
+            return result
+    _check_axis(axis)
+    if adapter is None:
+        adapter = _adapter_of(x)
+    host_framework = None
+    if adapter is _PROTOCOL:
+        device = _dlpack.dlpack_device(x) if not hasattr(x, "__cuda_array_interface__") else None
+        if device is not None and device[0] not in (_dlpack.KDL_CUDA, _dlpack.KDL_CUDA_MANAGED):
+            x, adapter = np.from_dlpack(x), _HOST  # host memory through DLPack
+        else:
+            x = _PROTOCOL.memory(x)
+    elif adapter is not _HOST and adapter.framework == "torch" and not x.is_cuda:
+        # A CPU tensor: scanned as the NumPy array that shares its memory, returned as torch.
+        x, adapter, host_framework = x.detach().numpy(), _HOST, "torch"
+        if out is not None:
+            if not isinstance(out, sys.modules["torch"].Tensor) or out.is_cuda:
+                raise UsageError("out must be a CPU torch.Tensor for a CPU torch x")
+            _scan(x, op, kind, init, out.detach().numpy(), axis, result_dtype)
+            return out
+    if adapter is _HOST and not isinstance(x, np.ndarray):
+        x = np.asarray(x)
+    dtype = adapter.dtype(x) if adapter is not _HOST else x.dtype
+    requested_dtype = result_dtype
+    if result_dtype is None:
+        result_dtype = dtype
+    elif result_dtype is cumsum_dtype:
+        result_dtype = cumsum_dtype(dtype)
+    else:
+        result_dtype = _as_numpy_dtype(result_dtype, adapter)
+    if not result_dtype.isnative:
+        result_dtype = result_dtype.newbyteorder("=")
+    dtype_code(result_dtype, "x" if result_dtype == dtype else "the result dtype")
+    op_code_value = op_code(op, result_dtype)
+    init = init_argument(init, result_dtype)
+    if adapter is not _HOST and adapter is not _PROTOCOL and result_dtype == dtype:
+        # The next call with this dtype, dtype argument and operator may take fast_scan.
+        try:
+            adapter.fast_plans[(x.dtype, requested_dtype, op)] = (dtype_code(dtype), op_code_value)
+        except TypeError:
+            pass  # an unhashable dtype argument: that call keeps the general path
+    if adapter is _HOST:
+        result = _host.scan(x, result_dtype, op_code_value, kind, init, out)
+        if host_framework == "torch" and (out is None or kind == _library.REDUCE):
+            torch = sys.modules["torch"]
+            result = torch.from_numpy(np.asarray(result))
+        return result
+    return _cuda.scan(adapter, x, result_dtype, op_code_value, kind, init, out)
+
+
+def _as_numpy_dtype(dtype, adapter):
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        to_numpy = getattr(adapter, "to_numpy", {})  # torch dtypes for torch tensors
+        if dtype in to_numpy:
+            return to_numpy[dtype]
+        raise UsageError(f"dtype={dtype!r} is not a dtype") from None

@@ -1,0 +1,305 @@
+"""Scans of CUDA arrays in place on the device, on the producer's stream (DESIGN.md 3c).
+
+One algorithm (``scan``) over an adapter per kind of array:
+- ``TorchArrays`` and ``CupyArrays`` know their framework: they read the pointer, device
+  and current stream directly (the framework's own form of what __dlpack__ and
+  __cuda_array_interface__ say, without their per-call cost), allocate results there,
+  and copy where the input is not contiguous, not of the scan's dtype, or not 16-byte
+  aligned (the CUDA kernels' vector loads need it; include/gpuscan/cuda.hpp);
+- ``ProtocolArrays`` serves any other producer through __cuda_array_interface__ or
+  __dlpack__. It cannot allocate or copy in a framework it does not know, so it needs
+  ``out=`` and an input that is already contiguous, aligned and of the scan's dtype.
+"""
+import ctypes
+
+import numpy as np
+
+from . import _dlpack, _library
+from ._types import dtype_code
+from .errors import UsageError
+
+ALIGNMENT = 16  # bytes; include/gpuscan/cuda.hpp
+
+
+class TorchArrays:
+    framework = "torch"
+
+    def __init__(self, torch):
+        self.torch = torch
+        names = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32",
+                 "float64", "complex64", "complex128", "uint16", "uint32", "uint64"]
+        self.to_numpy = {getattr(torch, name): np.dtype(name) for name in names if hasattr(torch, name)}
+        self.from_numpy = {dtype: t for t, dtype in self.to_numpy.items()}
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # what current_stream() wraps
+        self.current_stream = raw if raw is not None else lambda ordinal: torch.cuda.current_stream(ordinal).cuda_stream
+        self.fast_plans = {}  # (x.dtype, result dtype argument, op) -> (gpuscan_dtype, gpuscan_op)
+        self.cuda_scan = _library.lib().gpuscan_cuda_scan
+
+    def fast_scan(self, x, op, kind, result_dtype, out=None):
+        """The common case at the lowest host cost (DESIGN.md section 8: <= 15 us a call):
+        a contiguous, aligned CUDA tensor of the scan's dtype, no init, and either no out
+        or an out that fits as it is (same device and dtype, shape (n,), contiguous,
+        aligned, apart from x). None where it does not apply, and the caller takes the
+        general path, which also says what is wrong."""
+        plan = self.fast_plans.get((x.dtype, result_dtype, op))
+        if plan is None or not x.is_cuda or x.requires_grad or not x.is_contiguous():
+            return None
+        pointer = x.data_ptr()
+        n = x.numel()
+        if pointer % ALIGNMENT or n == 0:
+            return None
+        ordinal = x.get_device()
+        if out is None:
+            result = x.new_empty(() if kind == _library.REDUCE else (n,))
+            out_pointer = result.data_ptr()
+        else:
+            result = out
+            if (kind == _library.REDUCE or not isinstance(out, self.torch.Tensor)
+                    or out.dtype != x.dtype or out.shape != (n,) or not out.is_cuda
+                    or out.get_device() != ordinal or out.requires_grad or not out.is_contiguous()):
+                return None
+            out_pointer = out.data_ptr()
+            size = n * out.element_size()
+            if out_pointer % ALIGNMENT or (out_pointer < pointer + size and pointer < out_pointer + size):
+                return None
+        status = self.cuda_scan(_library.cuda_device(ordinal), plan[0], plan[1], kind, pointer,
+                                out_pointer, n, None, self.current_stream(ordinal))
+        if status:
+            _library.raise_for(status, f"scanning on CUDA device {ordinal}")
+        return result
+
+    def dtype(self, x):
+        dtype = self.to_numpy.get(x.dtype)
+        if dtype is None:
+            raise UsageError(f"x is {x.dtype}, which gpuscan does not scan")
+        return dtype
+
+    def flat(self, x, dtype):
+        if x.requires_grad:
+            x = x.detach()  # the result is not differentiable (gpuscan has no backward)
+        if self.to_numpy.get(x.dtype) != dtype:
+            x = x.to(self.torch_dtype(dtype))
+        if not x.is_contiguous():
+            x = x.contiguous()  # row-major, as numpy's axis=None flattening reads it
+        if x.data_ptr() % ALIGNMENT:
+            x = x.clone()
+        return x.reshape(-1)
+
+    def torch_dtype(self, dtype):
+        t = self.from_numpy.get(dtype)
+        if t is None:
+            raise UsageError(f"this torch has no {dtype} tensors")
+        return t
+
+    def pointer(self, a):
+        return a.data_ptr()
+
+    def ordinal(self, a):
+        return a.get_device()
+
+    def size(self, a):
+        return a.numel()
+
+    def empty(self, like, n):
+        return like.new_empty((n,) if n is not None else ())
+
+    def check_out(self, out, n, dtype, ordinal):
+        if not isinstance(out, self.torch.Tensor):
+            raise UsageError(f"out must be a torch.Tensor for a torch x; got {type(out).__name__}")
+        _check_out_shape(out.is_cuda and out.get_device() == ordinal, f"cuda:{ordinal}",
+                         self.to_numpy.get(out.dtype, out.dtype), dtype, tuple(out.shape), n,
+                         out.is_contiguous())
+        if out.requires_grad:
+            raise UsageError("out requires grad; gpuscan writes it without recording a graph")
+        return out
+
+    def copy(self, dst, src):
+        dst.copy_(src)
+
+    def stream(self, a, ordinal):
+        return self.current_stream(ordinal)
+
+
+class CupyArrays:
+    framework = "cupy"
+
+    def __init__(self, cupy):
+        self.cupy = cupy
+        self.fast_plans = {}  # as TorchArrays'
+        self.cuda_scan = _library.lib().gpuscan_cuda_scan
+
+    def fast_scan(self, x, op, kind, result_dtype, out=None):
+        """As TorchArrays.fast_scan, for an array on the current device and no out."""
+        plan = self.fast_plans.get((x.dtype, result_dtype, op))
+        if plan is None or out is not None or not x.flags.c_contiguous:
+            return None
+        pointer = x.data.ptr
+        n = x.size
+        cuda = self.cupy.cuda
+        ordinal = cuda.runtime.getDevice()
+        if pointer % ALIGNMENT or n == 0 or x.device.id != ordinal:
+            return None
+        result = self.cupy.empty(() if kind == _library.REDUCE else (n,), dtype=x.dtype)
+        status = self.cuda_scan(_library.cuda_device(ordinal), plan[0], plan[1], kind, pointer,
+                                result.data.ptr, n, None, cuda.get_current_stream().ptr)
+        if status:
+            _library.raise_for(status, f"scanning on CUDA device {ordinal}")
+        return result
+
+    def dtype(self, x):
+        return x.dtype
+
+    def flat(self, x, dtype):
+        if x.dtype != dtype:
+            with x.device:
+                x = x.astype(dtype)
+        if not x.flags.c_contiguous:
+            with x.device:
+                x = self.cupy.ascontiguousarray(x)
+        if x.data.ptr % ALIGNMENT:
+            with x.device:
+                x = x.copy()
+        return x.reshape(-1)
+
+    def pointer(self, a):
+        return a.data.ptr
+
+    def ordinal(self, a):
+        return a.device.id
+
+    def size(self, a):
+        return a.size
+
+    def empty(self, like, n):
+        with like.device:
+            return self.cupy.empty((n,) if n is not None else (), dtype=like.dtype)
+
+    def check_out(self, out, n, dtype, ordinal):
+        if not isinstance(out, self.cupy.ndarray):
+            raise UsageError(f"out must be a cupy.ndarray for a cupy x; got {type(out).__name__}")
+        _check_out_shape(out.device.id == ordinal, f"GPU {ordinal}", out.dtype, dtype, out.shape,
+                         n, out.flags.c_contiguous)
+        return out
+
+    def copy(self, dst, src):
+        with dst.device:
+            self.cupy.copyto(dst, src)
+
+    def stream(self, a, ordinal):
+        cuda = self.cupy.cuda
+        if cuda.runtime.getDevice() == ordinal:
+            return cuda.get_current_stream().ptr
+        with cuda.Device(ordinal):
+            return cuda.get_current_stream().ptr
+
+
+class ProtocolArrays:
+    """Any CUDA array, through __cuda_array_interface__ (preferred: it names the stream)
+    or __dlpack__."""
+
+    framework = None
+
+    @staticmethod
+    def memory(x):
+        if hasattr(x, "__cuda_array_interface__"):
+            memory = _dlpack.from_cuda_array_interface(x)
+            if memory.pointer:
+                memory.ordinal = _library.pointer_device(memory.pointer)
+            return memory
+        return _dlpack.from_dlpack(x)
+
+    def dtype(self, x):
+        return x.dtype
+
+    def flat(self, x, dtype):
+        if x.dtype != dtype:
+            raise UsageError(f"x is {x.dtype} and the scan {dtype}: convert x in its framework "
+                             "first (gpuscan converts torch and cupy arrays only)")
+        if not x.is_c_contiguous():
+            raise UsageError("x is not contiguous: make it contiguous in its framework first "
+                             "(gpuscan copies torch and cupy arrays only)")
+        if x.pointer % ALIGNMENT:
+            raise UsageError(f"x's data is not {ALIGNMENT}-byte aligned: copy it in its framework "
+                             "first (gpuscan copies torch and cupy arrays only)")
+        return x
+
+    def pointer(self, a):
+        return a.pointer
+
+    def ordinal(self, a):
+        return a.ordinal if a.ordinal is not None else 0
+
+    def size(self, a):
+        return a.size
+
+    def empty(self, like, n):
+        raise UsageError("gpuscan allocates results as torch tensors and cupy arrays only; for "
+                         "another CUDA array pass out= (an array of the result's dtype, shape "
+                         "and device; reduce needs a torch or cupy array)")
+
+    def check_out(self, out, n, dtype, ordinal):
+        memory = self.memory(out)
+        if memory.readonly:
+            raise UsageError("out is read-only")
+        if memory.pointer % ALIGNMENT:
+            raise UsageError(f"out's data is not {ALIGNMENT}-byte aligned")
+        _check_out_shape(memory.ordinal in (None, ordinal), f"GPU {ordinal}", memory.dtype, dtype,
+                         memory.shape, n, memory.is_c_contiguous())
+        return memory
+
+    def copy(self, dst, src):
+        raise UsageError("out overlaps x: gpuscan scans out of place, and copies only torch "
+                         "and cupy arrays")
+
+    def stream(self, a, ordinal):
+        return a.stream
+
+
+def _check_out_shape(same_device, device, out_dtype, dtype, shape, n, contiguous):
+    if not same_device:
+        raise UsageError(f"out must be on x's device ({device})")
+    if out_dtype != dtype:
+        raise UsageError(f"out is {out_dtype}; the result is {dtype}")
+    if tuple(shape) != (n,):
+        raise UsageError(f"out has shape {tuple(shape)}; the result has shape ({n},)")
+    if not contiguous:
+        raise UsageError("out must be contiguous")
+
+
+def scan(arrays, x, dtype, op, kind, init, out):
+    """The scan (kind INCLUSIVE/EXCLUSIVE) or reduction (REDUCE: a 0-d array) of CUDA array
+    `x` as `dtype`, enqueued on the stream `arrays` names for it; nothing synchronises."""
+    source = arrays.flat(x, dtype)
+    n = arrays.size(source)
+    ordinal = arrays.ordinal(source)
+    source_pointer = arrays.pointer(source)
+    if kind == _library.REDUCE:
+        result = target = arrays.empty(source, None)
+    elif out is None:
+        result = target = arrays.empty(source, n)
+        if n == 0:
+            return result
+    else:
+        result = target = arrays.check_out(out, n, dtype, ordinal)
+        if n == 0:
+            return _returned(out, result)
+        out_pointer = arrays.pointer(result)
+        itemsize = dtype.itemsize
+        if out_pointer % ALIGNMENT or (out_pointer < source_pointer + n * itemsize
+                                       and source_pointer < out_pointer + n * itemsize):
+            # In place (out=x), overlapping or unaligned: scan into a temporary, then copy.
+            target = arrays.empty(source, n)
+    status = _library.lib().gpuscan_cuda_scan(
+        _library.cuda_device(ordinal), dtype_code(dtype), op, kind, source_pointer or None,
+        arrays.pointer(target), n, ctypes.byref(init) if init is not None else None,
+        arrays.stream(source, ordinal) or None)
+    if status:
+        _library.raise_for(status, f"scanning on CUDA device {ordinal}")
+    if target is not result:
+        arrays.copy(result, target)
+    return _returned(out, result)
+
+
+def _returned(out, result):
+    # ProtocolArrays checks `out` into a Memory; the caller gets their own object back.
+    return out if isinstance(result, _dlpack.Memory) else result

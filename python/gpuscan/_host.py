@@ -1,0 +1,57 @@
+"""Scans of host (NumPy) arrays: copied to the best device, scanned, copied back."""
+import ctypes
+
+import numpy as np
+
+from . import _library
+from ._types import dtype_code
+from .errors import UsageError
+
+
+def flatten(x, dtype):
+    """x as a C-contiguous 1-D array of `dtype` in native byte order, flattened like
+    numpy's axis=None (row-major); copied only where it has to be."""
+    if x.dtype != dtype or not x.dtype.isnative:
+        x = x.astype(dtype)  # `dtype` is native: the table holds native dtypes only
+    return np.ascontiguousarray(x).reshape(-1)
+
+
+def check_out(out, n, dtype):
+    """`out` if it can take the result (numpy's rules for axis=None: shape (n,)), else a
+    UsageError saying what it must be."""
+    if not isinstance(out, np.ndarray):
+        raise UsageError(f"out must be a numpy.ndarray for a NumPy x; got {type(out).__name__}")
+    if out.dtype != dtype:
+        raise UsageError(f"out is {out.dtype}; the result is {dtype}")
+    if out.shape != (n,):
+        raise UsageError(f"out has shape {out.shape}; the result has shape ({n},)")
+    if not out.flags.c_contiguous or not out.flags.writeable:
+        raise UsageError("out must be contiguous and writeable")
+    return out
+
+
+def scan(x, dtype, op, kind, init, out):
+    """The scan (or reduction, kind REDUCE) of host array `x` as `dtype`: a NumPy array of
+    x.size elements (a NumPy scalar for REDUCE)."""
+    flat = flatten(x, dtype)
+    n = flat.size
+    if kind == _library.REDUCE:
+        result = np.empty(1, dtype=dtype)
+    elif out is not None:
+        result = check_out(out, n, dtype)
+        if n == 0:
+            return result
+        if np.may_share_memory(result, flat):
+            # In place (out=x) or overlapping: the library scans out of place.
+            np.copyto(result, scan(flat.copy(), dtype, op, kind, init, None))
+            return result
+    else:
+        result = np.empty(n, dtype=dtype)
+        if n == 0:
+            return result
+    device = _library.host_device()
+    status = _library.lib().gpuscan_scan_host(
+        device.handle, dtype_code(dtype), op, kind, flat.ctypes.data if n else None,
+        result.ctypes.data, n, ctypes.byref(init) if init is not None else None)
+    _library.raise_for(status, f"scanning on {device.name}")
+    return result[0] if kind == _library.REDUCE else result

@@ -1,0 +1,89 @@
+"""NumPy references for the scans, and the checks the tests share (DESIGN.md section 6)."""
+import numpy as np
+
+UFUNCS = {"add": np.add, "mul": np.multiply, "min": np.minimum, "max": np.maximum,
+          "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
+FLOAT_UFUNCS = dict(UFUNCS, min=np.fmin, max=np.fmax)
+DTYPES = [np.uint32, np.int32, np.float32, np.uint64, np.int64, np.float64]
+OPS = ["add", "mul", "min", "max", "and", "or", "xor"]
+
+
+def ops_of(dtype):
+    return OPS[:4] if np.dtype(dtype).kind == "f" else OPS
+
+
+def random_input(rng, dtype, n, op="add"):
+    """Values that exercise the operator: full-range integers (sums wrap), floats of mixed
+    sign, near-1 floats and small integers for products (so they neither vanish nor wrap
+    to zero at once)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        if op == "mul":
+            return rng.uniform(0.999, 1.001, n).astype(dtype)
+        return rng.uniform(-100, 100, n).astype(dtype)
+    if op == "mul":
+        return rng.choice(np.array([1, 3, 5, 7, 1, 1], dtype=dtype), n)
+    info = np.iinfo(dtype)
+    return rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+
+
+def random_init(rng, dtype, op):
+    value = random_input(rng, dtype, 1, op)[0]
+    return value.item()
+
+
+def identity(dtype, op):
+    dtype = np.dtype(dtype)
+    if op == "add" or op == "or" or op == "xor":
+        return dtype.type(0)
+    if op == "mul":
+        return dtype.type(1)
+    if op == "and":
+        return dtype.type(~np.uint64(0).astype(dtype) if dtype.kind == "u" else -1)
+    if dtype.kind == "f":
+        return dtype.type(np.inf if op == "min" else -np.inf)
+    info = np.iinfo(dtype)
+    return dtype.type(info.max if op == "min" else info.min)
+
+
+def expected(x, op, kind, init=None):
+    """The scan of flat x in x's dtype (integers wrap); floats accumulate in float64."""
+    x = np.ascontiguousarray(x).reshape(-1)
+    dtype = x.dtype
+    start = identity(dtype, op) if init is None else dtype.type(init)
+    ufunc = (FLOAT_UFUNCS if dtype.kind == "f" else UFUNCS)[op]
+    work = x.astype(np.float64) if dtype.kind == "f" else x
+    with np.errstate(over="ignore"):
+        seq = np.concatenate([np.array([start], dtype=work.dtype), work])
+        running = ufunc.accumulate(seq, dtype=seq.dtype)
+    if kind == "inclusive":
+        return running[1:]
+    if kind == "exclusive":
+        return running[:-1]
+    return running[-1:]
+
+
+def check(got, x, op, kind, init=None, where=""):
+    """got (a NumPy array) equals expected() exactly (integers) or within DESIGN's float
+    tolerance: |got - ref| <= 1e-5 * (running sum of |x|) + tiny."""
+    want = expected(x, op, kind, init)
+    got = np.asarray(got).reshape(-1)
+    assert got.shape == want.shape, f"{where}: shape {got.shape}, want {want.shape}"
+    if got.dtype.kind != "f":
+        bad = np.flatnonzero(got != want)
+        assert bad.size == 0, f"{where}: {bad.size} wrong, first at {bad[0]}: {got[bad[0]]} != {want[bad[0]]}"
+        return
+    if op == "add":
+        flat = np.ascontiguousarray(x).reshape(-1).astype(np.float64)
+        start = 0.0 if init is None else abs(float(init))
+        running = start + np.concatenate([[0.0], np.cumsum(np.abs(flat))])
+        bound = {"inclusive": running[1:], "exclusive": running[:-1], "reduce": running[-1:]}[kind]
+    elif op == "mul":
+        bound = np.maximum(np.abs(want), 1.0)  # products of near-1 factors: relative error
+    else:
+        bound = np.zeros_like(want)  # min and max pick an operand: exact
+    got64 = got.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        close = (got64 == want) | (np.abs(got64 - want) <= 1e-5 * bound + 1e-30)
+    bad = np.flatnonzero(~close & ~(np.isnan(got64) & np.isnan(want)))
+    assert bad.size == 0, f"{where}: {bad.size} off, first at {bad[0]}: {got[bad[0]]} vs {want[bad[0]]}"

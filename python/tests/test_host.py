@@ -1,0 +1,227 @@
+"""gpuscan on NumPy arrays, scanned on the best device (lavapipe in CI): every dtype, operator
+and kind against NumPy, odd sizes, poisoned outputs, views and layouts, numpy.cumsum's dtype
+rules, and every refusal."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import gpuscan
+from reference import DTYPES, check, ops_of, random_init, random_input
+
+KINDS = ["inclusive", "exclusive", "reduce"]
+CALLS = {"inclusive": gpuscan.inclusive_scan, "exclusive": gpuscan.exclusive_scan}
+
+
+def run(kind, x, op="add", init=None, out=None):
+    if kind == "reduce":
+        return gpuscan.reduce(x, op=op, init=init)
+    return CALLS[kind](x, op=op, init=init, out=out)
+
+
+def poisoned(n, dtype):
+    out = np.empty(n, dtype=dtype)
+    out.view(np.uint8)[:] = 0xA5
+    return out
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_operator_with_and_without_init(rng, dtype, kind):
+    for op in ops_of(dtype):
+        for n in (1, 3, 4099):
+            x = random_input(rng, dtype, n, op)
+            init = random_init(rng, dtype, op) if n != 3 else None
+            out = poisoned(n, dtype) if kind != "reduce" else None
+            got = run(kind, x, op, init, out)
+            if out is not None:
+                assert got is out
+            else:
+                assert isinstance(got, np.generic) and got.dtype == np.dtype(dtype)
+            check(got, x, op, kind, init, where=f"{np.dtype(dtype).name} {op} {kind} n={n} init={init}")
+
+
+@pytest.mark.parametrize("dtype", [np.uint32, np.float32, np.int64], ids=lambda d: np.dtype(d).name)
+def test_sums_at_odd_sizes(rng, dtype):
+    sizes = [0, 1, 2, 3, 4, 5, 255, 256, 257, 1023, 4095, 4096, 4097, 8191, 8193, 65537, 100003,
+             (1 << 20) + 1]
+    for n in sizes:
+        x = random_input(rng, dtype, n)
+        for kind in KINDS:
+            got = run(kind, x)
+            check(got, x, "add", kind, where=f"{kind} n={n}")
+            if kind != "reduce":
+                assert got.dtype == np.dtype(dtype) and got.shape == (n,)
+
+
+def test_reduce_of_nothing_is_init_or_identity():
+    empty = np.zeros(0, dtype=np.int32)
+    assert gpuscan.reduce(empty) == 0
+    assert gpuscan.reduce(empty, init=-7) == -7
+    assert gpuscan.reduce(empty, op="mul") == 1
+    assert gpuscan.reduce(np.zeros(0, np.float32), op="min") == np.inf
+    assert gpuscan.exclusive_scan(empty).shape == (0,)
+
+
+def test_integer_sums_wrap_like_c():
+    x = np.array([np.iinfo(np.int32).max, 1, 1], dtype=np.int32)
+    assert gpuscan.inclusive_scan(x).tolist() == [2**31 - 1, -(2**31), -(2**31) + 1]
+    u = np.array([2**64 - 1, 2], dtype=np.uint64)
+    assert gpuscan.inclusive_scan(u).tolist() == [2**64 - 1, 1]
+
+
+def test_float_min_max_ignore_one_nan():
+    x = np.array([3, np.nan, 1, 5], dtype=np.float32)
+    assert gpuscan.inclusive_scan(x, op="min").tolist() == [3, 3, 1, 1]
+    assert gpuscan.inclusive_scan(x, op="max").tolist() == [3, 3, 3, 5]
+
+
+def test_multidimensional_and_strided_inputs_flatten_like_numpy(rng):
+    base = random_input(rng, np.int64, 6 * 7 * 5).reshape(6, 7, 5)
+    for x in (base, base.transpose(2, 0, 1), base[::2, 1:, ::-1], base[..., 3], np.asfortranarray(base)):
+        got = gpuscan.inclusive_scan(x)
+        assert got.shape == (x.size,)
+        check(got, x, "add", "inclusive", where=f"strides {x.strides}")
+        np.testing.assert_array_equal(gpuscan.cumsum(x), np.cumsum(x))
+
+
+def test_other_byte_order_and_plain_sequences(rng):
+    x = random_input(rng, np.int32, 1001)
+    swapped = x.astype(x.dtype.newbyteorder())
+    got = gpuscan.inclusive_scan(swapped)
+    assert got.dtype == np.int32
+    check(got, x, "add", "inclusive")
+    assert gpuscan.cumsum([1, 2, 3]).tolist() == [1, 3, 6]
+    assert gpuscan.cumsum(np.float64(2.5)).tolist() == [2.5]
+
+
+def test_out_may_be_the_input(rng):
+    x = random_input(rng, np.uint32, 5000)
+    want = np.cumsum(x, dtype=np.uint32)
+    assert gpuscan.inclusive_scan(x, out=x) is x
+    np.testing.assert_array_equal(x, want)
+    y = random_input(rng, np.float64, 5000)
+    y_before = y.copy()
+    gpuscan.exclusive_scan(y[1:], out=y[:-1])  # overlapping by all but one element
+    check(y[:-1], y_before[1:], "add", "exclusive")
+
+
+@pytest.mark.parametrize("dtype", [bool, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+                                   np.uint32, np.uint64, np.float32, np.float64],
+                         ids=lambda d: np.dtype(d).name)
+def test_cumsum_follows_numpy_dtype_rules(rng, dtype):
+    x = (rng.integers(0, 2, 3001) if dtype is bool else rng.integers(0, 100, 3001)).astype(dtype)
+    want = np.cumsum(x)
+    got = gpuscan.cumsum(x)
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-6) if want.dtype.kind == "f" else \
+        np.testing.assert_array_equal(got, want)
+
+
+def test_cumsum_dtype_and_out(rng):
+    x = random_input(rng, np.int32, 2049)
+    got = gpuscan.cumsum(x, dtype=np.int32)
+    assert got.dtype == np.int32
+    np.testing.assert_array_equal(got, np.cumsum(x, dtype=np.int32))
+    out = poisoned(2049, np.int64)
+    assert gpuscan.cumsum(x, out=out) is out
+    np.testing.assert_array_equal(out, np.cumsum(x))
+    f = gpuscan.cumsum(x, dtype="float64")
+    np.testing.assert_allclose(f, np.cumsum(x.astype(np.float64)), rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.float16, np.complex64, bool, object],
+                         ids=lambda d: np.dtype(d).name)
+def test_unsupported_dtypes_name_what_works(dtype):
+    x = np.zeros(4, dtype=dtype)
+    with pytest.raises(gpuscan.UsageError, match="uint32, int32, float32, uint64, int64 and float64"):
+        gpuscan.inclusive_scan(x)
+
+
+def test_cumsum_refuses_a_dtype_it_cannot_produce():
+    with pytest.raises(gpuscan.UsageError, match="float16"):
+        gpuscan.cumsum(np.zeros(4, np.float16))
+    with pytest.raises(gpuscan.UsageError, match="int16"):
+        gpuscan.cumsum(np.zeros(4, np.int32), dtype=np.int16)
+
+
+def test_bad_requests_are_usage_errors_and_write_nothing():
+    x = np.arange(10, dtype=np.int32)
+    out = poisoned(10, np.int32)
+    cases = [
+        dict(op="sub"), dict(op=None), dict(init=2**40), dict(init=1.5), dict(init=True),
+        dict(init=np.arange(2)), dict(out=np.empty(10, np.int64)), dict(out=np.empty(9, np.int32)),
+        dict(out=np.empty((2, 5), np.int32)), dict(out=np.empty(20, np.int32)[::2]),
+        dict(out=list(range(10))), dict(axis=0), dict(axis=-1),
+    ]
+    for case in cases:
+        with pytest.raises(gpuscan.UsageError) as info:
+            gpuscan.inclusive_scan(x, **case)
+        assert str(info.value), case
+    with pytest.raises(gpuscan.UsageError, match="integers only"):
+        gpuscan.inclusive_scan(np.ones(3, np.float32), op="xor")
+    with pytest.raises(gpuscan.UsageError, match="read-only|writeable"):
+        readonly = np.empty(10, np.int32)
+        readonly.flags.writeable = False
+        gpuscan.inclusive_scan(x, out=readonly)
+    gpuscan.inclusive_scan(x, out=out, op="xor")
+    np.testing.assert_array_equal(out, np.bitwise_xor.accumulate(x))
+    assert issubclass(gpuscan.UsageError, ValueError) and issubclass(gpuscan.DeviceError, RuntimeError)
+
+
+def test_dlpack_and_cuda_array_interface_readers():
+    from gpuscan import _dlpack
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)[:, 1:]
+    memory = _dlpack.from_dlpack(x)
+    assert memory.pointer == x.ctypes.data and memory.shape == (4, 5)
+    assert memory.strides == x.strides and memory.dtype == np.float32
+    assert not memory.is_c_contiguous() and memory.size == 20
+    del memory  # calls the producer's deleter
+
+    class Fake:
+        __cuda_array_interface__ = {"shape": (3, 4), "typestr": "<i8", "data": (4096, False),
+                                    "strides": None, "version": 3, "stream": 1}
+
+    memory = _dlpack.from_cuda_array_interface(Fake())
+    assert (memory.pointer, memory.shape, memory.stream, memory.size) == (4096, (3, 4), 0, 12)
+    assert memory.is_c_contiguous() and memory.dtype == np.int64
+
+
+def test_host_memory_posing_as_a_cuda_array_is_refused():
+    x = np.arange(8, dtype=np.int32)
+
+    class Pretender:
+        __cuda_array_interface__ = {"shape": (8,), "typestr": "<i4", "data": (x.ctypes.data, False),
+                                    "version": 3}
+
+    with pytest.raises(gpuscan.Error):  # a usage error on a GPU, a device error without one
+        gpuscan.inclusive_scan(Pretender(), out=Pretender())
+
+
+def test_dlpack_host_arrays_are_scanned_as_numpy():
+    class Exporter:  # host memory through DLPack only
+        def __init__(self, a):
+            self.a = a
+
+        def __dlpack__(self, stream=None):
+            return self.a.__dlpack__()
+
+        def __dlpack_device__(self):
+            return self.a.__dlpack_device__()
+
+    got = gpuscan.cumsum(Exporter(np.arange(5, dtype=np.int64)))
+    assert isinstance(got, np.ndarray) and got.tolist() == [0, 1, 3, 6, 10]
+
+
+def test_a_missing_library_is_a_device_error_that_says_what_to_do():
+    code = "import gpuscan, numpy\ntry:\n gpuscan.cumsum(numpy.ones(3))\nexcept gpuscan.DeviceError as e:\n print(e)"
+    env = dict(os.environ, GPUSCAN_LIBRARY="/nonexistent/libgpuscan.so")
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                            cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))), timeout=120)
+    assert "GPUSCAN_LIBRARY=/nonexistent/libgpuscan.so does not load" in result.stdout, result.stderr
+
+
+def test_device_name_names_a_device():
+    assert gpuscan.device_name()
