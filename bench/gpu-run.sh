@@ -20,8 +20,9 @@
 #                          statistics); small n at 2^10..2^20 (100 runs); the interop
 #                          benchmark (enqueue host time, 1000-scan loops and graphs, CUB)
 #   vulkan-tests  ~5 min   the Vulkan instance with validation layers, CUDA against Vulkan
-#                          (CrossBackend), the type matrix with logical subgroups of 4, the
-#                          CLI test
+#                          (CrossBackend), scans recorded into an application's command
+#                          buffers (gpuscan/vulkan.hpp), the type matrix with logical
+#                          subgroups of 4, the CLI test
 #   vulkan-bench  ~3 min   u32, f32, u64 at 2^16..2^28; blocking and small n as on CUDA
 #
 # Files go to $OUT (default /tmp/gpuscan-gpu-run): every phase writes GPU-machine.txt; the
@@ -90,6 +91,8 @@ for phase in $phases; do
       {
         echo "== Vulkan suite, validation layers on, and CUDA against Vulkan =="
         GPUSCAN_VALIDATION=1 "$bin/gpuscan_tests" --gtest_brief=1 --gtest_filter='-Cuda*' || fail
+        echo "== scans recorded into an application's command buffers, validation layers on =="
+        GPUSCAN_VALIDATION=1 "$bin/gpuscan_vulkan_interop_tests" --gtest_brief=1 || fail
         echo "== type matrix and odd sizes with logical subgroups of 4 =="
         GPUSCAN_VALIDATION=1 GPUSCAN_TEST_SUBGROUP_SIZE=4 "$bin/gpuscan_tests" --gtest_brief=1 \
           --gtest_filter='Vulkan/ScanTypes.*/*_csdldf:Vulkan/ScanSizes.SumsAtOddSizesOfEveryType/*' || fail

@@ -201,6 +201,10 @@ int main(void) {
   /* A success clears the message. */
   s = gpuscan_scan_host(device, GPUSCAN_U32, GPUSCAN_ADD, GPUSCAN_INCLUSIVE, x, y, 4, NULL);
   EXPECT(s == GPUSCAN_OK && gpuscan_last_error()[0] == 0 && y[3] == 10, "4 elements: %d", s);
+  /* Host arrays may be the same array: the scan runs on device copies of them. */
+  s = gpuscan_scan_host(device, GPUSCAN_U32, GPUSCAN_ADD, GPUSCAN_EXCLUSIVE, x, x, 4, NULL);
+  EXPECT(s == GPUSCAN_OK && x[0] == 0 && x[1] == 1 && x[2] == 3 && x[3] == 6,
+         "in place on the host: %d [%u %u %u %u]", s, x[0], x[1], x[2], x[3]);
   gpuscan_device_close(device);
 
   s = gpuscan_device_open((gpuscan_backend)7, NULL, &device);

@@ -60,8 +60,8 @@ const char* gpuscan_device_name(gpuscan_device device);
 gpuscan_backend gpuscan_device_backend(gpuscan_device device);
 
 /* Host arrays in, host array out: n elements of dtype (one for GPUSCAN_REDUCE). init_or_null
- * points to one element of dtype, or is NULL for the operator's identity. Out-of-place:
- * in and out must not overlap. */
+ * points to one element of dtype, or is NULL for the operator's identity. in and out may be
+ * the same array (the scan runs on device copies of them). */
 gpuscan_status gpuscan_scan_host(gpuscan_device device, gpuscan_dtype dtype, gpuscan_op op,
                                  gpuscan_kind kind, const void* in, void* out, uint64_t n,
                                  const void* init_or_null);

@@ -4,8 +4,9 @@ One algorithm (``scan``) over an adapter per kind of array:
 - ``TorchArrays`` and ``CupyArrays`` know their framework: they read the pointer, device
   and current stream directly (the framework's own form of what __dlpack__ and
   __cuda_array_interface__ say, without their per-call cost), allocate results there,
-  and copy where the input is not contiguous, not of the scan's dtype, or not 16-byte
-  aligned (the CUDA kernels' vector loads need it; include/gpuscan/cuda.hpp);
+  and copy where the input is not contiguous or not of the scan's dtype (pointers need
+  only be aligned to the element size, include/gpuscan/cuda.hpp, which every framework's
+  arrays are);
 - ``ProtocolArrays`` serves any other producer through __cuda_array_interface__ or
   __dlpack__. It cannot allocate or copy in a framework it does not know, so it needs
   ``out=`` and an input that is already contiguous, aligned and of the scan's dtype.
@@ -18,7 +19,12 @@ from . import _dlpack, _library
 from ._types import dtype_code
 from .errors import UsageError
 
-ALIGNMENT = 16  # bytes; include/gpuscan/cuda.hpp
+
+
+def misaligned(pointer, itemsize):
+    """Whether a pointer is not aligned to its element size, all the CUDA kernels need
+    (include/gpuscan/cuda.hpp; data that is not 16-byte aligned is read element by element)."""
+    return pointer % itemsize != 0
 
 
 class TorchArrays:
@@ -46,7 +52,7 @@ class TorchArrays:
             return None
         pointer = x.data_ptr()
         n = x.numel()
-        if pointer % ALIGNMENT or n == 0:
+        if misaligned(pointer, x.element_size()) or n == 0:
             return None
         ordinal = x.get_device()
         if out is None:
@@ -60,7 +66,8 @@ class TorchArrays:
                 return None
             out_pointer = out.data_ptr()
             size = n * out.element_size()
-            if out_pointer % ALIGNMENT or (out_pointer < pointer + size and pointer < out_pointer + size):
+            if misaligned(out_pointer, out.element_size()) or (out_pointer < pointer + size and
+                                                               pointer < out_pointer + size):
                 return None
         status = self.cuda_scan(_library.cuda_device(ordinal), plan[0], plan[1], kind, pointer,
                                 out_pointer, n, None, self.current_stream(ordinal))
@@ -81,7 +88,7 @@ class TorchArrays:
             x = x.to(self.torch_dtype(dtype))
         if not x.is_contiguous():
             x = x.contiguous()  # row-major, as numpy's axis=None flattening reads it
-        if x.data_ptr() % ALIGNMENT:
+        if misaligned(x.data_ptr(), x.element_size()):
             x = x.clone()
         return x.reshape(-1)
 
@@ -137,7 +144,7 @@ class CupyArrays:
         n = x.size
         cuda = self.cupy.cuda
         ordinal = cuda.runtime.getDevice()
-        if pointer % ALIGNMENT or n == 0 or x.device.id != ordinal:
+        if misaligned(pointer, x.itemsize) or n == 0 or x.device.id != ordinal:
             return None
         result = self.cupy.empty(() if kind == _library.REDUCE else (n,), dtype=x.dtype)
         status = self.cuda_scan(_library.cuda_device(ordinal), plan[0], plan[1], kind, pointer,
@@ -156,7 +163,7 @@ class CupyArrays:
         if not x.flags.c_contiguous:
             with x.device:
                 x = self.cupy.ascontiguousarray(x)
-        if x.data.ptr % ALIGNMENT:
+        if misaligned(x.data.ptr, x.itemsize):
             with x.device:
                 x = x.copy()
         return x.reshape(-1)
@@ -218,8 +225,8 @@ class ProtocolArrays:
         if not x.is_c_contiguous():
             raise UsageError("x is not contiguous: make it contiguous in its framework first "
                              "(gpuscan copies torch and cupy arrays only)")
-        if x.pointer % ALIGNMENT:
-            raise UsageError(f"x's data is not {ALIGNMENT}-byte aligned: copy it in its framework "
+        if misaligned(x.pointer, np.dtype(dtype).itemsize):
+            raise UsageError("x's data is not aligned to its element size: copy it in its framework "
                              "first (gpuscan copies torch and cupy arrays only)")
         return x
 
@@ -241,8 +248,8 @@ class ProtocolArrays:
         memory = self.memory(out)
         if memory.readonly:
             raise UsageError("out is read-only")
-        if memory.pointer % ALIGNMENT:
-            raise UsageError(f"out's data is not {ALIGNMENT}-byte aligned")
+        if misaligned(memory.pointer, np.dtype(dtype).itemsize):
+            raise UsageError("out's data is not aligned to its element size")
         _check_out_shape(memory.ordinal in (None, ordinal), f"GPU {ordinal}", memory.dtype, dtype,
                          memory.shape, n, memory.is_c_contiguous())
         return memory
@@ -285,9 +292,9 @@ def scan(arrays, x, dtype, op, kind, init, out):
             return _returned(out, result)
         out_pointer = arrays.pointer(result)
         itemsize = dtype.itemsize
-        if out_pointer % ALIGNMENT or (out_pointer < source_pointer + n * itemsize
+        if misaligned(out_pointer, itemsize) or (out_pointer < source_pointer + n * itemsize
                                        and source_pointer < out_pointer + n * itemsize):
-            # In place (out=x), overlapping or unaligned: scan into a temporary, then copy.
+            # In place (out=x) or overlapping: scan into a temporary, then copy.
             target = arrays.empty(source, n)
     status = _library.lib().gpuscan_cuda_scan(
         _library.cuda_device(ordinal), dtype_code(dtype), op, kind, source_pointer or None,
