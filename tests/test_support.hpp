@@ -20,6 +20,7 @@
 
 #include "gpuscan/gpuscan.hpp"
 #include "gpuscan/testing.hpp"
+#include "seed.hpp"
 #include "vulkan/instance.hpp"
 
 namespace gpuscan {
@@ -142,16 +143,6 @@ inline TileState test_tile_state() {
   return std::string_view(state) == "split" ? TileState::split : TileState::packed;
 }
 
-// A fresh seed per call, reproducible with GPUSCAN_TEST_SEED; every failure shows it.
-inline std::uint64_t next_seed() {
-  static std::mt19937_64 source = [] {
-    const char* fixed = std::getenv("GPUSCAN_TEST_SEED");
-    const std::uint64_t base = fixed ? std::strtoull(fixed, nullptr, 0) : std::random_device{}();
-    std::printf("GPUSCAN_TEST_SEED=%llu\n", static_cast<unsigned long long>(base));
-    return std::mt19937_64(base);
-  }();
-  return source();
-}
 
 // csdl (decoupled look-back) waits for its predecessors; on a device without forward
 // progress (a CPU driver, whose worker threads the OS may preempt for milliseconds, the more

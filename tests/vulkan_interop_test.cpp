@@ -22,6 +22,7 @@
 #include "gpuscan/gpuscan.hpp"
 #include "gpuscan/vulkan.hpp"
 #include "output_check.hpp"
+#include "seed.hpp"
 
 namespace gpuscan::testing {
 namespace {
@@ -38,16 +39,6 @@ VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT
 
 void vk_check(VkResult result, const char* what) {
   if (result != VK_SUCCESS) throw std::runtime_error(std::string(what) + " failed");
-}
-
-std::uint64_t next_seed() {
-  static std::mt19937_64 source = [] {
-    const char* fixed = std::getenv("GPUSCAN_TEST_SEED");
-    const std::uint64_t base = fixed ? std::strtoull(fixed, nullptr, 0) : std::random_device{}();
-    std::printf("GPUSCAN_TEST_SEED=%llu\n", static_cast<unsigned long long>(base));
-    return std::mt19937_64(base);
-  }();
-  return source();
 }
 
 // A host-visible buffer of the application's (mapped; correctness, not speed).
