@@ -6,51 +6,16 @@
 //   const scanner = await Scanner.create(device, { dtype: "u32", op: "add", kind: "inclusive" });
 //   const out = await scanner.scan(new Uint32Array([1, 2, 3]));      // host convenience
 //   scanner.record(encoder, inBuffer, outBuffer, n, { init });        // the caller's GPUBuffers
-import { GS, INTERFACE_WGSL, KERNELS } from "./generated.mjs";
-import { DTYPES, KINDS, OPS, monoidJs, monoidWgsl, opsFor, valueBits } from "./monoid.mjs";
+import { GS } from "./generated.mjs";
+import { DTYPES, KINDS, OPS, monoidJs, opsFor, valueBits } from "./monoid.mjs";
+import { DeviceError, ForwardProgressError, UsageError, WEB, WORKGROUP_SIZE } from "./errors.mjs";
+import { bindGroupLayout, kernelSource, makePipeline } from "./pipelines.mjs";
 
-export { DTYPES, KINDS, OPS, opsFor, monoidJs };
-
-/** A request that cannot be served as asked (bad options, buffers, sizes). */
-export class UsageError extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "UsageError";
-  }
-}
-/** The device failed or misbehaved (lost, a kernel reported an impossible layout). */
-export class DeviceError extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "DeviceError";
-  }
-}
-/** csdl waited on a predecessor past its bound: the device gave no forward progress. */
-export class ForwardProgressError extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "ForwardProgressError";
-  }
-}
+export { DTYPES, KINDS, OPS, opsFor, monoidJs, kernelSource };
+export { DeviceError, ForwardProgressError, UsageError, WEB };
 
 export const ALGORITHMS = Object.freeze(["csdldf", "csdl", "rts", "memcpy"]);
 
-// Web-only layout, beside the words of shaders/common/interface.h: each chunk of a run has
-// a block of CONTROL_STRIDE control words: [0, GS_CONTROL_WORDS) as on the other backends,
-// then the chunk's total (the next chunk's init value) and the subgroup-layout flag.
-export const WEB = Object.freeze({
-  BINDING_PARAMS: GS.GS_BINDING_COUNT,
-  CONTROL_CARRY: GS.GS_CONTROL_WORDS,
-  CONTROL_LAYOUT_ERROR: GS.GS_CONTROL_WORDS + 1,
-  CONTROL_STRIDE: 16,
-  MIN_SUBGROUP_SIZE: 4, // WebGPU's smallest
-  WINDOW: 8, // tiles a look-back step reads (2 words each)
-  PARAMS_STRIDE: 256, // bytes between chunks' uniform blocks (minUniformBufferOffsetAlignment)
-  NO_BLOCKING: 0xffffffff,
-  NO_CARRY: 0xffffffff,
-});
-
-const WORKGROUP_SIZE = 256;
 const MAX_GRID = 65535;
 // csdl's bounded wait in look-back steps (docs/protocol.md, "csdl's bounded wait"): far
 // beyond any wait on a device with forward progress, and under llvmpipe's loop limit.
@@ -67,70 +32,6 @@ function pick(name, value, allowed) {
     throw new UsageError(`${name} "${value}" is not one of ${allowed.join(", ")}`);
   }
   return value;
-}
-
-function wgslPrelude(cfg) {
-  const lines = [];
-  if (cfg.subgroups) {
-    lines.push("enable subgroups;", "diagnostic(off, subgroup_uniformity);");
-  }
-  lines.push(INTERFACE_WGSL);
-  const c = (name, type, v) => lines.push(`const ${name}: ${type} = ${v};`);
-  c("WEB_BINDING_PARAMS", "u32", `${WEB.BINDING_PARAMS}u`);
-  c("WEB_CONTROL_CARRY", "u32", `${WEB.CONTROL_CARRY}u`);
-  c("WEB_CONTROL_LAYOUT_ERROR", "u32", `${WEB.CONTROL_LAYOUT_ERROR}u`);
-  c("MIN_SUBGROUP_SIZE", "u32", `${WEB.MIN_SUBGROUP_SIZE}u`);
-  c("WINDOW", "u32", `${WEB.WINDOW}u`);
-  c("WORKGROUP_SIZE", "u32", `${WORKGROUP_SIZE}u`);
-  c("VECTORS_PER_THREAD", "u32", `${cfg.vectorsPerThread}u`);
-  c("KIND", "u32", `${KINDS[cfg.kind]}u`);
-  c("FALLBACK", "bool", cfg.algorithm === "csdldf");
-  c("DISPATCH_ORDER", "bool", cfg.tileOrder === "dispatch");
-  c("MAX_SPINS", "u32", `${cfg.maxSpins}u`);
-  c("STATISTICS", "bool", cfg.statistics);
-  c("PHASE", "u32", `${cfg.phase ?? 0}u`);
-  c("MODE", "u32", `${cfg.mode ?? 0}u`);
-  lines.push(monoidWgsl(cfg.dtype, cfg.op));
-  lines.push(cfg.subgroups ? KERNELS.lanes_subgroups : KERNELS.lanes_emulated);
-  return lines.join("\n");
-}
-
-/** The WGSL source of one kernel for a configuration (exported for tests and tools). */
-export function kernelSource(kernel, cfg) {
-  return `${wgslPrelude(cfg)}\n${KERNELS[kernel]}`;
-}
-
-async function makePipeline(device, layout, kernel, cfg) {
-  device.pushErrorScope("validation");
-  const module = device.createShaderModule({ code: kernelSource(kernel, cfg), label: kernel });
-  const info = await module.getCompilationInfo();
-  await device.popErrorScope(); // the messages below say it better
-  const errors = info.messages.filter((m) => m.type === "error");
-  if (errors.length) {
-    throw new DeviceError(
-      `WGSL of ${kernel} (${cfg.dtype} ${cfg.op}) does not compile: ` +
-        errors.map((m) => `${m.lineNum}:${m.linePos} ${m.message}`).join("; "),
-    );
-  }
-  device.pushErrorScope("validation");
-  const pipeline = device.createComputePipeline({
-    layout,
-    compute: { module, entryPoint: "main" },
-    label: kernel,
-  });
-  const error = await device.popErrorScope();
-  if (error) throw new DeviceError(`pipeline ${kernel}: ${error.message}`);
-  return pipeline;
-}
-
-function bindGroupLayout(device, entries) {
-  return device.createBindGroupLayout({
-    entries: entries.map(([binding, type]) => ({
-      binding,
-      visibility: GPUShaderStage.COMPUTE,
-      buffer: { type },
-    })),
-  });
 }
 
 /**
@@ -235,7 +136,9 @@ export class Scanner {
   #buffers = []; // everything this scanner allocated, destroyed by destroy()
   #spine = null;
   #spineValues = null;
-  #dummy;
+  #dummy; // stands in for an empty vector view (n < 4) and unused bindings;
+  #dummyOut; // writable ones get buffers of their own: WebGPU forbids aliasing them
+  #dummyValues;
 
   constructor(device, cfg, tileElements, chunkElements) {
     this.#device = device;
@@ -274,6 +177,8 @@ export class Scanner {
     }
     for (const [k, p] of Object.entries(jobs)) this.#pipelines[k] = await p;
     this.#dummy = this.#buffer(16, GPUBufferUsage.STORAGE);
+    this.#dummyOut = this.#buffer(16, GPUBufferUsage.STORAGE);
+    this.#dummyValues = this.#buffer(16, GPUBufferUsage.STORAGE);
   }
 
   #buffer(size, usage, label) {
@@ -365,7 +270,7 @@ export class Scanner {
     if (rem) encoder.copyBufferToBuffer(inBuffer, 4 * (n - rem), tailIn, 0, 4 * rem);
     const maxTiles = Math.ceil(Math.min(n, this.chunkElements) / this.tileElements);
     const spine = this.#spineFor(maxTiles);
-    const spineValues = cfg.algorithm === "rts" ? this.#spineValuesFor(maxTiles) : this.#dummy;
+    const spineValues = cfg.algorithm === "rts" ? this.#spineValuesFor(maxTiles) : this.#dummyValues;
     const words = new Uint32Array((WEB.PARAMS_STRIDE / 4) * chunks.length);
     const toleranceBits = new Uint32Array(new Float32Array([FLOAT_TOLERANCE]).buffer)[0];
     chunks.forEach((chunk, c) => {
@@ -395,7 +300,7 @@ export class Scanner {
           bind(GS.GS_BINDING_INPUT_SCALARS, tailIn),
           vectorBytes && !reduce
             ? bind(GS.GS_BINDING_OUTPUT_VECTORS, outBuffer, 4 * chunk.start, vectorBytes)
-            : bind(GS.GS_BINDING_OUTPUT_VECTORS, this.#dummy),
+            : bind(GS.GS_BINDING_OUTPUT_VECTORS, this.#dummyOut),
           bind(GS.GS_BINDING_OUTPUT_SCALARS, tailOut),
           bind(GS.GS_BINDING_SPINE_WORDS, spine),
           bind(GS.GS_BINDING_SPINE_VALUES, spineValues),
