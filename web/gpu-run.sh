@@ -19,18 +19,18 @@ export PATH=/tmp/bin:$PATH
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; node --version; echo "commit $commit"; } >"$out/machine.txt" 2>&1
 cd pkg
 if [[ $what == all || $what == tests ]]; then
-  timeout 240 node --test --test-reporter=spec test/*.test.mjs >"$out/tests.log" 2>&1
+  timeout 150 node --test --test-reporter=spec test/*.test.mjs >"$out/tests.log" 2>&1
   echo "tests exit $?" >>"$out/tests.log"
 fi
 if [[ $what == all || $what == bench ]]; then
-  timeout 200 node bench.mjs --sizes 16:28 --runs 20 --algorithms csdldf,rts,memcpy,csdl \
+  timeout 150 node bench.mjs --sizes 16:28 --runs 20 --algorithms csdldf,rts,memcpy,csdl \
     --blocking-mask 1 --commit "$commit" --csv "$out/bench.csv" 2>"$out/bench.log"
   echo "bench exit $?" >>"$out/bench.log"
 fi
 if [[ $what == all || $what == sweep ]]; then
   for shape in "--vectors-per-thread 4" "--vectors-per-thread 8" "--tile-order counter"; do
     echo "== $shape" >>"$out/sweep.log"
-    timeout 60 node bench.mjs --sizes 24:28 --runs 10 --algorithms csdldf,memcpy $shape \
+    timeout 45 node bench.mjs --sizes 24:28 --runs 10 --algorithms csdldf,memcpy $shape \
       --csv /dev/null 2>>"$out/sweep.log"
   done
 fi
