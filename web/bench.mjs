@@ -9,6 +9,7 @@
 //   node web/bench.mjs [--algorithms csdldf,rts,memcpy,csdl] [--sizes 16:28] [--runs 20]
 //                      [--dtype u32] [--op add] [--kind inclusive] [--blocking-mask M]
 //                      [--stats] [--tile-order dispatch|counter] [--vectors-per-thread V]
+//                      [--lookback-lanes subgroup|single] [--dawn-toggles a,b]
 //                      [--commit SHA] [--csv FILE]
 import { writeFileSync } from "node:fs";
 import { create, globals } from "webgpu";
@@ -27,7 +28,7 @@ function parseArgs(argv) {
   const args = {
     algorithms: "csdldf,rts,memcpy", sizes: "16:28", runs: 20, dtype: "u32", op: "add",
     kind: "inclusive", blockingMask: undefined, stats: false, tileOrder: undefined,
-    vectorsPerThread: undefined, commit: process.env.GPUSCAN_COMMIT ?? "", csv: "",
+    vectorsPerThread: undefined, lookbackLanes: undefined, dawnToggles: "", commit: process.env.GPUSCAN_COMMIT ?? "", csv: "",
   };
   for (let i = 2; i < argv.length; i++) {
     const key = argv[i].replace(/^--/, "").replace(/-([a-z])/g, (_, c) => c.toUpperCase());
@@ -54,7 +55,9 @@ async function main() {
   const args = parseArgs(process.argv);
   // Without this toggle Dawn rounds timestamps to 65.5 us steps. Dawn's GPU object must
   // outlive its adapter and device (collected early, it takes the process down).
-  globalThis.gpuscanBenchGpu = create(["disable-dawn-features=timestamp_quantization"]);
+  const toggles = ["disable-dawn-features=timestamp_quantization"];
+  if (args.dawnToggles) toggles.push(`enable-dawn-features=${args.dawnToggles}`);
+  globalThis.gpuscanBenchGpu = create(toggles);
   const gpu = globalThis.gpuscanBenchGpu;
   const adapter = await gpu.requestAdapter({ powerPreference: "high-performance" });
   if (!adapter) throw new Error("no WebGPU adapter");
@@ -103,6 +106,7 @@ async function main() {
       const options = { dtype: args.dtype, op: args.op, kind: args.kind, algorithm, blockingMask };
       if (args.tileOrder && algorithm === "csdldf") options.tileOrder = args.tileOrder;
       if (args.vectorsPerThread) options.vectorsPerThread = args.vectorsPerThread;
+      if (args.lookbackLanes && chained) options.lookbackLanes = args.lookbackLanes;
       if (args.stats && chained) options.statistics = true;
       const scanner = await Scanner.create(device, options);
       const label = blockingMask === undefined ? algorithm : `${algorithm}/blocked`;

@@ -33,7 +33,7 @@ export const WEB = Object.freeze({
   CONTROL_LAYOUT_ERROR: GS.GS_CONTROL_WORDS + 1,
   CONTROL_STRIDE: 16,
   MIN_SUBGROUP_SIZE: 4, // WebGPU's smallest
-  WINDOW: 8, // tiles a look-back step reads (2 words each)
+  WINDOW: 16, // most tiles a look-back step reads (2 words each; with subgroups, lanes / 2)
   PARAMS_STRIDE: 256, // bytes between chunks' uniform blocks (minUniformBufferOffsetAlignment)
   NO_BLOCKING: 0xffffffff,
   NO_CARRY: 0xffffffff,

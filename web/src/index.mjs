@@ -48,7 +48,8 @@ export class Scanner {
    *   subgroups: use the `subgroups` feature (default: where the device has it);
    *   maxSpins (csdldf patience, default 4). Test and benchmark knobs: blockingMask
    *   (simulated blocking, docs/protocol.md section 3), statistics, tileOrder
-   *   (counter|dispatch), vectorsPerThread, maxChunkElements.
+   *   (counter|dispatch), vectorsPerThread, maxChunkElements, lookbackLanes
+   *   (subgroup|single).
    */
   static async create(device, options = {}) {
     if (!device || typeof device.createShaderModule !== "function") {
@@ -56,7 +57,7 @@ export class Scanner {
     }
     const known = new Set([
       "dtype", "op", "kind", "algorithm", "subgroups", "maxSpins", "blockingMask",
-      "statistics", "tileOrder", "vectorsPerThread", "maxChunkElements",
+      "statistics", "tileOrder", "vectorsPerThread", "maxChunkElements", "lookbackLanes",
     ]);
     for (const key of Object.keys(options)) {
       if (!known.has(key)) throw new UsageError(`unknown option "${key}"`);
@@ -102,13 +103,20 @@ export class Scanner {
     if (!Number.isInteger(blockingMask) || blockingMask < 0 || blockingMask > 0xffffffff) {
       throw new UsageError(`blockingMask ${blockingMask} is not a 32-bit mask (2^k - 1)`);
     }
+    // Who reads the spine: a subgroup, a word a lane (the default with subgroups on GPUs), or
+    // one invocation alone (the path without subgroups, and CPU drivers, where a window read
+    // by lanes is no faster and llvmpipe compiles it for seconds a pipeline).
+    const lookbackLanes = pick("lookbackLanes", options.lookbackLanes ?? (subgroups && !cpu ? "subgroup" : "single"), ["subgroup", "single"]);
+    if (lookbackLanes === "subgroup" && !subgroups) {
+      throw new UsageError('lookbackLanes "subgroup" needs subgroups');
+    }
     const statistics = Boolean(options.statistics);
     if (statistics && !(algorithm === "csdldf" || algorithm === "csdl")) {
       throw new UsageError("statistics are counted by the chained scans (csdldf, csdl) only");
     }
     const cfg = {
       dtype, op, kind, algorithm, subgroups, tileOrder, vectorsPerThread, maxSpins,
-      statistics, blockingMask,
+      statistics, blockingMask, lookbackLanes,
     };
     const tileElements = 4 * WORKGROUP_SIZE * vectorsPerThread;
     const bindingElements = Math.floor(device.limits.maxStorageBufferBindingSize / 4);
@@ -166,7 +174,7 @@ export class Scanner {
     const cfg = this.config;
     const jobs = {};
     if (cfg.algorithm === "csdldf" || cfg.algorithm === "csdl") {
-      jobs.scan = await makePipeline(d, layout, "chained_scan", cfg);
+      jobs.scan = await makePipeline(d, layout, "chained_scan", { ...cfg, lookback: true });
       jobs.reset = await makePipeline(d, layout, "reset", cfg);
     } else if (cfg.algorithm === "rts") {
       jobs.reduce = await makePipeline(d, layout, "rts", { ...cfg, phase: GS.GS_RTS_REDUCE });

@@ -30,6 +30,10 @@ function wgslPrelude(cfg) {
   c("MODE", "u32", `${cfg.mode ?? 0}u`);
   lines.push(monoidWgsl(cfg.dtype, cfg.op));
   lines.push(cfg.subgroups ? KERNELS.lanes_subgroups : KERNELS.lanes_emulated);
+  if (cfg.lookback) {
+    const lanes = cfg.subgroups && cfg.lookbackLanes !== "single";
+    lines.push(lanes ? KERNELS.lookback_subgroups : KERNELS.lookback_emulated);
+  }
   return lines.join("\n");
 }
 

@@ -41,11 +41,12 @@ function joinKernel(file, seen = new Set()) {
   return out;
 }
 
-// The kernels, and the two subgroup-level pieces of which a pipeline takes one (with or
-// without the `subgroups` feature).
+// The kernels, and the subgroup-level pieces of which a pipeline takes one of each pair
+// (with or without the `subgroups` feature).
 export const KERNEL_FILES = [
   "chained_scan", "rts", "memcpy", "validate", "reset",
   "common/lanes_subgroups", "common/lanes_emulated",
+  "common/lookback_subgroups", "common/lookback_emulated",
 ];
 
 export function generate() {

@@ -3,7 +3,7 @@
 // look-back (csdl), which waits as long as it takes and so needs forward progress. The
 // protocol is docs/protocol.md's: the walk of section 4 ("The look-back the kernels run":
 // windows, patience, fallback and insertion, the starvation mark, the early window), run by
-// one invocation. The spine and the run's control words are zeroed by reset.wgsl in the
+// the look-back lanes. The spine and the run's control words are zeroed by reset.wgsl in the
 // same pass before this dispatch, so a recorded command buffer replays exactly.
 //!import "common/tile_scan.wgsl"
 //!import "common/tile_state.wgsl"
@@ -15,7 +15,7 @@ var<workgroup> wg_tile: u32;
 var<workgroup> wg_lookback: u32;  // LOOKBACK_DONE, or the tile the workgroup must reduce
 var<workgroup> wg_prefix: T;
 
-// Look-back invocation state (invocation 0 only).
+// Look-back state, held alike by every look-back lane (is_lookback_lane()).
 var<private> starved: bool;             // whether this run has seen a starved tile
 var<private> early_end: u32 = NO_TILE;  // what the early window settled: tiles up to
 var<private> early_value: T;            // early_end reduce to early_value (inclusive)
@@ -38,30 +38,19 @@ fn patience(tile: u32, cursor: u32) -> u32 {
   return MAX_SPINS * min(tile - cursor, 64u);
 }
 
-// Reads the window of tiles cursor, cursor - 1, ..., cursor - WINDOW + 1 (slots before
-// tile 0 read NOT_READY), all loads issued before any is used.
-fn read_window(cursor: u32) -> array<vec2<u32>, WINDOW> {
-  var words: array<vec2<u32>, WINDOW>;
-  for (var s = 0u; s < WINDOW; s++) {
-    if (s <= cursor) {
-      words[s] = read_tile(cursor - s);
-    }
-  }
-  return words;
-}
-
 // What the window read while the tile loaded already shows (docs/protocol.md, "The early
 // window"): the newest INCLUSIVE tile in it and the READY tiles after it, up to the newest
 // not-ready one, reduced to the inclusive value of that run's newest tile `early_end`.
 fn note_early_window(tile: u32, words: array<vec2<u32>, WINDOW>) {
-  var inclusive = WINDOW;
-  for (var s = 0u; s < WINDOW; s++) {
+  let tiles = window_tiles();
+  var inclusive = tiles;
+  for (var s = 0u; s < tiles; s++) {
     if (s < tile && tile_state(words[s]) == GS_STATE_INCLUSIVE) {
       inclusive = s;
       break;
     }
   }
-  if (inclusive == WINDOW) {
+  if (inclusive == tiles) {
     return;
   }
   var value = tile_value(words[inclusive]);
@@ -85,7 +74,7 @@ fn look_back(tile: u32, cursor: ptr<function, u32>, prefix: ptr<function, T>) ->
   }
   var spins = 0u;
   if (FALLBACK && !starved) {
-    starved = atomicLoad(&control[control_word(GS_CONTROL_STARVED)]) != 0u;
+    starved = lookback_uniform(atomicLoad(&control[control_word(GS_CONTROL_STARVED)])) != 0u;
   }
   loop {
     let words = read_window(*cursor);
@@ -94,7 +83,7 @@ fn look_back(tile: u32, cursor: ptr<function, u32>, prefix: ptr<function, T>) ->
     }
     let newest = *cursor;
     var moved = false;
-    for (var s = 0u; s < WINDOW && s <= newest; s++) {
+    for (var s = 0u; s < window_tiles() && s <= newest; s++) {
       let at = newest - s;
       var state = tile_state(words[s]);
       var value = tile_value(words[s]);
@@ -123,7 +112,7 @@ fn look_back(tile: u32, cursor: ptr<function, u32>, prefix: ptr<function, T>) ->
     }
     spins += 1u;
     if (spins >= patience(tile, *cursor)) {
-      if (!FALLBACK) {
+      if (!FALLBACK && LID == 0u) {
         atomicAdd(&control[control_word(GS_CONTROL_LOOKBACK_ABANDONED)], 1u);
       }
       return !FALLBACK;
@@ -146,7 +135,9 @@ fn insert_fallback(cursor: ptr<function, u32>, prefix: ptr<function, T>, reducti
   }
   if (inserted && !starved) {
     starved = true;
-    atomicOr(&control[control_word(GS_CONTROL_STARVED)], 1u);
+    if (LID == 0u) {
+      atomicOr(&control[control_word(GS_CONTROL_STARVED)], 1u);
+    }
   }
   if (tile_state(before) == GS_STATE_INCLUSIVE) {
     *prefix = combine(tile_value(before), *prefix);
@@ -193,9 +184,9 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
     return;
   }
 
-  // The look-back invocation reads the window before the tile while the tile loads.
+  // The look-back lanes read the window before the tile while the tile loads.
   var early: array<vec2<u32>, WINDOW>;
-  if (LID == 0u && tile != 0u) {
+  if (is_lookback_lane() && tile != 0u) {
     early = read_window(tile - 1u);
   }
   var loaded = load_thread_vectors(tile);
@@ -208,7 +199,7 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
   var cursor = tile - 1u;
   var prefix = identity();
   var done = tile == 0u;
-  if (LID == 0u) {
+  if (is_lookback_lane()) {
     if (tile == 0u) {
       post_tile(tile, GS_STATE_INCLUSIVE, aggregate);
     } else {
@@ -222,9 +213,9 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
     }
   }
   loop {
-    // The look-back invocation's next step; then the workgroup learns what to do
+    // The look-back lanes' next step; then the workgroup learns what to do
     // (LOOKBACK_DONE, or the tile to reduce for a fallback) and what precedes the tile.
-    if (LID == 0u) {
+    if (is_lookback_lane()) {
       if (!done) {
         done = look_back(tile, &cursor, &prefix);
       }
@@ -233,12 +224,16 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
         if (tile != 0u) {
           post_tile(tile, GS_STATE_INCLUSIVE, inclusive);
         }
-        if (tile == P.tile_count - 1u) {
+        if (tile == P.tile_count - 1u && LID == 0u) {
           atomicStore(&control[control_word(WEB_CONTROL_CARRY)], t_bits(inclusive));
         }
-        wg_prefix = select(prefix, init_value(), tile == 0u);
+        if (LID == 0u) {
+          wg_prefix = select(prefix, init_value(), tile == 0u);
+        }
       }
-      wg_lookback = select(cursor, LOOKBACK_DONE, done);
+      if (LID == 0u) {
+        wg_lookback = select(cursor, LOOKBACK_DONE, done);
+      }
     }
     let fallback_tile = workgroupUniformLoad(&wg_lookback);
     if (fallback_tile == LOOKBACK_DONE) {
@@ -248,7 +243,7 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
     if (fallback_tile == 0u) {
       reduction = combine(init_value(), reduction);
     }
-    if (LID == 0u) {
+    if (is_lookback_lane()) {
       done = insert_fallback(&cursor, &prefix, reduction);
     }
   }
