@@ -19,18 +19,24 @@ export PATH=/tmp/bin:$PATH
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; node --version; echo "commit $commit"; } >"$out/machine.txt" 2>&1
 cd pkg
 if [[ $what == all || $what == tests ]]; then
-  timeout 150 node --test --test-reporter=spec test/*.test.mjs >"$out/tests.log" 2>&1
+  timeout 100 node --test --test-reporter=spec test/*.test.mjs >"$out/tests.log" 2>&1
   echo "tests exit $?" >>"$out/tests.log"
 fi
-if [[ $what == all || $what == bench ]]; then
-  timeout 150 node bench.mjs --sizes 16:28 --runs 20 --algorithms csdldf,rts,memcpy,csdl \
-    --blocking-mask 1 --commit "$commit" --csv "$out/bench.csv" 2>"$out/bench.log"
-  echo "bench exit $?" >>"$out/bench.log"
-fi
+lanes=subgroup
 if [[ $what == all || $what == sweep ]]; then
-  for shape in "--vectors-per-thread 4" "--vectors-per-thread 8" "--tile-order counter"; do
-    echo "== $shape" >>"$out/sweep.log"
-    timeout 45 node bench.mjs --sizes 24:28 --runs 10 --algorithms csdldf,memcpy $shape \
-      --csv /dev/null 2>>"$out/sweep.log"
+  # Who reads the spine (a subgroup, or one invocation): both on this device, and the
+  # faster at 2^28 runs the benchmark below.
+  for l in subgroup single; do
+    echo "== --lookback-lanes $l" >>"$out/sweep.log"
+    timeout 45 node bench.mjs --sizes 24:28 --runs 10 --algorithms csdldf,memcpy --lookback-lanes $l \
+      --stats --csv /dev/null 2>&1 | grep -E "device|n=2|rror" >>"$out/sweep.log"
   done
+  lanes=$(awk '/^== /{l=$3} /n=2\^28 csdldf/{print $9, l}' "$out/sweep.log" | sort -g | tail -1 | cut -d" " -f2)
+  echo "benchmark with --lookback-lanes ${lanes:=subgroup}" >>"$out/sweep.log"
+fi
+if [[ $what == all || $what == bench ]]; then
+  timeout 120 node bench.mjs --sizes 16:28 --runs 20 --algorithms csdldf,rts,memcpy,csdl \
+    --blocking-mask 1 --lookback-lanes "$lanes" --commit "$commit" --csv "$out/bench.csv" \
+    2>"$out/bench.log"
+  echo "bench exit $?" >>"$out/bench.log"
 fi

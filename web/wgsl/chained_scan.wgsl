@@ -38,29 +38,20 @@ fn patience(tile: u32, cursor: u32) -> u32 {
   return MAX_SPINS * min(tile - cursor, 64u);
 }
 
-// What the window read while the tile loaded already shows (docs/protocol.md, "The early
-// window"): the newest INCLUSIVE tile in it and the READY tiles after it, up to the newest
-// not-ready one, reduced to the inclusive value of that run's newest tile `early_end`.
-fn note_early_window(tile: u32, words: array<vec2<u32>, WINDOW>) {
-  let tiles = window_tiles();
-  var inclusive = tiles;
-  for (var s = 0u; s < tiles; s++) {
-    if (s < tile && tile_state(words[s]) == GS_STATE_INCLUSIVE) {
-      inclusive = s;
-      break;
-    }
-  }
-  if (inclusive == tiles) {
-    return;
-  }
-  var value = tile_value(words[inclusive]);
-  var first = inclusive;
-  while (first > 0u && tile_state(words[first - 1u]) == GS_STATE_READY) {
-    first -= 1u;
-    value = combine(value, tile_value(words[first]));
-  }
-  early_end = tile - 1u - first;
-  early_value = value;
+// What a look-back step takes from a window (common/lookback_*.wgsl): `taken` slots from
+// the newest on, whose values join to `value`; `complete` when the last of them was
+// INCLUSIVE (docs/protocol.md, "Window reads").
+struct Taken {
+  complete: bool,
+  taken: u32,
+  value: T,
+}
+
+// What the window read with the tile's loads settles (docs/protocol.md, "The early
+// window"): tiles up to `end` reduce to the inclusive value `value` (NO_TILE: nothing).
+struct Early {
+  end: u32,
+  value: T,
 }
 
 // Walks back from `cursor`, accumulating into `prefix`, until an INCLUSIVE tile ends the
@@ -77,32 +68,18 @@ fn look_back(tile: u32, cursor: ptr<function, u32>, prefix: ptr<function, T>) ->
     starved = lookback_uniform(atomicLoad(&control[control_word(GS_CONTROL_STARVED)])) != 0u;
   }
   loop {
-    let words = read_window(*cursor);
+    let window = read_window(*cursor);
     if (STATISTICS) {
       step_count += 1u;
     }
-    let newest = *cursor;
-    var moved = false;
-    for (var s = 0u; s < window_tiles() && s <= newest; s++) {
-      let at = newest - s;
-      var state = tile_state(words[s]);
-      var value = tile_value(words[s]);
-      if (at == early_end) {
-        state = GS_STATE_INCLUSIVE;
-        value = early_value;
-      }
-      if (state == GS_STATE_INCLUSIVE) {
-        *prefix = combine(value, *prefix);
-        return true;
-      }
-      // Tile 0 is never READY (I3), so the cursor stays >= 0.
-      if (state != GS_STATE_READY || at == 0u) {
-        break;
-      }
-      *prefix = combine(value, *prefix);
-      *cursor = at - 1u;
-      moved = true;
+    // Tile 0 is never READY (I3), so a step that completes nothing stops before it.
+    let step = take_window(window, *cursor, early_end, early_value);
+    *prefix = combine(step.value, *prefix);
+    if (step.complete) {
+      return true;
     }
+    *cursor -= step.taken;
+    let moved = step.taken != 0u;
     if (moved) {
       spins = 0u;
       continue;
@@ -185,7 +162,7 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
   }
 
   // The look-back lanes read the window before the tile while the tile loads.
-  var early: array<vec2<u32>, WINDOW>;
+  var early: Window;
   if (is_lookback_lane() && tile != 0u) {
     early = read_window(tile - 1u);
   }
@@ -206,7 +183,9 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
       if (!is_blocked(tile)) {
         post_tile(tile, GS_STATE_READY, aggregate);
       }
-      note_early_window(tile, early);
+      let settled = early_window(early, tile);
+      early_end = settled.end;
+      early_value = settled.value;
       if (STATISTICS) {
         step_count += 1u;
       }
