@@ -10,7 +10,7 @@
 //                      [--dtype u32] [--op add] [--kind inclusive] [--blocking-mask M]
 //                      [--stats] [--tile-order dispatch|counter] [--vectors-per-thread V]
 //                      [--lookback-lanes subgroup|single] [--dawn-toggles a,b]
-//                      [--commit SHA] [--csv FILE]
+//                      [--device NAME] [--commit SHA] [--csv FILE]
 import { writeFileSync } from "node:fs";
 import { create, globals } from "webgpu";
 import { Scanner, UsageError } from "./src/index.mjs";
@@ -28,7 +28,7 @@ function parseArgs(argv) {
   const args = {
     algorithms: "csdldf,rts,memcpy", sizes: "16:28", runs: 20, dtype: "u32", op: "add",
     kind: "inclusive", blockingMask: undefined, stats: false, tileOrder: undefined,
-    vectorsPerThread: undefined, lookbackLanes: undefined, dawnToggles: "", commit: process.env.GPUSCAN_COMMIT ?? "", csv: "",
+    vectorsPerThread: undefined, lookbackLanes: undefined, dawnToggles: "", device: "", commit: process.env.GPUSCAN_COMMIT ?? "", csv: "",
   };
   for (let i = 2; i < argv.length; i++) {
     const key = argv[i].replace(/^--/, "").replace(/-([a-z])/g, (_, c) => c.toUpperCase());
@@ -75,7 +75,8 @@ async function main() {
     process.exit(1);
   });
   const info = device.adapterInfo;
-  const deviceName = (info.description || `${info.vendor} ${info.architecture}`).replace(/,/g, " ");
+  // Dawn's description of an NVIDIA adapter names only the driver: --device names the GPU.
+  const deviceName = (args.device || info.description || `${info.vendor} ${info.architecture}`).replace(/,/g, " ");
   console.error(`device: ${deviceName} (${info.vendor} ${info.architecture}), subgroups ${info.subgroupMinSize}..${info.subgroupMaxSize}, features ${features.join(" ")}`);
 
   const U = GPUBufferUsage;

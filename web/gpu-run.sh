@@ -37,6 +37,7 @@ fi
 if [[ $what == all || $what == bench ]]; then
   timeout 120 node bench.mjs --sizes 16:28 --runs 20 --algorithms csdldf,rts,memcpy,csdl \
     --blocking-mask 1 --lookback-lanes "$lanes" --commit "$commit" --csv "$out/bench.csv" \
+    --device "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1 | sed 's/, / (Dawn Vulkan; driver /; s/$/)/')" \
     2>"$out/bench.log"
   echo "bench exit $?" >>"$out/bench.log"
 fi
