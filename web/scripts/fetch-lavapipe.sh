@@ -9,7 +9,9 @@
 # mesa-vulkan-drivers already brings.
 set -euo pipefail
 web=$(cd "$(dirname "$0")/.." && pwd)
-version=${MESA_VERSION:-25.0.7-2~bpo12+1}
+# The backports' current version (25.0.7-2~bpo12+1 when this was written); MESA_VERSION pins one.
+package=mesa-vulkan-drivers${MESA_VERSION:+=$MESA_VERSION}
+[[ -n ${MESA_VERSION:-} ]] || package=mesa-vulkan-drivers/bookworm-backports
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/sources" "$work/lists/partial"
@@ -24,11 +26,10 @@ o=(-oDir::Etc::SourceList=/dev/null "-oDir::Etc::SourceParts=$work/sources"
   "-oDir::State::Lists=$work/lists" -oAPT::Architecture=amd64 -oAPT::Architectures=amd64
   -oAPT::Sandbox::User=root)
 apt-get "${o[@]}" update >/dev/null
-(cd "$work" && apt-get "${o[@]}" download "mesa-vulkan-drivers=$version" >/dev/null)
+(cd "$work" && apt-get "${o[@]}" download "$package" >/dev/null)
 rm -rf "$web/.mesa"
 mkdir -p "$web/.mesa"
 dpkg -x "$work"/mesa-vulkan-drivers_*.deb "$web/.mesa"
-cat >"$web/.mesa/lvp_icd.json" <<ICD
-{"ICD": {"api_version": "1.4.305", "library_path": "$web/.mesa/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so"}, "file_format_version": "1.0.0"}
-ICD
-echo "lavapipe $version in $web/.mesa"
+sed "s|\"library_path\": *\"[^\"]*\"|\"library_path\": \"$web/.mesa/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so\"|" \
+  "$web/.mesa/usr/share/vulkan/icd.d/lvp_icd.json" >"$web/.mesa/lvp_icd.json"
+echo "lavapipe $(dpkg-deb -f "$work"/mesa-vulkan-drivers_*.deb Version) in $web/.mesa"
