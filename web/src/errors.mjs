@@ -33,7 +33,10 @@ export const WEB = Object.freeze({
   CONTROL_LAYOUT_ERROR: GS.GS_CONTROL_WORDS + 1,
   CONTROL_STRIDE: 16,
   MIN_SUBGROUP_SIZE: 4, // WebGPU's smallest
-  WINDOW: 16, // most tiles a look-back step reads (2 words each; with subgroups, lanes / 2)
+  // Tiles a look-back step of one invocation reads (the path without subgroups, CPU drivers):
+  // 8 measured faster than 16 on an H100 (docs/performance.md W1, W2), and llvmpipe compiles
+  // a float min/max walk over 16 for half a minute a pipeline. With subgroups: lanes / 2.
+  WINDOW: 8,
   PARAMS_STRIDE: 256, // bytes between chunks' uniform blocks (minUniformBufferOffsetAlignment)
   NO_BLOCKING: 0xffffffff,
   NO_CARRY: 0xffffffff,
