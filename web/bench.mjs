@@ -1,0 +1,179 @@
+#!/usr/bin/env node
+// Benchmark of the WebGPU kernels on one adapter through Dawn (DESIGN.md section 7): for each
+// size, every algorithm on the same input buffer, device timestamps around the run's passes,
+// the L2 flushed before each run (a clear of a buffer larger than any L2), the output cleared
+// before each run and every run validated on the device; the median of the runs, and each
+// algorithm's throughput over memcpy's at the same n. CSV in the DESIGN schema with
+// backend = webgpu, progress and a table on stderr.
+//
+//   node web/bench.mjs [--algorithms csdldf,rts,memcpy,csdl] [--sizes 16:28] [--runs 20]
+//                      [--dtype u32] [--op add] [--kind inclusive] [--blocking-mask M]
+//                      [--stats] [--tile-order dispatch|counter] [--vectors-per-thread V]
+//                      [--lookback-lanes subgroup|single] [--dawn-toggles a,b]
+//                      [--device NAME] [--commit SHA] [--csv FILE]
+import { writeFileSync } from "node:fs";
+import { create, globals } from "webgpu";
+import { Scanner, UsageError } from "./src/index.mjs";
+import { Validator } from "./src/validate.mjs";
+import { DTYPES } from "./src/monoid.mjs";
+
+Object.assign(globalThis, globals);
+
+const HEADER =
+  "date,commit,device,backend,algorithm,dtype,op,kind,n,runs,median_ms,gelems_per_s,vs_memcpy,validated,blocking_mask,spins,lookback_steps,fallbacks,insertions";
+const FLUSH_BYTES = 256 << 20; // larger than the L2 of any GPU in sight (H100: 50 MB)
+const WARMUP = 3;
+
+function parseArgs(argv) {
+  const args = {
+    algorithms: "csdldf,rts,memcpy", sizes: "16:28", runs: 20, dtype: "u32", op: "add",
+    kind: "inclusive", blockingMask: undefined, stats: false, tileOrder: undefined,
+    vectorsPerThread: undefined, lookbackLanes: undefined, dawnToggles: "", device: "", commit: process.env.GPUSCAN_COMMIT ?? "", csv: "",
+  };
+  for (let i = 2; i < argv.length; i++) {
+    const key = argv[i].replace(/^--/, "").replace(/-([a-z])/g, (_, c) => c.toUpperCase());
+    if (!(key in args)) throw new UsageError(`unknown option ${argv[i]}`);
+    if (key === "stats") args.stats = true;
+    else args[key] = argv[++i];
+  }
+  const [lo, hi] = String(args.sizes).split(":").map(Number);
+  args.sizes = [];
+  for (let k = lo; k <= (hi ?? lo); k++) args.sizes.push(2 ** k);
+  args.runs = Number(args.runs);
+  args.algorithms = args.algorithms.split(",");
+  if (args.blockingMask !== undefined) args.blockingMask = Number(args.blockingMask);
+  if (args.vectorsPerThread !== undefined) args.vectorsPerThread = Number(args.vectorsPerThread);
+  return args;
+}
+
+function median(values) {
+  const v = [...values].sort((a, b) => a - b);
+  return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+}
+
+async function main() {
+  const args = parseArgs(process.argv);
+  // Without this toggle Dawn rounds timestamps to 65.5 us steps. Dawn's GPU object must
+  // outlive its adapter and device (collected early, it takes the process down).
+  const toggles = ["disable-dawn-features=timestamp_quantization"];
+  if (args.dawnToggles) toggles.push(`enable-dawn-features=${args.dawnToggles}`);
+  globalThis.gpuscanBenchGpu = create(toggles);
+  const gpu = globalThis.gpuscanBenchGpu;
+  const adapter = await gpu.requestAdapter({ powerPreference: "high-performance" });
+  if (!adapter) throw new Error("no WebGPU adapter");
+  if (!adapter.features.has("timestamp-query")) throw new Error("the adapter has no timestamp-query");
+  const features = ["timestamp-query", "subgroups"].filter((f) => adapter.features.has(f));
+  const device = await adapter.requestDevice({
+    requiredFeatures: features,
+    requiredLimits: {
+      maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize,
+      maxBufferSize: adapter.limits.maxBufferSize,
+    },
+  });
+  device.addEventListener("uncapturederror", (e) => {
+    console.error(`WebGPU error: ${e.error.message}`);
+    process.exit(1);
+  });
+  const info = device.adapterInfo;
+  // Dawn's description of an NVIDIA adapter names only the driver: --device names the GPU.
+  const deviceName = (args.device || info.description || `${info.vendor} ${info.architecture}`).replace(/,/g, " ");
+  console.error(`device: ${deviceName} (${info.vendor} ${info.architecture}), subgroups ${info.subgroupMinSize}..${info.subgroupMaxSize}, features ${features.join(" ")}`);
+
+  const U = GPUBufferUsage;
+  const A = DTYPES[args.dtype].array;
+  const maxN = Math.max(...args.sizes);
+  const input = device.createBuffer({ size: 4 * maxN, usage: U.STORAGE | U.COPY_DST | U.COPY_SRC });
+  const output = device.createBuffer({ size: 4 * maxN, usage: U.STORAGE | U.COPY_DST | U.COPY_SRC });
+  const flush = device.createBuffer({ size: FLUSH_BYTES, usage: U.STORAGE | U.COPY_DST });
+  {
+    // Random input in slices (bounded host memory), small values so sums stay informative.
+    let seed = 12345;
+    const slice = new A(1 << 22);
+    for (let at = 0; at < maxN; at += slice.length) {
+      const count = Math.min(slice.length, maxN - at);
+      for (let i = 0; i < count; i++) {
+        seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+        slice[i] = args.dtype === "f32" ? (seed >>> 8) / 2 ** 24 : seed >>> 24;
+      }
+      device.queue.writeBuffer(input, 4 * at, slice, 0, count);
+    }
+  }
+  // One configuration per algorithm; with --blocking-mask the chained scans run both
+  // unblocked and blocked, so that their ratio comes from one process.
+  const configs = [];
+  for (const algorithm of args.algorithms) {
+    const chained = algorithm === "csdldf" || algorithm === "csdl";
+    for (const blockingMask of chained && args.blockingMask !== undefined ? [undefined, args.blockingMask] : [undefined]) {
+      const options = { dtype: args.dtype, op: args.op, kind: args.kind, algorithm, blockingMask };
+      if (args.tileOrder && algorithm === "csdldf") options.tileOrder = args.tileOrder;
+      if (args.vectorsPerThread) options.vectorsPerThread = args.vectorsPerThread;
+      if (args.lookbackLanes && chained) options.lookbackLanes = args.lookbackLanes;
+      if (args.stats && chained) options.statistics = true;
+      const scanner = await Scanner.create(device, options);
+      const label = blockingMask === undefined ? algorithm : `${algorithm}/blocked`;
+      configs.push({ label, algorithm, scanner, validator: await Validator.create(device, scanner, WARMUP + args.runs) });
+    }
+  }
+  const querySet = device.createQuerySet({ type: "timestamp", count: 2 * (WARMUP + args.runs) });
+  const resolve = device.createBuffer({ size: 16 * (WARMUP + args.runs), usage: U.QUERY_RESOLVE | U.COPY_SRC });
+  const read = device.createBuffer({ size: 16 * (WARMUP + args.runs), usage: U.MAP_READ | U.COPY_DST });
+
+  const rows = [];
+  const date = new Date().toISOString();
+  for (const n of args.sizes) {
+    const results = {};
+    for (const { label, scanner, validator } of configs) {
+      const total = WARMUP + args.runs;
+      const recordings = [];
+      for (let r = 0; r < total; r++) {
+        const encoder = device.createCommandEncoder();
+        encoder.clearBuffer(flush);
+        encoder.clearBuffer(output, 0, 4 * n);
+        recordings.push(scanner.record(encoder, input, output, n, {
+          timestampWrites: { querySet, beginningOfPassWriteIndex: 2 * r, endOfPassWriteIndex: 2 * r + 1 },
+        }));
+        validator.record(encoder, input, output, n, r);
+        device.queue.submit([encoder.finish()]);
+      }
+      const encoder = device.createCommandEncoder();
+      encoder.resolveQuerySet(querySet, 0, 2 * total, resolve, 0);
+      encoder.copyBufferToBuffer(resolve, 0, read, 0, 16 * total);
+      device.queue.submit([encoder.finish()]);
+      await read.mapAsync(GPUMapMode.READ);
+      const stamps = new BigUint64Array(read.getMappedRange().slice(0));
+      read.unmap();
+      const times = [];
+      for (let r = WARMUP; r < total; r++) times.push(Number(stamps[2 * r + 1] - stamps[2 * r]) / 1e6);
+      const errors = (await validator.counts()).slice(WARMUP);
+      const statistics = scanner.config.statistics ? await recordings[total - 1].check() : null;
+      for (const rec of recordings) rec.release();
+      const ms = median(times);
+      results[label] = {
+        ms, gelems: n / (ms * 1e-3) / 1e9, validated: errors.filter((e) => e === 0).length, statistics,
+        blocking: scanner.config.blockingMask === 0xffffffff ? "" : scanner.config.blockingMask,
+      };
+      if (errors.some((e) => e !== 0)) console.error(`${label} n=${n}: validation errors ${errors.join(" ")}`);
+    }
+    const copy = results.memcpy?.gelems;
+    for (const { label, algorithm } of configs) {
+      const r = results[label];
+      const s = r.statistics;
+      const vs = copy ? (r.gelems / copy).toFixed(4) : "";
+      rows.push([
+        date, args.commit, deviceName, "webgpu", algorithm, args.dtype, args.op, args.kind, n, args.runs,
+        r.ms.toFixed(6), r.gelems.toFixed(4), vs, r.validated, r.blocking,
+        s ? s.spins : "", s ? s.lookbackSteps : "", s ? s.fallbacks : "", s ? s.insertions : "",
+      ].join(","));
+      console.error(`n=2^${Math.log2(n)} ${label.padEnd(14)} ${r.ms.toFixed(4).padStart(9)} ms ${r.gelems.toFixed(2).padStart(8)} G/s  vs memcpy ${vs}  validated ${r.validated}/${args.runs}${s ? " " + JSON.stringify(s) : ""}`);
+    }
+  }
+  const csv = [HEADER, ...rows].join("\n") + "\n";
+  if (args.csv) writeFileSync(args.csv, csv);
+  else process.stdout.write(csv);
+  device.destroy();
+}
+
+main().catch((e) => {
+  console.error(`bench: ${e.message}`);
+  process.exit(e instanceof UsageError ? 2 : 1);
+});

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs the WebGPU tests and benchmarks on the GPU machine through Dawn's Vulkan backend
+# (see /work/notes for the device tool). Expects, beside this script in a staging folder:
+# node.xz (the node binary), dawn.node.xz (npm webgpu's dist/linux-x64/dawn.node), gl/ (the
+# Vulkan loader .debs, /work/shared/tools/vulkan-loader-debs.sh) and pkg/ (web/ without
+# dawn.node). Writes logs and CSVs to $OUT. Usage: gpu-run.sh COMMIT [all|tests|bench|sweep]
+set -uo pipefail
+cd "$(dirname "$0")"
+commit=${1:-unknown}
+what=${2:-all}
+out=${OUT:-/tmp/out}
+mkdir -p "$out" /tmp/bin
+for f in gl/*.deb; do dpkg -x "$f" /; done
+ldconfig
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+xz -dc node.xz >/tmp/bin/node && chmod +x /tmp/bin/node
+xz -dc dawn.node.xz >pkg/node_modules/webgpu/dist/linux-x64/dawn.node
+export PATH=/tmp/bin:$PATH
+{ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; node --version; echo "commit $commit"; } >"$out/machine.txt" 2>&1
+cd pkg
+if [[ $what == all || $what == tests ]]; then
+  timeout 100 node --test --test-reporter=spec test/*.test.mjs >"$out/tests.log" 2>&1
+  echo "tests exit $?" >>"$out/tests.log"
+fi
+lanes=subgroup
+if [[ $what == all || $what == sweep ]]; then
+  # Who reads the spine (a subgroup, or one invocation): both on this device, and the
+  # faster at 2^28 runs the benchmark below.
+  for l in subgroup single; do
+    echo "== --lookback-lanes $l" >>"$out/sweep.log"
+    timeout 45 node bench.mjs --sizes 24:28 --runs 10 --algorithms csdldf,memcpy --lookback-lanes $l \
+      --stats --csv /dev/null 2>&1 | grep -E "device|n=2|rror" >>"$out/sweep.log"
+  done
+  lanes=$(awk '/^== /{l=$3} /n=2\^28 csdldf/{print $9, l}' "$out/sweep.log" | sort -g | tail -1 | cut -d" " -f2)
+  echo "benchmark with --lookback-lanes ${lanes:=subgroup}" >>"$out/sweep.log"
+fi
+if [[ $what == all || $what == bench ]]; then
+  timeout 120 node bench.mjs --sizes 16:28 --runs 20 --algorithms csdldf,rts,memcpy,csdl \
+    --blocking-mask 1 --lookback-lanes "$lanes" --commit "$commit" --csv "$out/bench.csv" \
+    --device "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1 | sed 's/, / (Dawn Vulkan; driver /; s/$/)/')" \
+    2>"$out/bench.log"
+  echo "bench exit $?" >>"$out/bench.log"
+fi

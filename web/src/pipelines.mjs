@@ -1,0 +1,77 @@
+// How a kernel becomes a pipeline: the source of one configuration is a prelude of WGSL
+// constants (the interface table generated from shaders/common/interface.h, the tile
+// shape, the kind and algorithm switches, the monoid of monoid.mjs and one of the two
+// subgroup-level pieces) followed by the kernel's joined files (tools/join-wgsl.mjs).
+// Constants rather than pipeline-overridable ones, so that every switch folds away.
+import { INTERFACE_WGSL, KERNELS } from "./generated.mjs";
+import { KINDS, monoidWgsl } from "./monoid.mjs";
+import { DeviceError, WEB, WORKGROUP_SIZE } from "./errors.mjs";
+
+function wgslPrelude(cfg) {
+  const lines = [];
+  if (cfg.subgroups) {
+    lines.push("enable subgroups;", "diagnostic(off, subgroup_uniformity);");
+  }
+  lines.push(INTERFACE_WGSL);
+  const c = (name, type, v) => lines.push(`const ${name}: ${type} = ${v};`);
+  c("WEB_BINDING_PARAMS", "u32", `${WEB.BINDING_PARAMS}u`);
+  c("WEB_CONTROL_CARRY", "u32", `${WEB.CONTROL_CARRY}u`);
+  c("WEB_CONTROL_LAYOUT_ERROR", "u32", `${WEB.CONTROL_LAYOUT_ERROR}u`);
+  c("MIN_SUBGROUP_SIZE", "u32", `${WEB.MIN_SUBGROUP_SIZE}u`);
+  c("WINDOW", "u32", `${WEB.WINDOW}u`);
+  c("WORKGROUP_SIZE", "u32", `${WORKGROUP_SIZE}u`);
+  c("VECTORS_PER_THREAD", "u32", `${cfg.vectorsPerThread}u`);
+  c("KIND", "u32", `${KINDS[cfg.kind]}u`);
+  c("FALLBACK", "bool", cfg.algorithm === "csdldf");
+  c("DISPATCH_ORDER", "bool", cfg.tileOrder === "dispatch");
+  c("MAX_SPINS", "u32", `${cfg.maxSpins}u`);
+  c("STATISTICS", "bool", cfg.statistics);
+  c("PHASE", "u32", `${cfg.phase ?? 0}u`);
+  c("MODE", "u32", `${cfg.mode ?? 0}u`);
+  lines.push(monoidWgsl(cfg.dtype, cfg.op));
+  lines.push(cfg.subgroups ? KERNELS.lanes_subgroups : KERNELS.lanes_emulated);
+  if (cfg.lookback) {
+    const lanes = cfg.subgroups && cfg.lookbackLanes !== "single";
+    lines.push(lanes ? KERNELS.lookback_subgroups : KERNELS.lookback_emulated);
+  }
+  return lines.join("\n");
+}
+
+/** The WGSL source of one kernel for a configuration (exported for tests and tools). */
+export function kernelSource(kernel, cfg) {
+  return `${wgslPrelude(cfg)}\n${KERNELS[kernel]}`;
+}
+
+export async function makePipeline(device, layout, kernel, cfg) {
+  device.pushErrorScope("validation");
+  const module = device.createShaderModule({ code: kernelSource(kernel, cfg), label: kernel });
+  const info = await module.getCompilationInfo();
+  await device.popErrorScope(); // the messages below say it better
+  const errors = info.messages.filter((m) => m.type === "error");
+  if (errors.length) {
+    throw new DeviceError(
+      `WGSL of ${kernel} (${cfg.dtype} ${cfg.op}) does not compile: ` +
+        errors.map((m) => `${m.lineNum}:${m.linePos} ${m.message}`).join("; "),
+    );
+  }
+  device.pushErrorScope("validation");
+  const pipeline = device.createComputePipeline({
+    layout,
+    compute: { module, entryPoint: "main" },
+    label: kernel,
+  });
+  const error = await device.popErrorScope();
+  if (error) throw new DeviceError(`pipeline ${kernel}: ${error.message}`);
+  return pipeline;
+}
+
+export function bindGroupLayout(device, entries) {
+  return device.createBindGroupLayout({
+    entries: entries.map(([binding, type]) => ({
+      binding,
+      visibility: GPUShaderStage.COMPUTE,
+      buffer: { type },
+    })),
+  });
+}
+

@@ -1,0 +1,116 @@
+// The look-back's window with the `subgroups` feature, as docs/protocol.md ("Window reads")
+// specifies it: the look-back lanes are subgroup 0; lane l loads word l % 2 of tile
+// cursor - l / 2, so one read covers W = lanes / 2 tiles in one round trip. Each tile's two
+// lanes agree on its state through a shuffle (a tile whose words disagree reads as not
+// ready, I4), ballots find the first not-ready and INCLUSIVE slots, and an ordered butterfly
+// joins the values taken, older tiles on the left. Every look-back lane ends with the same
+// results, so the lanes walk in step; what they post or count, lane 0 does once.
+
+fn is_lookback_lane() -> bool { return SG_ID == 0u; }
+
+fn window_tiles() -> u32 { return SG_SIZE / TILE_WORDS; }
+fn window_slot() -> u32 { return LANE / TILE_WORDS; }  // 0: the newest tile of the window
+
+// This lane's word of the window of tiles cursor, cursor - 1, ...; before tile 0: 0.
+alias Window = u32;
+fn read_window(cursor: u32) -> Window {
+  if (window_slot() > cursor) {
+    return 0u;
+  }
+  return atomicLoad(&spine[TILE_WORDS * (cursor - window_slot()) + LANE % TILE_WORDS]);
+}
+
+// The state of this lane's tile if both its words agree, else NOT_READY.
+fn slot_state(word: u32) -> u32 {
+  let state = word & GS_STATE_MASK;
+  return select(GS_STATE_NOT_READY, state, subgroupShuffleXor(state, 1u) == state);
+}
+
+// The value of this lane's tile, joined from the pieces of its two lanes.
+fn slot_value(word: u32) -> T {
+  let piece = word & GS_PIECE_MASK;
+  let low = subgroupShuffle(piece, LANE & ~1u);
+  let high = subgroupShuffle(piece, LANE | 1u);
+  return t_from_bits(low | (high << GS_PIECE_BITS));
+}
+
+// The first (or last before `end`) window slot whose first lane votes, or window_tiles().
+fn first_voting_slot(vote: bool) -> u32 {
+  let ballot = subgroupBallot(vote && LANE % TILE_WORDS == 0u);
+  for (var i = 0u; i < 4u; i++) {
+    if (ballot[i] != 0u) {
+      return (32u * i + firstTrailingBit(ballot[i])) / TILE_WORDS;
+    }
+  }
+  return window_tiles();
+}
+fn last_voting_slot(vote: bool) -> u32 {
+  let ballot = subgroupBallot(vote && LANE % TILE_WORDS == 0u);
+  for (var i = 4u; i > 0u; i--) {
+    if (ballot[i - 1u] != 0u) {
+      return (32u * (i - 1u) + firstLeadingBit(ballot[i - 1u])) / TILE_WORDS;
+    }
+  }
+  return window_tiles();
+}
+
+// The values of slots [first, end) joined in tile order (oldest on the left), in every lane.
+fn reduce_window(value: T, first: u32, end: u32) -> T {
+  let slot = window_slot();
+  var x = select(identity(), value, LANE % TILE_WORDS == 0u && slot >= first && slot < end);
+  for (var d = 1u; d < SG_SIZE; d <<= 1u) {
+    let partner = subgroupShuffleXor(x, d);
+    x = select(combine(x, partner), combine(partner, x), (LANE & d) == 0u);
+  }
+  return x;
+}
+
+// What a step takes from the window read at `cursor`: the READY slots from the newest on,
+// ending with an INCLUSIVE one if it comes before any not-ready slot (then `complete`).
+// Tile `early_end` counts as INCLUSIVE with `early_value` (the early window).
+fn take_window(word: Window, cursor: u32, early_end: u32, early_value: T) -> Taken {
+  var state = slot_state(word);
+  var value = slot_value(word);
+  let slot = window_slot();
+  if (early_end != NO_TILE && slot <= cursor && cursor - slot == early_end) {
+    state = GS_STATE_INCLUSIVE;
+    value = early_value;
+  }
+  let not_ready = first_voting_slot(state == GS_STATE_NOT_READY);
+  let inclusive = first_voting_slot(state == GS_STATE_INCLUSIVE);
+  let complete = inclusive < not_ready;
+  let taken = select(not_ready, inclusive + 1u, complete);
+  return Taken(complete, taken, reduce_window(value, 0u, taken));
+}
+
+// What the window read with the tile's loads already settles (docs/protocol.md, "The early
+// window"): the newest INCLUSIVE slot and the READY slots after it up to the newest
+// not-ready one, joined; `end` is the newest tile of that run (NO_TILE: none).
+fn early_window(word: Window, tile: u32) -> Early {
+  let state = slot_state(word);
+  let value = slot_value(word);
+  let slot = window_slot();
+  let inclusive = first_voting_slot(state == GS_STATE_INCLUSIVE && slot < tile);
+  let not_ready = last_voting_slot(state == GS_STATE_NOT_READY && slot < inclusive);
+  let first = select(not_ready + 1u, 0u, not_ready == window_tiles());
+  let reduction = reduce_window(value, first, inclusive + 1u);
+  if (inclusive == window_tiles()) {
+    return Early(NO_TILE, identity());
+  }
+  return Early(tile - 1u - first, reduction);
+}
+
+// Moves `tile`'s words to `state` carrying `value` (lanes 0 and 1, a word each); a word
+// already in a later state keeps it. Returns, in every lane, the words as they were before.
+fn post_tile(tile: u32, state: u32, value: T) -> vec2<u32> {
+  let bits = t_bits(value);
+  var before = 0u;
+  if (LANE < TILE_WORDS) {
+    let piece = select(bits >> GS_PIECE_BITS, bits & GS_PIECE_MASK, LANE == 0u);
+    before = atomicMax(&spine[TILE_WORDS * tile + LANE], state | piece);
+  }
+  return vec2<u32>(subgroupShuffle(before, 0u), subgroupShuffle(before, 1u));
+}
+
+// A word one lane read, the same in every look-back lane.
+fn lookback_uniform(x: u32) -> u32 { return subgroupShuffle(x, 0u); }
