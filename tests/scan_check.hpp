@@ -139,6 +139,7 @@ inline std::size_t check_output(const ScanSpec& spec, std::span<const std::byte>
 // Scans n random elements on the device and checks every output element.
 inline void expect_scan_matches(Device& device, const Case& c, std::size_t n,
                                 std::optional<Value> init = {}) {
+  n = test_size(n);
   const std::uint64_t seed = next_seed();
   const Options options = effective_options(device, c.options);
   SCOPED_TRACE(
@@ -152,6 +153,7 @@ inline void expect_scan_matches(Device& device, const Case& c, std::size_t n,
 // The same on a given Scanner and buffers (repeated runs).
 inline void expect_run_matches(Device& device, Scanner& scanner, Buffer& in, Buffer& out,
                                std::size_t n, std::optional<Value> init = {}) {
+  n = test_size(n);
   const std::uint64_t seed = next_seed();
   SCOPED_TRACE("n=" + std::to_string(n) + " seed=" + std::to_string(seed) + " " +
                describe(scanner.spec()));

@@ -33,6 +33,8 @@ T t_from_words(uvec2 w) { return int(w.x); }
 #define T_IS_FLOAT 1
 #define T_MAX uintBitsToFloat(0x7F800000u)
 #define T_LOWEST uintBitsToFloat(0xFF800000u)
+#define T_NAN uintBitsToFloat(0x7FC00000u)
+#define T_NEGATIVE_ZERO uintBitsToFloat(0x80000000u)
 uvec2 t_to_words(T x) { return uvec2(floatBitsToUint(x), 0u); }
 T t_from_words(uvec2 w) { return uintBitsToFloat(w.x); }
 #elif GS_DTYPE == GS_DTYPE_U64
@@ -60,6 +62,8 @@ T t_from_words(uvec2 w) { return int64_t(packUint2x32(w)); }
 #define T_IS_FLOAT 1
 #define T_MAX packDouble2x32(uvec2(0u, 0x7FF00000u))
 #define T_LOWEST packDouble2x32(uvec2(0u, 0xFFF00000u))
+#define T_NAN packDouble2x32(uvec2(0u, 0x7FF80000u))
+#define T_NEGATIVE_ZERO packDouble2x32(uvec2(0u, 0x80000000u))
 uvec2 t_to_words(T x) { return unpackDouble2x32(x); }
 T t_from_words(uvec2 w) { return packDouble2x32(w); }
 #else
