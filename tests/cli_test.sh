@@ -391,7 +391,7 @@ refused 1 "no such device" scan in/u32_small.npy out/o.npy --device no-such-devi
 # A large --max-spins on a CPU driver: csdldf's longest wait (64 x max_spins look-back
 # steps) is capped under llvmpipe's loop limit, so every run under blocking stays exact.
 "$gpuscan" bench --backend vulkan --algorithms csdldf --max-spins 10000 --blocking \
-  --sizes 65536 --runs 2 >elsewhere/bench.txt 2>&1 ||
+  --sizes 262144 --runs 2 >elsewhere/bench.txt 2>&1 ||
   fail "bench --max-spins 10000 --blocking: $(tail -3 elsewhere/bench.txt)"
 echo "ok: bench --max-spins 10000 --blocking validates every run"
 
