@@ -298,7 +298,9 @@ void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDesc
       // (shaders/common/run_control.glsl), and a run on an earlier spine may have left one.
       if (resets_control_ || turn.clear_bytes == 0) {
         vkCmdFillBuffer(cmd, buffers.control.handle(), 0, GS_CONTROL_RUN_WORDS * 4, 0);
-        memory_barrier(cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+        // All transfer stages: vkCmdFillBuffer is a clear command, which older validation
+        // layers (Debian's 1.3.239) take for a copy: a false READ_AFTER_WRITE hazard.
+        memory_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                        VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
       }
