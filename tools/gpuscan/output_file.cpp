@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -52,10 +54,32 @@ bool write_all(int fd, std::span<const std::byte> bytes) {
   return true;
 }
 
+// The descriptor a path names, for /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N:
+// written through a copy of the process's own descriptor, so that its offset and append
+// mode hold (`gpuscan scan in.npy /dev/stdout >>log` appends; reopening would not).
+std::optional<int> inherited_descriptor(const std::string& path) {
+  if (path == "/dev/stdout") return 1;
+  if (path == "/dev/stderr") return 2;
+  for (std::string_view prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    if (path.size() > prefix.size() && path.compare(0, prefix.size(), prefix) == 0 &&
+        path.find_first_not_of("0123456789", prefix.size()) == std::string::npos &&
+        path.size() - prefix.size() <= 9) {
+      return std::stoi(path.substr(prefix.size()));
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
   if (path_.empty()) throw UsageError("the output path is empty");
+  if (const auto inherited = inherited_descriptor(path_)) {
+    fd_ = ::fcntl(*inherited, F_DUPFD_CLOEXEC, 0);
+    if (fd_ < 0) throw UsageError("cannot write '" + path_ + "': " + system_error());
+    inherited_ = true;
+    return;
+  }
   struct stat link {};
   const bool exists = ::lstat(path_.c_str(), &link) == 0;
   if (!exists && errno != ENOENT) {
@@ -105,7 +129,7 @@ void OutputFile::write(std::span<const std::byte> bytes) {
 void OutputFile::commit() {
   // Written in place over a regular file behind a link: drop what was longer than this.
   struct stat status {};
-  if (temporary_.empty() && ::fstat(fd_, &status) == 0 && S_ISREG(status.st_mode) &&
+  if (temporary_.empty() && !inherited_ && ::fstat(fd_, &status) == 0 && S_ISREG(status.st_mode) &&
       ::ftruncate(fd_, static_cast<off_t>(written_)) != 0) {
     throw Error("cannot write '" + path_ + "': " + system_error());
   }

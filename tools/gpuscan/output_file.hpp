@@ -5,8 +5,9 @@
 // A regular file (or a path that does not exist yet) is written to a uniquely named
 // temporary file beside it, created exclusively (it never replaces a file of the user's),
 // and renamed over the path at commit(): a failed run leaves the old file, or none, behind.
-// Anything else is written in place, through symlinks: a FIFO, /dev/stdout, a device
-// file, a symlink (its target is written, the link stays). A directory is refused.
+// Anything else is written in place, through symlinks: a FIFO, a device file, a symlink
+// (its target is written, the link stays). /dev/stdout, /dev/stderr and /dev/fd/N are
+// written through the process's own descriptor, so `>>` appends. A directory is refused.
 #pragma once
 
 #include <cstddef>
@@ -33,7 +34,8 @@ class OutputFile {
 
  private:
   std::string path_;
-  std::string temporary_;  // empty: written in place
+  std::string temporary_;   // empty: written in place
+  bool inherited_ = false;  // a copy of one of the process's descriptors (/dev/stdout)
   int fd_ = -1;
   std::size_t written_ = 0;
   bool committed_ = false;
