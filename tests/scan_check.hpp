@@ -4,6 +4,7 @@
 // poisoned before every run; inputs are random and seeded, the seed in every failure.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -60,7 +61,8 @@ inline std::optional<ScanOutput> run_once(Device& device, Scanner& scanner, Buff
   result.bytes.resize(output_elements(scanner.spec(), n) * element);
   device.upload(in, input);
   const bool completed = run_accepting_csdl_give_up(scanner.spec().algorithm, [&] {
-    std::memset(result.bytes.data(), 0xA5, result.bytes.size());  // poison
+    // Poison (std::fill: memset's pointer must not be null, even for no bytes).
+    std::fill(result.bytes.begin(), result.bytes.end(), std::byte{0xA5});
     device.upload(out, result.bytes);
     result.statistics = scanner.run(in, out, n, init).statistics;
   });
@@ -90,7 +92,7 @@ std::size_t check_output_typed(const ScanSpec& spec, std::span<const std::byte> 
   if (n) std::memcpy(input.data(), input_bytes.data(), n * sizeof(T));
   const std::size_t out_n = output_elements(spec, n);
   std::vector<T> result(out_n);
-  std::memcpy(result.data(), output_bytes.data(), out_n * sizeof(T));
+  if (out_n) std::memcpy(result.data(), output_bytes.data(), out_n * sizeof(T));
   std::optional<T> init_t;
   if (init) init_t = init->as<T>();
 
