@@ -23,6 +23,7 @@ fail() {
 cat >npy.py <<'EOF'
 """Writes the test's .npy fixtures, and checks gpuscan's outputs against a sequential scan."""
 import ast
+import math
 import struct
 import sys
 
@@ -77,6 +78,9 @@ def wrap(code, x):
 def combine(code, op, a, b):
     if op == 'add': return wrap(code, a + b)
     if op == 'mul': return wrap(code, a * b)
+    # Floats as C's fmin/fmax: a NaN operand is ignored unless both are NaN.
+    if op in ('min', 'max') and a != a: return b
+    if op in ('min', 'max') and b != b: return a
     if op == 'min': return min(a, b)
     if op == 'max': return max(a, b)
     if op == 'and': return wrap(code, a & b)
@@ -86,14 +90,23 @@ def combine(code, op, a, b):
 
 
 def identity(code, op):
+    """IEEE's identities for floats: -0.0 for add (+0.0 + -0.0 is +0.0), NaN for fmin/fmax."""
     if op == 'mul': return 1
     if op == 'and': return wrap(code, -1)
     if op in ('min', 'max'):
-        if code[0] == 'f': return float('inf') if op == 'min' else float('-inf')
+        if code[0] == 'f': return float('nan')
         bits, signed = BITS[code], code[0] == 'i'
         if op == 'min': return (1 << (bits - signed)) - 1
         return -(1 << (bits - 1)) if signed else 0
-    return 0
+    return -0.0 if code[0] == 'f' else 0
+
+
+def same(code, op, g, e):
+    """Integers exactly; floats with NaN matching any NaN and, for sums, the sign of zero
+    (min and max of -0.0 and +0.0 may return either)."""
+    if code[0] != 'f': return g == e
+    if e != e: return g != g
+    return g == e and (op in ('min', 'max') or math.copysign(1, g) == math.copysign(1, e))
 
 
 def check(input_path, output_path, kind, op, init=None):
@@ -109,7 +122,7 @@ def check(input_path, output_path, kind, op, init=None):
     if kind == 'reduce': expected = [acc]
     assert len(got) == len(expected), '%d elements, expected %d' % (len(got), len(expected))
     for i, (g, e) in enumerate(zip(got, expected)):
-        assert g == e, 'element %d is %r, expected %r' % (i, g, e)
+        assert same(code, op, g, e), 'element %d is %r, expected %r' % (i, g, e)
 
 
 def random_values(n, seed, modulus):
@@ -156,6 +169,16 @@ def make():
     write('in/truncated.npy', '<u4', '(1000,)', range(999))
     write('in/bad_version.npy', '<u4', '(4,)', range(4), version=4)
     write('in/bad_dict.npy', '<u4', None, range(4), raw_dict="{'descr': '<u4', 'shape': (4,) ")
+    write('in/shape_not_tuple.npy', '<u4', '(3)', range(3))
+    # Headers that promise far more than follows (read through a pipe, where the size of
+    # what follows is unknown): 2^40 elements, and 4 GiB.
+    write('in/promises_2_40.npy', '<u4', '(%d,)' % 2**40, range(3))
+    write('in/promises_4_gib.npy', '<u4', '(%d,)' % 2**30, range(3))
+    # Float values where a wrong identity shows: signed zeros in sums, NaNs in min/max.
+    write('in/f32_negative_zero.npy', '<f4', '(1,)', [-0.0])
+    write('in/f64_negative_zeros.npy', '<f8', '(5000,)', [-0.0] * 5000)
+    write('in/f32_nans.npy', '<f4', '(2,)', [float('nan')] * 2)
+    write('in/f64_nans_then_one.npy', '<f8', '(5000,)', [float('nan')] * 2500 + [1.0] + [float('nan')] * 2499)
 
 
 if __name__ == '__main__':
@@ -205,6 +228,16 @@ scan_ok in/f32.npy inclusive add 0.5
 scan_ok in/f64.npy exclusive add -2.25
 scan_ok in/u64.npy inclusive add 0xffffffffffffffff
 scan_ok in/i64.npy reduce min
+# IEEE identities: -0.0 for sums, NaN for min and max (numpy's fmin/fmax).
+scan_ok in/f32_negative_zero.npy exclusive add -0.0
+scan_ok in/f32_negative_zero.npy inclusive add
+scan_ok in/f64_negative_zeros.npy inclusive add
+scan_ok in/f64_negative_zeros.npy reduce add
+scan_ok in/f32_nans.npy reduce min
+scan_ok in/f32_nans.npy reduce max
+scan_ok in/f32_nans.npy exclusive max
+scan_ok in/f64_nans_then_one.npy inclusive min
+scan_ok in/f64_nans_then_one.npy inclusive max
 
 # refused STATUS WHAT ARGS...: gpuscan ARGS must exit with STATUS and one "gpuscan: error:"
 # line, and leave out/ empty.
@@ -253,9 +286,123 @@ refused 2 "warm code on Vulkan" bench --backend vulkan --warm-code --sizes 100
 refused 2 "--hot with --warm-code" bench --hot --warm-code --sizes 100
 refused 2 "csdl under blocking" bench --algorithms csdl,memcpy --blocking --sizes 100
 refused 2 "workgroup size not a power of two" bench --backend vulkan --workgroup-size 100 --sizes 100
-# Found only once the scan ran: still a usage error, still nothing left behind.
+refused 2 "shape (3), not a tuple" scan in/shape_not_tuple.npy out/o.npy
+# An OUT that cannot be written is refused before the scan runs.
 refused 2 "OUT in a missing directory" scan in/u32_small.npy out/missing/o.npy
+refused 2 "OUT a directory" scan in/u32_small.npy out
+mkdir -p dirs/d && ln -s ../dirs/d dirs/link
+refused 2 "OUT a link to a directory" scan in/u32_small.npy dirs/link
+# bench checks its request before opening a device, and its CSV before running.
+refused 2 "--csv in a missing directory" bench --sizes 1000 --runs 1 --algorithms memcpy --csv /nonexistent/x.csv
+refused 2 "--sizes -1" bench --sizes -1
+refused 2 "--sizes 1,-1" bench --sizes 1,-1
+refused 2 "--sizes too large" bench --sizes 18446744073709551615
+refused 2 "--sizes with spaces" bench --sizes " 5"
+refused 2 "--runs 0" bench --runs 0 --sizes 100
+grep -q -- "--runs" stderr && ! grep -q 1797693 stderr || fail "--runs 0: unclear message: $(cat stderr)"
+refused 2 "--runs -3" bench --runs -3 --sizes 100
+refused 2 "--max-spins 0" bench --max-spins 0 --sizes 100
+refused 2 "--max-spins -1" bench --max-spins -1 --sizes 100
+VK_ICD_FILENAMES=/nonexistent.json VK_DRIVER_FILES=/nonexistent.json \
+  refused 2 "bitwise op on f32, no driver" bench --dtype f32 --op xor --sizes 100
+
+# refused_from_pipe STATUS WHAT FILE ARGS...: as refused, with FILE's bytes on a pipe as
+# standard input (no size to check up front).
+refused_from_pipe() {
+  local expected=$1 what=$2 file=$3 status=0
+  shift 3
+  "$gpuscan" "$@" < <(cat "$file") >/dev/null 2>stderr || status=$?
+  [[ $status == "$expected" ]] || fail "$what: exit status $status, expected $expected (stderr: $(cat stderr))"
+  [[ $(wc -l <stderr) == 1 && $(head -c 16 stderr) == "gpuscan: error: " ]] ||
+    fail "$what: stderr is not one 'gpuscan: error:' line: $(cat stderr)"
+  [[ -z $(ls -A out) ]] || fail "$what: left $(ls -A out) behind"
+  echo "ok: $what: $(cat stderr)"
+}
+refused_from_pipe 2 "2^40 elements promised through a pipe" in/promises_2_40.npy scan /dev/stdin out/o.npy
+# 4 GiB promised: read as it arrives, so 1 GiB of address space is plenty.
+(
+  ulimit -v $((1 << 20))
+  if "$gpuscan" --version >/dev/null 2>&1; then
+    refused_from_pipe 2 "4 GiB promised through a pipe" in/promises_4_gib.npy scan /dev/stdin out/o.npy
+  else  # AddressSanitizer reserves terabytes of address space up front
+    echo "note: gpuscan does not start in 1 GiB of address space: the 4 GiB case was not run"
+  fi
+)
+
+# Outputs: a regular file is replaced atomically through a unique temporary file; anything
+# else is written in place. out_ok GOT IN: GOT must hold IN's inclusive sum.
+out_ok() {
+  "$python" npy.py check "$2" "$1" inclusive add || fail "$1 does not hold the scan of $2"
+}
+mkdir -p elsewhere
+# An existing OUT.partial is someone's file: never clobbered, never deleted.
+echo keep >out/o.npy.partial
+"$gpuscan" scan in/u32_small.npy out/o.npy || fail "scan beside an existing OUT.partial"
+[[ $(cat out/o.npy.partial) == keep ]] || fail "out/o.npy.partial was clobbered"
+out_ok out/o.npy in/u32_small.npy
+# The temporary file is gone, whatever its name.
+[[ $(ls -A out | sort | tr '\n' ' ') == "o.npy o.npy.partial " ]] || fail "out/ holds $(ls -A out)"
+rm out/o.npy out/o.npy.partial
+echo "ok: an existing OUT.partial is left alone"
+# A regular OUT keeps its permissions when replaced.
+cp in/u32.npy elsewhere/mode.npy && chmod 640 elsewhere/mode.npy
+"$gpuscan" scan in/u32_small.npy elsewhere/mode.npy || fail "scan over an existing file"
+[[ $(stat -c %a elsewhere/mode.npy) == 640 ]] || fail "replaced OUT has mode $(stat -c %a elsewhere/mode.npy)"
+out_ok elsewhere/mode.npy in/u32_small.npy
+echo "ok: a replaced OUT keeps its permissions"
+# A symlink is written through: the link stays, its target gets the output; a dangling
+# link's target is created.
+cp in/u32.npy elsewhere/target.npy
+ln -s ../elsewhere/target.npy out/link.npy
+ln -s ../elsewhere/new.npy out/dangling.npy
+"$gpuscan" scan in/u32_small.npy out/link.npy || fail "scan into a symlink"
+"$gpuscan" scan in/u32_small.npy out/dangling.npy || fail "scan into a dangling symlink"
+[[ -L out/link.npy && -L out/dangling.npy ]] || fail "a symlink OUT was replaced"
+out_ok elsewhere/target.npy in/u32_small.npy
+out_ok elsewhere/new.npy in/u32_small.npy
+rm out/link.npy out/dangling.npy
+echo "ok: symlinks are written through"
+# A FIFO gets the data (and stays a FIFO).
+mkfifo out/fifo
+timeout 60 cat out/fifo >elsewhere/from_fifo.npy &
+reader=$!
+"$gpuscan" scan in/u32_small.npy out/fifo || fail "scan into a FIFO"
+wait $reader || fail "the FIFO's reader got nothing (status $?)"
+[[ -p out/fifo ]] || fail "the FIFO was replaced"
+out_ok elsewhere/from_fifo.npy in/u32_small.npy
+rm out/fifo
+echo "ok: a FIFO is written in place"
+# Standard output, as /dev/fd/1 (/dev/stdout's target), into a file and into a pipe.
+"$gpuscan" scan in/u32_small.npy /dev/fd/1 >elsewhere/stdout.npy || fail "scan into /dev/fd/1"
+out_ok elsewhere/stdout.npy in/u32_small.npy
+"$gpuscan" scan in/u32_small.npy /dev/fd/1 | cat >elsewhere/stdout_pipe.npy
+out_ok elsewhere/stdout_pipe.npy in/u32_small.npy
+# Appended where standard output appends (its own descriptor, not a reopened file).
+echo log >elsewhere/append.txt
+"$gpuscan" scan in/u32_small.npy /dev/stdout >>elsewhere/append.txt || fail "scan into /dev/stdout >>"
+[[ $(head -n 1 elsewhere/append.txt) == log ]] || fail "/dev/stdout >> overwrote what was there"
+tail -c +5 elsewhere/append.txt >elsewhere/appended.npy
+out_ok elsewhere/appended.npy in/u32_small.npy
+echo "ok: standard output is written in place"
+# A device file stays one: /dev/full (as /dev/fd/3) reports the failed write, exit 1; a
+# null device made here (where mknod is allowed) takes the output.
+refused 1 "OUT /dev/full" scan in/u32_small.npy /dev/fd/3 3>/dev/full
+[[ -c /dev/full ]] || fail "/dev/full is no longer a device"
+if mknod elsewhere/null c 1 3 2>/dev/null; then
+  "$gpuscan" scan in/u32_small.npy elsewhere/null || fail "scan into a null device"
+  [[ -c elsewhere/null ]] || fail "the null device was replaced"
+  echo "ok: a device file is written in place"
+else
+  echo "note: mknod not permitted here: the null device case was not run"
+fi
 # Device failures exit 1.
 refused 1 "no such device" scan in/u32_small.npy out/o.npy --device no-such-device
+
+# A large --max-spins on a CPU driver: csdldf's longest wait (64 x max_spins look-back
+# steps) is capped under llvmpipe's loop limit, so every run under blocking stays exact.
+"$gpuscan" bench --backend vulkan --algorithms csdldf --max-spins 10000 --blocking \
+  --sizes 262144 --runs 2 >elsewhere/bench.txt 2>&1 ||
+  fail "bench --max-spins 10000 --blocking: $(tail -3 elsewhere/bench.txt)"
+echo "ok: bench --max-spins 10000 --blocking validates every run"
 
 echo "cli_test: all passed"

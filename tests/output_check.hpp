@@ -41,7 +41,7 @@ std::size_t check_output_typed(const ScanSpec& spec, std::span<const std::byte> 
   if (n) std::memcpy(input.data(), input_bytes.data(), n * sizeof(T));
   const std::size_t out_n = output_elements(spec, n);
   std::vector<T> result(out_n);
-  std::memcpy(result.data(), output_bytes.data(), out_n * sizeof(T));
+  if (out_n) std::memcpy(result.data(), output_bytes.data(), out_n * sizeof(T));
   std::optional<T> init_t;
   if (init) init_t = init->as<T>();
 

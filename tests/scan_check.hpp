@@ -4,6 +4,7 @@
 // poisoned before every run; inputs are random and seeded, the seed in every failure.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -48,7 +49,8 @@ inline std::optional<ScanOutput> run_once(Device& device, Scanner& scanner, Buff
   result.bytes.resize(output_elements(scanner.spec(), n) * element);
   device.upload(in, input);
   const bool completed = run_accepting_csdl_give_up(scanner.spec().algorithm, [&] {
-    std::memset(result.bytes.data(), 0xA5, result.bytes.size());  // poison
+    // Poison (std::fill: memset's pointer must not be null, even for no bytes).
+    std::fill(result.bytes.begin(), result.bytes.end(), std::byte{0xA5});
     device.upload(out, result.bytes);
     result.statistics = scanner.run(in, out, n, init).statistics;
   });
@@ -71,6 +73,7 @@ inline std::optional<ScanOutput> run_scan(Device& device, const Case& c,
 // Scans n random elements on the device and checks every output element.
 inline void expect_scan_matches(Device& device, const Case& c, std::size_t n,
                                 std::optional<Value> init = {}) {
+  n = test_size(n);
   const std::uint64_t seed = next_seed();
   const Options options = effective_options(device, c.options);
   SCOPED_TRACE(
@@ -84,6 +87,7 @@ inline void expect_scan_matches(Device& device, const Case& c, std::size_t n,
 // The same on a given Scanner and buffers (repeated runs).
 inline void expect_run_matches(Device& device, Scanner& scanner, Buffer& in, Buffer& out,
                                std::size_t n, std::optional<Value> init = {}) {
+  n = test_size(n);
   const std::uint64_t seed = next_seed();
   SCOPED_TRACE("n=" + std::to_string(n) + " seed=" + std::to_string(seed) + " " +
                describe(scanner.spec()));

@@ -6,8 +6,11 @@
 // benchmark's validation of every run.
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -45,6 +48,76 @@ TEST_P(ScanTypes, EveryOperatorAndKindMatchesTheReference) {
 }
 
 GPUSCAN_INSTANTIATE_FOR_BACKENDS(ScanTypes, ::testing::ValuesIn(all_dtypes),
+                                 ::testing::ValuesIn(all_algorithms));
+
+// ---------------------------------------------------------------------------------------
+// Float values where an identity that is not one shows (core/monoid.hpp): signed zeros
+// through sums, NaNs through min and max, over one tile and several.
+
+class ScanFloatEdges : public BackendTest<DType, Algorithm> {
+ protected:
+  DType dtype() const { return std::get<1>(GetParam()); }
+  Algorithm algorithm() const { return std::get<2>(GetParam()); }
+
+  // The scan of `input` on the device, its elements compared bit for bit (NaN: any NaN)
+  // with `expected`.
+  template <class T>
+  void expect_exactly(Op op, Kind kind, const std::vector<T>& input, std::optional<T> init,
+                      const std::vector<T>& expected) {
+    SCOPED_TRACE(std::string(to_string(op)) + " " + std::string(to_string(kind)) +
+                 " n=" + std::to_string(input.size()) + (init ? " with init" : ""));
+    const Case c{{dtype(), op, kind, algorithm()}, {}};
+    const auto output = run_scan(device(), c, std::as_bytes(std::span(input)), input.size(),
+                                 init ? std::optional<Value>(Value::of(*init)) : std::nullopt);
+    if (!output) return;  // csdl gave up (test_support.hpp)
+    ASSERT_EQ(output->bytes.size(), expected.size() * sizeof(T));
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      T got;
+      std::memcpy(&got, output->bytes.data() + i * sizeof(T), sizeof(T));
+      const bool same = std::isnan(expected[i])
+                            ? std::isnan(got)
+                            : got == expected[i] && std::signbit(got) == std::signbit(expected[i]);
+      if (!same && wrong++ < 5)
+        ADD_FAILURE() << "element " << i << ": got " << got << ", expected " << expected[i];
+    }
+    EXPECT_EQ(wrong, 0u);
+  }
+
+  template <class T>
+  void check_edges() {
+    const T nan = std::numeric_limits<T>::quiet_NaN();
+    const T negative_zero = -T(0);
+    for (std::size_t n : {std::size_t{1}, std::size_t{3 * 4096 + 5}}) {
+      // Sums of -0.0 are -0.0, and so is an exclusive scan's first element with init -0.0.
+      const std::vector<T> zeros(n, negative_zero);
+      expect_exactly<T>(Op::add, Kind::inclusive, zeros, std::nullopt, zeros);
+      expect_exactly<T>(Op::add, Kind::exclusive, zeros, negative_zero, zeros);
+      expect_exactly<T>(Op::add, Kind::reduce, zeros, std::nullopt, {negative_zero});
+      // Min and max of NaNs only are NaN; after the first number, that number.
+      for (Op op : {Op::min, Op::max}) {
+        const std::vector<T> nans(n, nan);
+        expect_exactly<T>(op, Kind::reduce, nans, std::nullopt, {nan});
+        expect_exactly<T>(op, Kind::inclusive, nans, std::nullopt, nans);
+        std::vector<T> late = nans, expected = nans;
+        late[n / 2] = T(1.5);
+        std::fill(expected.begin() + static_cast<std::ptrdiff_t>(n / 2), expected.end(), T(1.5));
+        expect_exactly<T>(op, Kind::inclusive, late, std::nullopt, expected);
+        expect_exactly<T>(op, Kind::reduce, late, std::nullopt, {T(1.5)});
+      }
+    }
+  }
+};
+
+TEST_P(ScanFloatEdges, SignedZerosAndNaNsFollowIeee) {
+  if (dtype() == DType::f32) {
+    check_edges<float>();
+  } else {
+    check_edges<double>();
+  }
+}
+
+GPUSCAN_INSTANTIATE_FOR_BACKENDS(ScanFloatEdges, ::testing::Values(DType::f32, DType::f64),
                                  ::testing::ValuesIn(all_algorithms));
 
 // ---------------------------------------------------------------------------------------

@@ -143,6 +143,19 @@ inline TileState test_tile_state() {
   return std::string_view(state) == "split" ? TileState::split : TileState::packed;
 }
 
+// The reduced-size mode, for tools that slow kernels down 10-100 times (compute-sanitizer,
+// scripts/cuda_sanitize): with GPUSCAN_TEST_MAX_N=N, a checked scan of more than N elements
+// runs on N plus the size's remainder mod 4099 instead, so that sizes stay odd and distinct.
+inline std::size_t test_size(std::size_t n) {
+  static const std::size_t cap = [] {
+    const char* text = std::getenv("GPUSCAN_TEST_MAX_N");
+    const std::size_t value = text ? std::strtoull(text, nullptr, 0) : 0;
+    if (value) std::printf("GPUSCAN_TEST_MAX_N=%zu: larger sizes are reduced\n", value);
+    return value;
+  }();
+  return cap && n > cap ? cap + n % 4099 : n;
+}
+
 
 // csdl (decoupled look-back) waits for its predecessors; on a device without forward
 // progress (a CPU driver, whose worker threads the OS may preempt for milliseconds, the more

@@ -94,6 +94,29 @@ TEST_P(VulkanTunings, ResultsStayExact) {
 INSTANTIATE_TEST_SUITE_P(Vulkan, VulkanTunings, ::testing::ValuesIn(vulkan_tunings()),
                          [](const auto& p) { return std::string(p.param.name); });
 
+// csdldf waits up to 64 x max_spins look-back steps before a fallback. llvmpipe cuts a
+// loop that runs longer than its limit short, silently (the output is then wrong), so on a
+// CPU driver the backend caps the wait (scan_kernels.cpp, csdldf_max_spins): a large
+// max_spins must still give exact results there, every tile or some of them blocked.
+TEST_F(VulkanTest, LargeMaxSpinsStayExactOnCpuDrivers) {
+  if (!device().info().is_cpu()) {
+    GTEST_SKIP() << "GPUs have no loop limit; their waits are as long as max_spins asks";
+  }
+  for (std::uint32_t spins : {20000u, 1u << 24}) {
+    for (std::uint32_t mask : {0u, 1u, 7u}) {
+      Options options;
+      options.tuning.max_spins = spins;
+      options.blocking_mask = mask;
+      SCOPED_TRACE("max_spins " + std::to_string(spins) + " blocking mask " + std::to_string(mask));
+      for (int run = 0; run < 3; ++run) {
+        expect_scan_matches(device(),
+                            {{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, options},
+                            64 * 4096 + 3);
+      }
+    }
+  }
+}
+
 // Shapes the Vulkan backend refuses.
 TEST_F(VulkanTest, RefusesShapesItCannotRun) {
   const auto make = [&](const Options& options) {

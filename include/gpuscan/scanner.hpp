@@ -26,7 +26,9 @@ struct Tuning {
   // Look-back reads of a not-ready tile before csdldf falls back on it, for the nearest
   // successor; one further back waits up to 64 times longer, and once a run has seen a
   // starved tile (a fallback found it unposted), the nearest successor waits one read
-  // (docs/protocol.md, "Patience"). At least 1.
+  // (docs/protocol.md, "Patience"). At least 1. On a CPU driver (lavapipe) it is capped at
+  // 128, keeping the longest wait inside llvmpipe's loop limit (a loop past it is cut short,
+  // silently); only the wait before a fallback shortens, results stay exact.
   std::uint32_t max_spins = 4;
 };
 

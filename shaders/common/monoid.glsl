@@ -10,15 +10,22 @@
 layout(constant_id = GS_SPEC_OP) const uint OP = GS_OP_ADD;
 layout(constant_id = GS_SPEC_KIND) const uint KIND = GS_KIND_INCLUSIVE;
 
+// Mirrors core/monoid.hpp's identity(): for floats, -0.0 for add (+0.0 + -0.0 is +0.0) and
+// NaN for min/max (the operand fmin/fmax ignore), so that combine(identity(), x) == x for
+// every x, signed zeros and NaNs included.
 T identity() {
   switch (OP) {
     case GS_OP_MUL: return T(1);
+#if T_IS_FLOAT
+    case GS_OP_MIN: return T_NAN;
+    case GS_OP_MAX: return T_NAN;
+    default: return T_NEGATIVE_ZERO;  // add
+#else
     case GS_OP_MIN: return T_MAX;
     case GS_OP_MAX: return T_LOWEST;
-#if !T_IS_FLOAT
     case GS_OP_BIT_AND: return ~T(0);
-#endif
     default: return T(0);  // add, bit_or, bit_xor
+#endif
   }
 }
 

@@ -7,6 +7,7 @@
 
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_shader_subgroup_extended_types_int64 : require
+#extension GL_EXT_spirv_intrinsics : require
 
 #if GS_DTYPE == GS_DTYPE_U32
 #define T uint
@@ -27,12 +28,19 @@ T t_from_words(uvec2 w) { return w.x; }
 uvec2 t_to_words(T x) { return uvec2(uint(x), 0u); }
 T t_from_words(uvec2 w) { return int(w.x); }
 #elif GS_DTYPE == GS_DTYPE_F32
+// SignedZeroInfNanPreserve (SPIR-V float controls): without it a driver may treat -0.0 as
+// +0.0 and assume no NaNs, and the float identities (-0.0 for add, NaN for min/max:
+// monoid.glsl) and fmin/fmax's NaN tests would not hold. The NVIDIA driver (580, H100)
+// turned exclusive f32 sums of -0.0 into +0.0 at the start of every subgroup's rows.
+spirv_execution_mode(capabilities = [4466], 4461, 32);
 #define T float
 #define TV vec4
 #define T_WORDS 1
 #define T_IS_FLOAT 1
 #define T_MAX uintBitsToFloat(0x7F800000u)
 #define T_LOWEST uintBitsToFloat(0xFF800000u)
+#define T_NAN uintBitsToFloat(0x7FC00000u)
+#define T_NEGATIVE_ZERO uintBitsToFloat(0x80000000u)
 uvec2 t_to_words(T x) { return uvec2(floatBitsToUint(x), 0u); }
 T t_from_words(uvec2 w) { return uintBitsToFloat(w.x); }
 #elif GS_DTYPE == GS_DTYPE_U64
@@ -54,12 +62,15 @@ T t_from_words(uvec2 w) { return packUint2x32(w); }
 uvec2 t_to_words(T x) { return unpackUint2x32(uint64_t(x)); }
 T t_from_words(uvec2 w) { return int64_t(packUint2x32(w)); }
 #elif GS_DTYPE == GS_DTYPE_F64
+spirv_execution_mode(capabilities = [4466], 4461, 64);  // as for f32, above
 #define T double
 #define TV dvec2
 #define T_WORDS 2
 #define T_IS_FLOAT 1
 #define T_MAX packDouble2x32(uvec2(0u, 0x7FF00000u))
 #define T_LOWEST packDouble2x32(uvec2(0u, 0xFFF00000u))
+#define T_NAN packDouble2x32(uvec2(0u, 0x7FF80000u))
+#define T_NEGATIVE_ZERO packDouble2x32(uvec2(0u, 0x80000000u))
 uvec2 t_to_words(T x) { return unpackDouble2x32(x); }
 T t_from_words(uvec2 w) { return packDouble2x32(w); }
 #else

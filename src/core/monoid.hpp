@@ -17,21 +17,36 @@
 
 namespace gpuscan::reference {
 
+// Each identity e satisfies combine(e, x) == x for every x, floats included (IEEE 754):
+// for float add it is -0.0, since +0.0 + -0.0 is +0.0 (an exclusive scan's first element,
+// or a sum over -0.0 values only, would lose its sign); for float min/max it is NaN, since
+// fmin/fmax ignore a NaN operand, so a reduction over NaNs only is NaN as with numpy's
+// fmin/fmax (an infinity would turn it into that infinity). See docs/semantics.md.
 template <class T>
 GS_HOST_DEVICE constexpr T identity(Op op) {
-  switch (op) {
-    case Op::mul:
-      return T(1);
-    case Op::min:
-      return std::is_floating_point_v<T> ? std::numeric_limits<T>::infinity()
-                                         : std::numeric_limits<T>::max();
-    case Op::max:
-      return std::is_floating_point_v<T> ? -std::numeric_limits<T>::infinity()
-                                         : std::numeric_limits<T>::lowest();
-    case Op::bit_and:
-      return static_cast<T>(~0ull);
-    default:
-      return T(0);
+  if constexpr (std::is_floating_point_v<T>) {
+    switch (op) {
+      case Op::mul:
+        return T(1);
+      case Op::min:
+      case Op::max:
+        return std::numeric_limits<T>::quiet_NaN();
+      default:
+        return -T(0);
+    }
+  } else {
+    switch (op) {
+      case Op::mul:
+        return T(1);
+      case Op::min:
+        return std::numeric_limits<T>::max();
+      case Op::max:
+        return std::numeric_limits<T>::lowest();
+      case Op::bit_and:
+        return static_cast<T>(~0ull);
+      default:
+        return T(0);
+    }
   }
 }
 

@@ -56,6 +56,40 @@ bool within_tolerance(Op op, T got, double want, double sum_abs, std::size_t com
   }
 }
 
+// The first element of `output` (bytes of dtype T: n elements, one for Kind::reduce) that
+// the reference scan of `input` does not allow, within_tolerance()'s rules; nullopt if
+// there is none.
+template <class T>
+std::optional<std::size_t> first_mismatch(Op op, Kind kind, std::span<const T> input,
+                                          std::optional<T> init, std::span<const T> output) {
+  const std::size_t out_n = kind == Kind::reduce ? 1 : input.size();
+  if (output.size() != out_n) return 0;
+  if constexpr (std::is_floating_point_v<T>) {
+    // Sums and products in double, against the sum of magnitudes so far; min/max exact.
+    const bool exact_op = op == Op::min || op == Op::max;
+    std::vector<double> wide(input.begin(), input.end());
+    std::optional<double> wide_init;
+    if (init) wide_init = static_cast<double>(*init);
+    const auto expected =
+        exact_op ? std::vector<double>() : scan<double>(kind, op, wide, wide_init);
+    const auto exact = exact_op ? scan<T>(kind, op, input, init) : std::vector<T>();
+    double sum_abs = init ? std::fabs(static_cast<double>(*init)) : 0.0;
+    for (std::size_t i = 0; i < out_n; ++i) {
+      const std::size_t last = kind == Kind::reduce ? input.size() : i + 1;
+      for (std::size_t j = kind == Kind::reduce ? 0 : i; j < last; ++j)
+        sum_abs += std::fabs(wide[j]);
+      const double want = exact_op ? static_cast<double>(exact[i]) : expected[i];
+      if (!within_tolerance<T>(op, output[i], want, sum_abs, last)) return i;
+    }
+  } else {
+    const auto expected = scan<T>(kind, op, input, init);
+    for (std::size_t i = 0; i < out_n; ++i) {
+      if (output[i] != expected[i]) return i;
+    }
+  }
+  return std::nullopt;
+}
+
 // Calls f with a value-initialised T of the dtype (a type tag).
 template <class F>
 decltype(auto) visit(DType dtype, F&& f) {

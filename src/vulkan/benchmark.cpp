@@ -149,6 +149,7 @@ class VulkanBenchTarget : public detail::BenchTarget {
       cmd_ = cmd;
       timestamps_->reset(cmd);
       context_->vk().vkCmdFillBuffer(cmd, control_.handle(), 0, VK_WHOLE_SIZE, 0);
+      transfer_to_compute(*context_, cmd);  // and to the transfers of the first prepare()
       body();
       cmd_ = VK_NULL_HANDLE;
     });
@@ -182,6 +183,11 @@ class VulkanBenchTarget : public detail::BenchTarget {
     context_->vk().vkCmdCopyBuffer(cmd_, control_.handle(), checks_->handle(), 1, &run_counts);
     const VkBufferCopy first{0, slots_ * counts + slot * element_, element_};
     context_->vk().vkCmdCopyBuffer(cmd_, out_.handle(), checks_->handle(), 1, &first);
+    // Transfer commands are not ordered among themselves: without this, the clear below may
+    // zero the error count before the copy above has read it (synchronization validation:
+    // WRITE_AFTER_READ), and a run that failed its check would count as validated.
+    context_->barrier(cmd_, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT,
+                      VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
     context_->vk().vkCmdFillBuffer(cmd_, control_.handle(), GS_CONTROL_VALIDATION_ERRORS * 4, 4, 0);
     transfer_to_compute(*context_, cmd_);
   }

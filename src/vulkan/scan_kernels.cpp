@@ -83,6 +83,16 @@ std::uint32_t csdl_wait_limit(const DeviceInfo& info) {
   return info.is_cpu() ? 8192 : 1u << 22;
 }
 
+// csdldf's max_spins as the shader gets it: a look-back waits up to 64 times max_spins
+// (shaders/chained_scan.comp, patience()), so on a CPU driver max_spins is capped at
+// csdl's bound over 64, which keeps the longest wait inside llvmpipe's loop limit (a
+// longer one is cut short: wrong output, nothing reported). Only the wait before a
+// fallback shortens; the result stays exact.
+std::uint32_t csdldf_max_spins(const DeviceInfo& info, std::uint32_t requested) {
+  const std::uint32_t cap = info.is_cpu() ? csdl_wait_limit(info) / 64 : requested;
+  return std::clamp<std::uint32_t>(requested, 1, std::max<std::uint32_t>(cap, 1));
+}
+
 }  // namespace
 
 SpineBuffer::SpineBuffer(std::shared_ptr<const Context> context, std::size_t half_bytes)
@@ -187,7 +197,7 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
   spec_[GS_SPEC_FALLBACK] = kernel_ == Kernel::chained_fallback;
   spec_[GS_SPEC_MAX_SPINS] = kernel_ == Kernel::chained_lookback
                                  ? csdl_wait_limit(context_->info())
-                                 : std::max<std::uint32_t>(1, options.tuning.max_spins);
+                                 : csdldf_max_spins(context_->info(), options.tuning.max_spins);
   spec_[GS_SPEC_STATISTICS] = options.statistics;
   spec_[GS_SPEC_LOOKBACK_DEPTH] =
       options.lookback_depth ? options.lookback_depth : std::max(1u, policy_.lookback_depth);
@@ -312,7 +322,9 @@ void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDesc
     // (shaders/common/run_control.glsl), and a run on an earlier spine may have left one.
     if (resets_control_ || turn.clear_bytes == 0) {
       context_->vk().vkCmdFillBuffer(cmd, buffers.control.handle(), 0, GS_CONTROL_RUN_WORDS * 4, 0);
-      context_->barrier(cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+      // All transfer stages: vkCmdFillBuffer is a clear command, which older validation
+      // layers (Debian's 1.3.239) take for a copy: a false READ_AFTER_WRITE hazard.
+      context_->barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                         VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                         VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
     }
@@ -331,11 +343,11 @@ void ScanKernels::record_resubmittable(VkCommandBuffer cmd, const PushedBuffers&
     const VolkDeviceTable& vk = context_->vk();
     context_->barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                       VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT,
-                      VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+                      VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
     vk.vkCmdFillBuffer(cmd, buffers.control.buffer, buffers.control.offset,
                        GS_CONTROL_RUN_WORDS * 4, 0);
     vk.vkCmdFillBuffer(cmd, buffers.spine.buffer, buffers.spine.offset, spine_bytes(n), 0);
-    context_->barrier(cmd, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+    context_->barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                       VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
   } else {

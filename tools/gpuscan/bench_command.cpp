@@ -6,7 +6,10 @@
 #include <cstdio>
 #include <ctime>
 #include <map>
+#include <optional>
+#include <span>
 
+#include "output_file.hpp"
 #include "report.hpp"
 
 extern const char* const gpuscan_build_commit;
@@ -25,11 +28,20 @@ std::string utc_now() {
   return text;
 }
 
+// The largest benchmark size: 2^40 elements, as for LO:HI (more than any device holds, and
+// far from where a size in bytes would overflow).
+constexpr std::size_t max_size_log2 = 40;
+
+// Digits only: std::stoull alone would take "-1" as 2^64 - 1 and skip leading spaces.
 std::size_t parse_count(const std::string& text) {
-  std::size_t used = 0;
-  const unsigned long long value = std::stoull(text, &used);
-  if (used != text.size()) throw std::invalid_argument(text);
-  return value;
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) {
+    throw std::invalid_argument(text);
+  }
+  return std::stoull(text);  // out_of_range past 2^64 - 1
+}
+
+bool is_bitwise(Op op) {
+  return op == Op::bit_and || op == Op::bit_or || op == Op::bit_xor;
 }
 
 // One CSV/table row: `common` (date, commit, device, ...) completed with a result.
@@ -66,7 +78,7 @@ std::vector<std::size_t> parse_sizes(const std::string& text) {
     if (const auto colon = text.find(':'); colon != std::string::npos) {
       const std::size_t lo = parse_count(text.substr(0, colon));
       const std::size_t hi = parse_count(text.substr(colon + 1));
-      if (lo > hi || hi > 40) throw std::invalid_argument(text);
+      if (lo > hi || hi > max_size_log2) throw std::invalid_argument(text);
       for (std::size_t k = lo; k <= hi; ++k) sizes.push_back(std::size_t{1} << k);
     } else {
       std::size_t start = 0;
@@ -78,21 +90,39 @@ std::vector<std::size_t> parse_sizes(const std::string& text) {
     }
   } catch (const std::exception&) {
     throw UsageError("--sizes '" + text +
-                     "' is neither LO:HI (powers of two, LO <= HI <= 40) nor N1,N2,...");
+                     "' is neither LO:HI (powers of two, LO <= HI <= 40) nor N1,N2,... (whole "
+                     "numbers)");
   }
   for (std::size_t n : sizes) {
     if (n == 0) throw UsageError("--sizes: a benchmark size must be at least 1");
+    if (n > std::size_t{1} << max_size_log2) {
+      throw UsageError("--sizes: " + std::to_string(n) + " is more than 2^40 elements");
+    }
   }
   return sizes;
 }
 
 int run_bench(const BenchOptions& options) {
   using namespace gpuscan::testing;
+  // What the request alone decides is checked before a device is opened, so that a bad
+  // request is a usage error (exit 2) whatever devices and drivers the machine has.
+  if (is_float(options.dtype) && is_bitwise(options.op)) {
+    throw UsageError("--op " + std::string(to_string(options.op)) +
+                     " needs an integer --dtype, not " + std::string(to_string(options.dtype)));
+  }
+  if (options.runs < 0) throw UsageError("--runs must be at least 1");
+  std::optional<std::vector<std::size_t>> requested_sizes;
+  if (!options.sizes.empty()) requested_sizes = parse_sizes(options.sizes);
+  // Opened (or its temporary created) now, so that a CSV that cannot be written is refused
+  // before the benchmark runs rather than after (output_file.hpp).
+  std::optional<OutputFile> csv;
+  if (!options.csv.empty()) csv.emplace(options.csv);
+
   Device device = Device::open(options.backend, options.device);
   const DeviceInfo& info = device.info();
   const bool cpu = info.is_cpu();
   // CPU drivers get a sweep that finishes in a minute or two; GPUs the full one.
-  const auto sizes = parse_sizes(options.sizes.empty() ? (cpu ? "10:22" : "10:28") : options.sizes);
+  const auto sizes = requested_sizes ? *requested_sizes : parse_sizes(cpu ? "10:22" : "10:28");
   const int runs = options.runs > 0 ? options.runs : (cpu ? 5 : 30);
   std::vector<Implementation> implementations = options.implementations;
   if (implementations.empty()) {
@@ -179,8 +209,10 @@ int run_bench(const BenchOptions& options) {
     }
   }
   std::fputs(format_table(rows).c_str(), stdout);
-  if (!options.csv.empty()) {
-    write_csv(options.csv, rows);
+  if (csv) {
+    const std::string text = format_csv(rows);
+    csv->write(std::as_bytes(std::span(text)));
+    csv->commit();
     std::fprintf(stderr, "bench: wrote %s\n", options.csv.c_str());
   }
   if (failed_runs > 0) {

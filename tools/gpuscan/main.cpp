@@ -10,6 +10,7 @@
 #include "gpuscan/gpuscan.hpp"
 #include "gpuscan/testing.hpp"
 #include "scan_command.hpp"
+#include "stress_command.hpp"
 
 namespace {
 
@@ -42,6 +43,19 @@ std::vector<Implementation> parse_implementations(const std::string& list) {
   if (implementations.empty()) throw UsageError("--algorithms needs at least one name");
   return implementations;
 }
+
+// For counts that must be at least 1: CLI11's PositiveNumber would answer 0 with "Value 0
+// not in range 0.000000 to 1.79769e+308", and let a negative one wrap in an unsigned option.
+const CLI::Validator at_least_one(
+    [](std::string& text) -> std::string {
+      const bool digits =
+          !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+      if (!digits || text.find_first_not_of('0') == std::string::npos) {
+        return "must be a whole number of at least 1, not '" + text + "'";
+      }
+      return {};
+    },
+    "INT >= 1");
 
 int print_devices() {
   const auto devices = list_devices();
@@ -110,7 +124,7 @@ int main(int argc, char** argv) {
   bench_cmd
       ->add_option("--runs", bench.runs,
                    "Timed runs per size (default 30 on a GPU, 5 on a CPU driver)")
-      ->check(CLI::PositiveNumber);
+      ->check(at_least_one);
   auto* hot = bench_cmd->add_flag("--hot", bench.hot, "Do not flush the cache between runs");
   bench_cmd
       ->add_flag("--warm-code", bench.warm_code,
@@ -130,7 +144,7 @@ int main(int argc, char** argv) {
                    "Look-back reads of a tile before csdldf falls back (1 for the nearest "
                    "successor once the run has seen a starved tile)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(at_least_one);
   bench_cmd->add_option("--workgroup-size", bench.options.workgroup_size,
                         "Threads per workgroup (default 256; Vulkan on a GPU under 4 MiB: 512)");
   bench_cmd->add_option(
@@ -159,6 +173,16 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "counter", "dispatch"}));
   bench_cmd->add_option("--csv", bench.csv, "Also write the results as CSV to this file");
 
+  cli::StressOptions stress;
+  CLI::App* stress_cmd = app.add_subcommand(
+      "stress", "Random scans for a while, every output checked against the CPU reference");
+  std::string stress_backend = "any";
+  stress_cmd->add_option("--seconds", stress.seconds, "How long to run")->capture_default_str();
+  stress_cmd->add_option("--seed", stress.seed, "Seed of the cases (default: from the clock)");
+  stress_cmd->add_option("--backend", stress_backend, "any, vulkan or cuda")->capture_default_str();
+  stress_cmd->add_option("--device", stress.device,
+                         "Pick the device whose name contains this text");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -184,6 +208,11 @@ int main(int argc, char** argv) {
           parse_choice<Backend>("--backend", scan_backend, parse_backend, "any, vulkan, cuda");
       if (init_option->count() > 0) scan.init = scan_init;
       return cli::run_scan(scan);
+    }
+    if (stress_cmd->parsed()) {
+      stress.backend =
+          parse_choice<Backend>("--backend", stress_backend, parse_backend, "any, vulkan, cuda");
+      return cli::run_stress(stress);
     }
     if (bench_cmd->parsed()) {
       bench.backend =

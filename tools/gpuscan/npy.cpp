@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cerrno>
@@ -148,6 +149,8 @@ class HeaderParser {
     while (!consume(')')) {
       items.push_back(parse_integer());
       if (!consume(',')) {
+        // In Python, (3) is the integer 3: a one-element tuple is written (3,).
+        if (items.size() == 1) fail("expected a tuple, such as (3,)");
         expect(')');
         break;
       }
@@ -207,10 +210,13 @@ bool read_exactly(std::FILE* file, void* destination, std::size_t bytes) {
 NpyArray read_npy(const std::string& path) {
   File file(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!file) throw UsageError("cannot open '" + path + "': " + system_error());
+  return read_npy(file.get(), path);
+}
 
+NpyArray read_npy(std::FILE* stream, const std::string& path) {
   // Magic, major and minor version, then the header length: 2 bytes in 1.0, 4 in 2.0 and 3.0.
   std::array<unsigned char, 8> preamble{};
-  if (!read_exactly(file.get(), preamble.data(), preamble.size()) ||
+  if (!read_exactly(stream, preamble.data(), preamble.size()) ||
       std::string_view(reinterpret_cast<const char*>(preamble.data()), magic.size()) != magic) {
     throw UsageError(path + ": not a .npy file (no \\x93NUMPY magic)");
   }
@@ -221,7 +227,7 @@ NpyArray read_npy(const std::string& path) {
   }
   const std::size_t length_bytes = major == 1 ? 2 : 4;
   std::array<unsigned char, 4> length{};
-  if (!read_exactly(file.get(), length.data(), length_bytes)) {
+  if (!read_exactly(stream, length.data(), length_bytes)) {
     throw UsageError(path + ": truncated .npy header");
   }
   std::size_t header_bytes = 0;
@@ -231,7 +237,7 @@ NpyArray read_npy(const std::string& path) {
                      " bytes is too long");
   }
   std::string text(header_bytes, '\0');
-  if (!read_exactly(file.get(), text.data(), text.size())) {
+  if (!read_exactly(stream, text.data(), text.size())) {
     throw UsageError(path + ": truncated .npy header");
   }
 
@@ -262,16 +268,30 @@ NpyArray read_npy(const std::string& path) {
                       std::to_string(available) + " bytes follow it");
   };
   struct stat status {};
-  if (fstat(fileno(file.get()), &status) == 0 && S_ISREG(status.st_mode)) {
-    const long offset = std::ftell(file.get());
+  if (fstat(fileno(stream), &status) == 0 && S_ISREG(status.st_mode)) {
+    const long offset = std::ftell(stream);
     if (offset >= 0 && status.st_size >= offset) {
       const auto available = static_cast<std::size_t>(status.st_size - offset);
       if (available < data_bytes) throw truncated(available);
+      array.data.reserve(data_bytes);  // all of it is there
     }
   }
-  array.data.resize(data_bytes);
-  const std::size_t got = std::fread(array.data.data(), 1, data_bytes, file.get());
-  if (got != data_bytes) throw truncated(got);
+  // Read in pieces, the buffer growing with what arrives: a header through a pipe that
+  // promises more than follows fails after reading what there is, without allocating
+  // (let alone zero-filling) what it promised.
+  constexpr std::size_t first_piece = std::size_t{1} << 20;
+  std::size_t got = 0;
+  while (got < data_bytes) {
+    // Pieces double with what has arrived: memory stays within twice the data read.
+    const std::size_t want = std::min(std::max(first_piece, got), data_bytes - got);
+    array.data.resize(got + want);
+    const std::size_t read = std::fread(array.data.data() + got, 1, want, stream);
+    got += read;
+    if (read < want) {
+      if (std::ferror(stream)) throw UsageError("cannot read '" + path + "': " + system_error());
+      throw truncated(got);
+    }
+  }
   // Bytes after the data are ignored, as numpy.load does.
   return array;
 }
@@ -286,7 +306,7 @@ std::string npy_header_dict(DType dtype, std::size_t n) {
   return dict.str();
 }
 
-void write_npy(const std::string& path, DType dtype, std::span<const std::byte> data) {
+void write_npy(OutputFile& file, DType dtype, std::span<const std::byte> data) {
   // NumPy pads the header with spaces and a final newline so that the data starts on a
   // 64-byte boundary; numpy.load does not need it, but memory-mapping readers may.
   std::string header = npy_header_dict(dtype, data.size() / size_of(dtype));
@@ -299,20 +319,10 @@ void write_npy(const std::string& path, DType dtype, std::span<const std::byte> 
   preamble.push_back('\x00');
   preamble.push_back(static_cast<char>(header_bytes & 0xff));
   preamble.push_back(static_cast<char>(header_bytes >> 8));
-
-  const std::string temporary = path + ".partial";
-  File file(std::fopen(temporary.c_str(), "wb"), &std::fclose);
-  if (!file) throw UsageError("cannot create '" + temporary + "': " + system_error());
-  bool written = std::fwrite(preamble.data(), 1, preamble.size(), file.get()) == preamble.size() &&
-                 std::fwrite(header.data(), 1, header.size(), file.get()) == header.size() &&
-                 std::fwrite(data.data(), 1, data.size(), file.get()) == data.size();
-  // fclose flushes: a full disk may only show here.
-  written = std::fclose(file.release()) == 0 && written;
-  if (!written || std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const std::string why = system_error();
-    std::remove(temporary.c_str());
-    throw Error("cannot write '" + path + "': " + why);
-  }
+  file.write(std::as_bytes(std::span(preamble)));
+  file.write(std::as_bytes(std::span(header)));
+  file.write(data);
+  file.commit();
 }
 
 }  // namespace gpuscan::cli

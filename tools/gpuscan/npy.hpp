@@ -2,11 +2,13 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdio>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "gpuscan/types.hpp"
+#include "output_file.hpp"
 
 namespace gpuscan::cli {
 
@@ -21,11 +23,13 @@ struct NpyArray {
 // big-endian one, a shape other than (n,), Fortran order, a short file) is a UsageError
 // that names the file and the problem.
 NpyArray read_npy(const std::string& path);
+// The same from an open stream (a pipe, memory), `path` naming it in messages.
+NpyArray read_npy(std::FILE* stream, const std::string& path);
 
 // Writes a version 1.0 file holding `data` (size_of(dtype) bytes per element), shape (n,),
-// through `path` + ".partial" renamed into place, so a failed write leaves no `path`
-// behind. Throws UsageError if the file cannot be created, Error if writing it fails.
-void write_npy(const std::string& path, DType dtype, std::span<const std::byte> data);
+// to `file` and commits it (output_file.hpp: a regular file is replaced atomically). Throws
+// Error if writing fails.
+void write_npy(OutputFile& file, DType dtype, std::span<const std::byte> data);
 
 // The header's dict for `dtype` and `n` elements, e.g.
 // "{'descr': '<u4', 'fortran_order': False, 'shape': (3,), }".

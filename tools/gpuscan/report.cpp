@@ -4,9 +4,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <stdexcept>
 
 namespace gpuscan::cli {
 namespace {
@@ -26,29 +23,20 @@ std::string csv_field(const std::string& text) {
 
 }  // namespace
 
-void write_csv(const std::string& path, const std::vector<BenchRow>& rows) {
-  const std::string temporary = path + ".partial";
-  {
-    std::ofstream out(temporary);
-    if (!out) throw std::runtime_error("cannot write " + path);
-    out << csv_header << "\n";
-    for (const BenchRow& r : rows) {
-      const std::string statistics =
-          r.statistics ? fmt::format("{:.1f},{:.1f},{:.1f},{:.1f}", (*r.statistics)[0],
-                                     (*r.statistics)[1], (*r.statistics)[2], (*r.statistics)[3])
-                       : ",,,";
-      out << fmt::format("{},{},{},{},{},{},{},{},{},{},{:.6f},{:.4f},{},{},{},{}\n", r.date,
-                         r.commit, csv_field(r.device), r.backend, r.algorithm, r.dtype, r.op,
-                         r.kind, r.n, r.runs, r.median_ms, r.gelems_per_s,
-                         r.vs_memcpy > 0 ? fmt::format("{:.4f}", r.vs_memcpy) : "", r.validated,
-                         r.blocking_mask ? std::to_string(*r.blocking_mask) : "", statistics);
-    }
-    if (!out.flush()) {
-      std::remove(temporary.c_str());
-      throw std::runtime_error("cannot write " + path);
-    }
+std::string format_csv(const std::vector<BenchRow>& rows) {
+  std::string csv = std::string(csv_header) + "\n";
+  for (const BenchRow& r : rows) {
+    const std::string statistics =
+        r.statistics ? fmt::format("{:.1f},{:.1f},{:.1f},{:.1f}", (*r.statistics)[0],
+                                   (*r.statistics)[1], (*r.statistics)[2], (*r.statistics)[3])
+                     : ",,,";
+    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{:.6f},{:.4f},{},{},{},{}\n", r.date,
+                       r.commit, csv_field(r.device), r.backend, r.algorithm, r.dtype, r.op, r.kind,
+                       r.n, r.runs, r.median_ms, r.gelems_per_s,
+                       r.vs_memcpy > 0 ? fmt::format("{:.4f}", r.vs_memcpy) : "", r.validated,
+                       r.blocking_mask ? std::to_string(*r.blocking_mask) : "", statistics);
   }
-  std::filesystem::rename(temporary, path);
+  return csv;
 }
 
 std::string format_table(const std::vector<BenchRow>& rows) {

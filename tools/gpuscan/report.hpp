@@ -23,8 +23,8 @@ struct BenchRow {
   std::optional<std::array<double, 4>> statistics;
 };
 
-// Writes the rows to `path` through a temporary file, so a failure leaves no partial file.
-void write_csv(const std::string& path, const std::vector<BenchRow>& rows);
+// The rows as CSV, DESIGN section 7's header first.
+std::string format_csv(const std::vector<BenchRow>& rows);
 std::string format_table(const std::vector<BenchRow>& rows);
 
 }  // namespace gpuscan::cli

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "npy.hpp"
+#include "output_file.hpp"
 
 namespace gpuscan::cli {
 namespace {
@@ -106,12 +107,16 @@ int run_scan(const ScanOptions& options) {
     }
   }
 
+  // Opened (or its temporary created) now: an OUT that cannot be written is refused before
+  // the scan, and a run that fails leaves no OUT behind (output_file.hpp).
+  OutputFile output_file(options.output);
+
   const ScanSpec spec{input.dtype, options.op, options.kind, options.algorithm};
   const std::size_t out_elements = options.kind == Kind::reduce ? 1 : input.size();
   std::vector<std::byte> output(out_elements * size_of(input.dtype));
   Device device = Device::open(options.backend, options.device);
   detail::scan_host(device, spec, input.data, output, init);
-  write_npy(options.output, input.dtype, output);
+  write_npy(output_file, input.dtype, output);
   return 0;
 }
 

@@ -19,8 +19,9 @@ struct ScanOptions {
   std::string device;
 };
 
-// Returns the process exit status (0). Bad input is a UsageError; device failures are
-// other gpuscan::Errors. OUT is only created when everything succeeded.
+// Returns the process exit status (0). Bad input (an unreadable IN, an OUT that cannot be
+// written) is a UsageError, found before a device is opened; device failures are other
+// gpuscan::Errors. OUT is only created or replaced when everything succeeded.
 int run_scan(const ScanOptions& options);
 
 // `text` as a value of `dtype`: integers in decimal or 0x hex and in range, floats as
