@@ -33,15 +33,19 @@ def random_init(rng, dtype, op):
 
 
 def identity(dtype, op):
+    """The library's identities (DESIGN section 3): IEEE's for floats, -0.0 for add (so
+    that -0.0 sums stay -0.0) and NaN for min and max (fmin and fmax ignore it)."""
     dtype = np.dtype(dtype)
+    if dtype.kind == "f" and op == "add":
+        return dtype.type(-0.0)
+    if dtype.kind == "f" and op in ("min", "max"):
+        return dtype.type(np.nan)
     if op == "add" or op == "or" or op == "xor":
         return dtype.type(0)
     if op == "mul":
         return dtype.type(1)
     if op == "and":
         return dtype.type(~np.uint64(0).astype(dtype) if dtype.kind == "u" else -1)
-    if dtype.kind == "f":
-        return dtype.type(np.inf if op == "min" else -np.inf)
     info = np.iinfo(dtype)
     return dtype.type(info.max if op == "min" else info.min)
 
