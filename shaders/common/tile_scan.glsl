@@ -99,7 +99,13 @@ void store_tile(uint tile, T tile_prefix) {
     if (KIND == GS_KIND_EXCLUSIVE) {
       const T previous_lane = subgroupShuffleUp(vector_last(v), 1);
       if (sg_lane() != 0) before = previous_lane;
-      store_tile_vector(full, tile_vector_index(tile, k), combine(prefix, shift_in(before, v)));
+      TV scanned = combine(prefix, shift_in(before, v));
+      // The subgroup's first element has nothing before it in the tile: its value is the
+      // prefix itself, not the prefix combined with identity(). The two are equal, but
+      // NVIDIA's Vulkan driver (580, H100) turned the f32 add identity -0.0 into +0.0 there,
+      // so -0.0 + -0.0 came out +0.0 (tests: ScanFloatEdges).
+      if (k == 0 && sg_lane() == 0) scanned[0] = prefix;
+      store_tile_vector(full, tile_vector_index(tile, k), scanned);
       before = sg_last(vector_last(v));
     } else {
       store_tile_vector(full, tile_vector_index(tile, k), combine(prefix, v));
