@@ -399,6 +399,9 @@ TEST_F(VulkanRecord, EmptyInputReducesToInit) {
   VkCommandPool pool = app.make_pool();
   VkCommandBuffer cmd = app.begin(pool);
   plan.record(cmd, {}, buffers.out_range(), 0, {}, Value::of(std::uint64_t{0x123456789ull}));
+  // An empty scan records nothing and needs no buffers.
+  const vulkan::Plan scan(app.handles, {DType::u64, Op::add, Kind::exclusive});
+  scan.record(cmd, {}, {}, 0, {});
   app.end(cmd);
   buffers.fill({});
   app.submit_and_wait(cmd);

@@ -136,15 +136,14 @@ class PlanImpl {
     const VkDeviceSize alignment = context.limits().minStorageBufferOffsetAlignment;
     const VkDeviceSize in_bytes = n * element;
     const VkDeviceSize out_bytes = (spec_.kind == Kind::reduce ? 1 : n) * element;
+    if (n == 0 && spec_.kind != Kind::reduce) return;  // nothing to scan, nothing to write
     check_range("out", out, out_bytes, element, "the element size");
     if (n == 0) {
-      // Nothing to scan; a reduction of nothing is its init value.
-      if (spec_.kind == Kind::reduce) {
-        context.vk().vkCmdUpdateBuffer(cmd, out.buffer, out.offset, element, &init.bits);
-        context.barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                        VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
-      }
+      // A reduction of nothing is its init value.
+      context.vk().vkCmdUpdateBuffer(cmd, out.buffer, out.offset, element, &init.bits);
+      context.barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                      VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
       return;
     }
     const VkDeviceSize spine_bytes = kernels_.spine_bytes(n);
