@@ -156,7 +156,6 @@ inline std::size_t test_size(std::size_t n) {
   return cap && n > cap ? cap + n % 4099 : n;
 }
 
-
 // csdl (decoupled look-back) waits for its predecessors; on a device without forward
 // progress (a CPU driver, whose worker threads the OS may preempt for milliseconds, the more
 // the busier the machine) a wait can end with the library giving up and throwing

@@ -25,9 +25,9 @@ class ScanLauncher {
   std::size_t workspace_bytes(std::uint64_t max_n) const;
 
   // Enqueues a run of n >= 1 elements on `stream`. `in` and `out` are aligned to the element size
-  // (16 bytes for the vector path) and do not overlap; the workspace of `workspace_size` bytes (always passed with the same
-  // size) holds at least workspace_bytes(n). The init value is `init`, or where
-  // `device_init` is set, the element it points to.
+  // (16 bytes for the vector path) and do not overlap; the workspace of `workspace_size` bytes
+  // (always passed with the same size) holds at least workspace_bytes(n). The init value is `init`,
+  // or where `device_init` is set, the element it points to.
   void launch(const void* in, void* out, std::uint64_t n, Value init, const void* device_init,
               void* workspace, std::size_t workspace_size, cudaStream_t stream) const;
 
