@@ -456,6 +456,24 @@ TEST_F(VulkanRecord, BadRequestsAreRefused) {
   EXPECT_THROW(plan.record(cmd, {in.buffer, 2, in.size - 4}, out, n - 1, ws), UsageError);
   EXPECT_THROW(plan.record(cmd, in, out, n, {ws.buffer, 4, ws.size - 4}), UsageError);
   EXPECT_THROW(vulkan::Plan(app.handles, {DType::f32, Op::bit_xor, Kind::inclusive}), UsageError);
+  {
+    // A device made without the push-descriptor extension is refused, not crashed on.
+    const float priority = 1;
+    VkDeviceQueueCreateInfo queue_info{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+    queue_info.queueFamilyIndex = app.family;
+    queue_info.queueCount = 1;
+    queue_info.pQueuePriorities = &priority;
+    VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+    info.pNext = &app.requirements->features;
+    info.queueCreateInfoCount = 1;
+    info.pQueueCreateInfos = &queue_info;
+    VkDevice bare = VK_NULL_HANDLE;
+    ASSERT_EQ(vkCreateDevice(app.handles.physical_device, &info, nullptr, &bare), VK_SUCCESS);
+    vulkan::DeviceHandles handles = app.handles;
+    handles.device = bare;
+    EXPECT_THROW(vulkan::Plan(handles, {DType::u32, Op::add, Kind::inclusive}), UsageError);
+    vkDestroyDevice(bare, nullptr);
+  }
   EXPECT_THROW(vulkan::Plan(app.handles, {DType::u32, Op::add, Kind::inclusive, Algorithm::csdl}),
                UsageError);
   app.end(cmd);

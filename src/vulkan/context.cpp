@@ -194,6 +194,11 @@ Context::Context(const ApplicationDevice& device)
   read_properties();
   pipeline_statistics_ = false;  // the application did not enable the extension for us
   volkLoadDeviceTable(&table_, device_);
+  if (table_.vkCmdPushDescriptorSetKHR == nullptr) {
+    throw UsageError("the VkDevice given to gpuscan must be created with " +
+                     std::string(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME) +
+                     " enabled (gpuscan::vulkan::DeviceRequirements::extensions)");
+  }
 }
 
 void Context::read_properties() {
