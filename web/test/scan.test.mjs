@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Scanner, opsFor } from "../src/index.mjs";
-import { testDevice, seedFor, rng, randomInput, reference, firstMismatch, runRecorded } from "./support.mjs";
+import { testDevice, seedFor, rng, randomInput, reference, firstMismatch, runRecorded, runRecordedAcceptingCsdlGiveUp } from "./support.mjs";
 
 const KINDS = ["inclusive", "exclusive", "reduce"];
 
@@ -23,7 +23,9 @@ async function checkConfig(t, device, options, sizes, init) {
       const { base, seed } = seedFor(name);
       const input = randomInput(dtype, op, n, rng(seed));
       const initValue = init === undefined ? undefined : randomInput(dtype, op, 1, rng(seed ^ 1))[0];
-      const [{ out }] = await runRecorded(device, scanner, input, initValue);
+      const runs = await runRecordedAcceptingCsdlGiveUp(device, scanner, input, initValue, {}, name);
+      if (runs === null) continue;
+      const [{ out }] = runs;
       const problem = firstMismatch(dtype, op, out, reference(dtype, op, kind, input, initValue));
       assert.equal(problem, null, `${name} init=${initValue} (GPUSCAN_SEED=${base}): ${problem}`);
     }

@@ -3,7 +3,7 @@
 // host reference with the kernels' semantics, and a checked run through record() with a
 // poisoned output buffer.
 import { create, globals } from "webgpu";
-import { monoidJs, DTYPES } from "../src/index.mjs";
+import { monoidJs, DTYPES, ForwardProgressError } from "../src/index.mjs";
 
 Object.assign(globalThis, globals);
 
@@ -177,4 +177,22 @@ export async function runRecorded(device, scanner, input, init, { repeat = 1, fr
     read.destroy();
   }
   return results;
+}
+
+// csdl waits for its predecessors, and on a device without forward progress (a CPU driver,
+// whose threads the OS may preempt, the more the busier the machine) a wait can end in
+// ForwardProgressError: csdl's documented outcome there, with no output to check. As in the
+// C++ suites (tests/test_support.hpp), a csdl run that meets it is tried up to three times,
+// then the check passes with a note (null); any other algorithm's ForwardProgressError fails.
+export async function runRecordedAcceptingCsdlGiveUp(device, scanner, input, init, options, label) {
+  for (let attempt = 1; ; ++attempt) {
+    try {
+      return await runRecorded(device, scanner, input, init, options);
+    } catch (e) {
+      if (!(e instanceof ForwardProgressError) || scanner.config.algorithm !== "csdl") throw e;
+      if (attempt < 3) continue;
+      console.log(`note: csdl gave up 3 times in a row (its documented outcome without forward progress); ${label} passes unchecked`);
+      return null;
+    }
+  }
 }
