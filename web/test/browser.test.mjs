@@ -68,7 +68,14 @@ test("the demo page scans and benchmarks in headless Chromium (SwiftShader)", { 
     browser.kill();
     await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
     server.close();
-    rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+    // Chromium's helper processes may still be writing the profile after the browser
+    // exits (ENOTEMPTY seen in CI): a profile left behind in the temporary folder is no
+    // reason to fail the test.
+    try {
+      rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+    } catch (e) {
+      t.diagnostic(`could not remove ${profile}: ${e.code}`);
+    }
   }
   for (const line of lines) t.diagnostic(line);
   const parsed = lines.map((l) => JSON.parse(l));
