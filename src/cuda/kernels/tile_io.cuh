@@ -9,8 +9,6 @@
 #include <cstdint>
 #include <cstring>
 
-#include <cuda_pipeline_primitives.h>
-
 #include "cuda/kernels/team.cuh"
 
 namespace gpuscan::cuda {
@@ -89,44 +87,7 @@ __device__ __forceinline__ void load_tile(const T* in, std::uint64_t n, std::uin
   }
 }
 
-// Starts copying a full `tile` into `buffer` (this thread's rows at their tile offsets),
-// as one cp.async group; a partial tile, or none (tile >= tile_count), commits an empty
-// group, so that a later wait for "all but the newest group" always means this tile.
-template <class T, int VPT, class Team>
-__device__ __forceinline__ void stage_tile(const T* in, std::uint64_t n, std::uint32_t tile,
-                                           std::uint32_t tile_count, uint4* buffer) {
-  using Shape = TileShape<T, VPT, Team>;
-  if (tile < tile_count && Shape::first(tile) + Shape::elements() <= n &&
-      vector_aligned(in + Shape::first(tile))) {
-    const T* base = in + Shape::first(tile);
-#pragma unroll
-    for (int k = 0; k < VPT; ++k) {
-      const std::uint32_t offset = Shape::row_offset(k);
-      __pipeline_memcpy_async(buffer + offset / Vector<T>::size, base + offset, kVectorBytes);
-    }
-  }
-  __pipeline_commit();
-}
-
-// Waits until at most `pending` of this thread's newest stage_tile groups are in flight.
-__device__ __forceinline__ void wait_for_stage(std::uint32_t pending) {
-  switch (pending) {
-    case 0:
-      __pipeline_wait_prior(0);
-      break;
-    case 1:
-      __pipeline_wait_prior(1);
-      break;
-    case 2:
-      __pipeline_wait_prior(2);
-      break;
-    default:
-      __pipeline_wait_prior(3);
-      break;
-  }
-}
-
-// This thread's rows of a staged tile (each thread reads back only what it copied).
+// This thread's rows as park_rows left them (each thread reads back only what it wrote).
 template <class T, int VPT>
 __device__ __forceinline__ void load_staged(const uint4* buffer, Vector<T> (&rows)[VPT]) {
   using Shape = TileShape<T, VPT>;  // row offsets do not depend on the team
