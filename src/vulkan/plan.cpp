@@ -81,10 +81,11 @@ bool overlap(const BufferRange& a, VkDeviceSize a_bytes, const BufferRange& b,
 
 DeviceRequirements::DeviceRequirements(VkInstance instance, VkPhysicalDevice physical) {
   Instance::use_application_instance(instance);
-  const DeviceFeatures has = DeviceFeatures::supported(physical, Instance::describe(physical).info);
+  const DeviceInfo info = Instance::describe(physical).info;
+  const DeviceFeatures has = DeviceFeatures::supported(physical, info);
   if (!has.push_descriptor) {
-    throw DeviceError(Instance::describe(physical).info.name + " lacks " +
-                      VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME + ", which recorded scans need");
+    throw DeviceError(info.name + " lacks " + VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME +
+                      ", which recorded scans need");
   }
   extensions = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
   features.pNext = &vulkan12;

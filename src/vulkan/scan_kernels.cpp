@@ -93,6 +93,19 @@ std::uint32_t csdldf_max_spins(const DeviceInfo& info, std::uint32_t requested) 
   return std::clamp<std::uint32_t>(requested, 1, std::max<std::uint32_t>(cap, 1));
 }
 
+// The seven bindings of shaders/common/interface.h over a run's four buffers: the input and
+// the output each twice (vector and element views), the spine twice (words and values),
+// the control words once. Descriptor sets and pushed descriptors alike take them from here.
+template <class T>
+std::array<T, GS_BINDING_COUNT> per_binding(T in, T out, T spine, T control) {
+  std::array<T, GS_BINDING_COUNT> bound{};
+  bound[GS_BINDING_INPUT_VECTORS] = bound[GS_BINDING_INPUT_SCALARS] = in;
+  bound[GS_BINDING_OUTPUT_VECTORS] = bound[GS_BINDING_OUTPUT_SCALARS] = out;
+  bound[GS_BINDING_SPINE_WORDS] = bound[GS_BINDING_SPINE_VALUES] = spine;
+  bound[GS_BINDING_CONTROL] = control;
+  return bound;
+}
+
 }  // namespace
 
 SpineBuffer::SpineBuffer(std::shared_ptr<const Context> context, std::size_t half_bytes)
@@ -125,14 +138,9 @@ BindingSet::BindingSet(std::shared_ptr<const Context> context, VkDescriptorSetLa
   check(context_->vk().vkAllocateDescriptorSets(context_->device(), &alloc, &set_),
         "vkAllocateDescriptorSets");
 
-  std::array<const VulkanBuffer*, GS_BINDING_COUNT> bound{};
-  bound[GS_BINDING_INPUT_VECTORS] = bound[GS_BINDING_INPUT_SCALARS] = &buffers.in;
-  bound[GS_BINDING_OUTPUT_VECTORS] = bound[GS_BINDING_OUTPUT_SCALARS] = &buffers.out;
-  bound[GS_BINDING_SPINE_WORDS] = bound[GS_BINDING_SPINE_VALUES] = &buffers.spine.buffer();
-  bound[GS_BINDING_CONTROL] = &buffers.control;
-  std::array<VkDeviceSize, GS_BINDING_COUNT> offsets{};
-  offsets[GS_BINDING_INPUT_VECTORS] = offsets[GS_BINDING_INPUT_SCALARS] = buffers.in_offset;
-  offsets[GS_BINDING_OUTPUT_VECTORS] = offsets[GS_BINDING_OUTPUT_SCALARS] = buffers.out_offset;
+  const auto bound = per_binding<const VulkanBuffer*>(&buffers.in, &buffers.out,
+                                                      &buffers.spine.buffer(), &buffers.control);
+  const auto offsets = per_binding<VkDeviceSize>(buffers.in_offset, buffers.out_offset, 0, 0);
   const VkDeviceSize max_range = context_->limits().maxStorageBufferRange;
   std::array<VkDescriptorBufferInfo, GS_BINDING_COUNT> infos{};
   std::array<VkWriteDescriptorSet, GS_BINDING_COUNT> writes{};
@@ -177,17 +185,16 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
     throw DeviceError(context_->info().name + " has no 64-bit float support in shaders");
   }
   if (algorithm) detail::check_options(*algorithm, options);
-  const bool chained = kernel_ == Kernel::chained_fallback || kernel_ == Kernel::chained_lookback;
   shader_ = kernel_name(kernel_ == Kernel::copy               ? "memcpy"
                         : kernel_ == Kernel::reduce_then_scan ? "rts"
                                                               : "chained_scan",
                         dtype);
   const bool can_pack = context_->has_int64_atomics();
-  if (chained && options.tile_state == testing::TileState::packed && !can_pack) {
+  if (chained() && options.tile_state == testing::TileState::packed && !can_pack) {
     throw UsageError("a packed tile state needs 64-bit buffer atomics, which " +
                      context_->info().name + " does not have");
   }
-  if (chained && can_pack && options.tile_state != testing::TileState::split) {
+  if (chained() && can_pack && options.tile_state != testing::TileState::split) {
     shader_ = kernel_name("chained_scan_packed", dtype);
     spine_word_bytes_ = sizeof(std::uint64_t);
   }
@@ -284,11 +291,8 @@ void ScanKernels::dispatch(VkCommandBuffer cmd, const Binding& binding, VkPipeli
   vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
   if (binding.pushed != nullptr) {
     const PushedBuffers& b = *binding.pushed;
-    std::array<const VkDescriptorBufferInfo*, GS_BINDING_COUNT> bound{};
-    bound[GS_BINDING_INPUT_VECTORS] = bound[GS_BINDING_INPUT_SCALARS] = &b.in;
-    bound[GS_BINDING_OUTPUT_VECTORS] = bound[GS_BINDING_OUTPUT_SCALARS] = &b.out;
-    bound[GS_BINDING_SPINE_WORDS] = bound[GS_BINDING_SPINE_VALUES] = &b.spine;
-    bound[GS_BINDING_CONTROL] = &b.control;
+    const auto bound =
+        per_binding<const VkDescriptorBufferInfo*>(&b.in, &b.out, &b.spine, &b.control);
     std::array<VkWriteDescriptorSet, GS_BINDING_COUNT> writes{};
     for (std::uint32_t i = 0; i < GS_BINDING_COUNT; ++i) {
       writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
@@ -311,7 +315,7 @@ void ScanKernels::dispatch(VkCommandBuffer cmd, const Binding& binding, VkPipeli
 void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDescriptorSet set,
                          std::size_t n, Value init) const {
   PushConstants push = push_constants(n, init);
-  if (kernel_ == Kernel::chained_fallback || kernel_ == Kernel::chained_lookback) {
+  if (chained()) {
     // The run's half of the spine is zeroed (all NOT_READY) by the run before it; this
     // one zeroes the other half for the run after it.
     const SpineBuffer::Turn turn = buffers.spine.take(spine_bytes(n));
@@ -335,11 +339,10 @@ void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDesc
 void ScanKernels::record_resubmittable(VkCommandBuffer cmd, const PushedBuffers& buffers,
                                        std::size_t n, Value init) const {
   if (!pipelines_->push_descriptors()) throw std::logic_error("pipelines without push descriptors");
-  const bool chained = kernel_ == Kernel::chained_fallback || kernel_ == Kernel::chained_lookback;
   // Zeroes the spine the run uses (all NOT_READY) and its control words, after whatever an
   // earlier run recorded on the same workspace did with them. (rts writes its tile
   // reductions before reading them, and needs no zeros.)
-  if (chained) {
+  if (chained()) {
     const VolkDeviceTable& vk = context_->vk();
     context_->barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                       VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT,

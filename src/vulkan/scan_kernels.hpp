@@ -153,6 +153,10 @@ class ScanKernels {
     VkDescriptorSet set = VK_NULL_HANDLE;
     const PushedBuffers* pushed = nullptr;
   };
+  // csdldf or csdl: a tile chain with a spine and control words to reset.
+  bool chained() const {
+    return kernel_ == Kernel::chained_fallback || kernel_ == Kernel::chained_lookback;
+  }
   void dispatch(VkCommandBuffer cmd, const Binding& binding, VkPipeline pipeline,
                 const PushConstants& push, std::uint32_t groups) const;
   // The dispatches of one run whose spine half and control words are ready.
