@@ -14,6 +14,7 @@
 #include "common/workgroup_scan.glsl"
 #include "common/tile_io.glsl"
 #include "common/tile_scan.glsl"
+#include "common/row_scan.glsl"
 #include "common/tile_state.glsl"
 #include "common/run_control.glsl"
 
@@ -30,6 +31,11 @@ layout(constant_id = GS_SPEC_MAX_SPINS) const uint MAX_SPINS = 4;
 // The statistics variant (a pipeline of its own, so the fast path pays nothing) counts,
 // in the look-back lanes, what the look-back did; the workgroup adds them up at the end.
 layout(constant_id = GS_SPEC_STATISTICS) const bool STATISTICS = false;
+// A batched scan (DESIGN 3f; docs/protocol.md, "Batched scans"): the tile scans segmented
+// by rows, a tile holding a row start posts its aggregate as INCLUSIVE (look-backs end
+// there), and one whose first element starts a row does not look back. A pipeline of its
+// own, so that plain scans pay nothing.
+layout(constant_id = GS_SPEC_ROWS) const bool ROWS = false;
 uint spin_count = 0;       // steps that found the newest tile not ready
 uint step_count = 0;       // look-back steps (LOOKBACK_DEPTH window reads each)
 uint fallback_count = 0;   // fallbacks initiated
@@ -45,6 +51,9 @@ shared uint wg_early_end;
 shared T wg_early_value;
 
 T init_value() { return t_from_words(uvec2(pc.init_lo, pc.init_hi)); }
+// What precedes element 0: the init value, or in a batched run that continues a row, the
+// rest of that row.
+T lead_value() { return ROWS ? t_from_words(uvec2(pc.lead_lo, pc.lead_hi)) : init_value(); }
 bool is_blocked(uint tile) { return ((tile + 1) & pc.blocking_mask) == 0; }
 
 // How many steps a look-back of `tile` waits on the not-ready tile `cursor` before it
@@ -116,10 +125,11 @@ bool look_back(uint tile, inout uint cursor, inout T prefix, uint early_end, T e
 }
 
 // Look-back lanes: offers the fallback's `reduction` of `cursor` and continues from what
-// was there. Returns true when the prefix is complete.
-bool insert_fallback(inout uint cursor, inout T prefix, T reduction) {
+// was there. Returns true when the prefix is complete. `final`: the reduction is the tile's
+// inclusive value (tile 0, or in a batched scan a tile that holds a row start).
+bool insert_fallback(inout uint cursor, inout T prefix, T reduction, bool final) {
   const TILE_WORD before =
-      post_tile(cursor, cursor == 0 ? GS_STATE_INCLUSIVE : GS_STATE_READY, reduction);
+      post_tile(cursor, final ? GS_STATE_INCLUSIVE : GS_STATE_READY, reduction);
   const bool was_posted = state_of(before) != GS_STATE_NOT_READY;
   const bool inserted = subgroupBallotBitCount(subgroupBallot(was_posted)) == 0;
   if (STATISTICS) {
@@ -137,7 +147,7 @@ bool insert_fallback(inout uint cursor, inout T prefix, T reduction) {
     return true;
   }
   prefix = combine(reduction, prefix);
-  if (cursor == 0) return true;
+  if (final) return true;
   cursor -= 1;
   return false;
 }
@@ -211,20 +221,25 @@ void main() {
   T early_value = identity();
   const bool take_early_now = NOTE_EARLY_WINDOW_BEFORE_SCAN && is_lookback_lane() && tile != 0;
   if (take_early_now) note_early_window(tile, early, early_end, early_value);
-  T aggregate = scan_loaded(loaded, SLOT_OWN);
-  // The init value belongs to tile 0, for its owner and for any fallback on it alike.
-  if (tile == 0) aggregate = combine(init_value(), aggregate);
+  bool starts = false;  // whether a row starts in the tile (batched scans)
+  T aggregate = ROWS ? scan_loaded_rows(loaded, SLOT_OWN, tile, init_value(), starts)
+                     : scan_loaded(loaded, SLOT_OWN);
+  // The lead belongs to tile 0 (up to its first row start), for its owner and for any
+  // fallback on it alike.
+  if (tile == 0 && !starts) aggregate = combine(lead_value(), aggregate);
 
   // Look-back state, kept across fallback rounds: the tile being looked at and the prefix
   // gathered so far.
   uint cursor = tile - 1;
   T prefix = identity();
-  bool done = tile == 0;
+  bool done = tile == 0 || (ROWS && row_distance(tile * TILE_ELEMENTS) == 0);
   if (is_lookback_lane()) {
     if (tile == 0) {
       post_tile(tile, GS_STATE_INCLUSIVE, aggregate);
     } else {
-      if (!is_blocked(tile)) post_tile(tile, GS_STATE_READY, aggregate);
+      if (!is_blocked(tile)) {
+        post_tile(tile, starts ? GS_STATE_INCLUSIVE : GS_STATE_READY, aggregate);
+      }
       if (take_early_now) {
         early_end = wg_early_end;  // as noted before the scan
         early_value = wg_early_value;
@@ -240,19 +255,23 @@ void main() {
     // the tile to reduce for a fallback) and what precedes the tile.
     if (is_lookback_lane()) {
       if (!done) done = look_back(tile, cursor, prefix, early_end, early_value);
-      if (done && tile != 0) post_tile(tile, GS_STATE_INCLUSIVE, combine(prefix, aggregate));
+      if (done && tile != 0) {
+        post_tile(tile, GS_STATE_INCLUSIVE, starts ? aggregate : combine(prefix, aggregate));
+      }
       if (sg_lane() == 0) {
         wg_lookback = done ? LOOKBACK_DONE : cursor;
-        wg_prefix = tile == 0 ? init_value() : prefix;
+        wg_prefix = tile == 0 ? lead_value() : prefix;
       }
     }
     barrier();
     const uint target = wg_lookback;
     if (target == LOOKBACK_DONE) break;
-    T reduction = tile_local_scan(target, SLOT_FALLBACK);
-    if (target == 0) reduction = combine(init_value(), reduction);
+    bool target_starts = false;
+    T reduction = ROWS ? tile_local_scan_rows(target, SLOT_FALLBACK, init_value(), target_starts)
+                       : tile_local_scan(target, SLOT_FALLBACK);
+    if (target == 0 && !target_starts) reduction = combine(lead_value(), reduction);
     if (is_lookback_lane()) {
-      done = insert_fallback(cursor, prefix, reduction);
+      done = insert_fallback(cursor, prefix, reduction, target == 0 || target_starts);
       // From shared memory, so that no register holds them through the fallback's scan.
       early_end = wg_early_end;
       early_value = wg_early_value;
@@ -260,5 +279,9 @@ void main() {
   }
 
   if (STATISTICS && is_lookback_lane() && sg_lane() == 0) add_statistics();
-  store_tile(tile, wg_prefix);
+  if (ROWS) {
+    store_tile_rows(tile, wg_prefix, init_value());
+  } else {
+    store_tile(tile, wg_prefix);
+  }
 }

@@ -2,8 +2,8 @@
 #pragma use_vulkan_memory_model
 // Checks a timed run on the device, so that every run is validated without reading the
 // output back: each output element must follow from its predecessor and the input
-// (out[i] == out[i-1] + in[i] for an inclusive sum), which by induction proves them all.
-// Mismatches are counted in the control buffer.
+// (out[i] == out[i-1] + in[i] for an inclusive sum, a row's first from the init value in a
+// batched scan), which by induction proves them all. Mismatches are counted in the control buffer.
 #include "common/interface.h"
 #include "common/types.glsl"
 #include "common/tile_shape.glsl"
@@ -23,10 +23,12 @@ layout(binding = GS_BINDING_CONTROL, std430) buffer Control { uint control[]; };
 T expected(uint i) {
   if (MODE == GS_VALIDATE_COPY) return in_scalars[i];
   const T init = t_from_words(uvec2(pc.init_lo, pc.init_hi));
+  // A row's first element starts from init (row_length 0: one row).
+  const bool start = pc.row_length == 0 ? i == 0 : i % pc.row_length == 0;
   if (KIND == GS_KIND_EXCLUSIVE) {
-    return i == 0 ? init : combine(out_scalars[i - 1], in_scalars[i - 1]);
+    return start ? init : combine(out_scalars[i - 1], in_scalars[i - 1]);
   }
-  return combine(i == 0 ? init : out_scalars[i - 1], in_scalars[i]);
+  return combine(start ? init : out_scalars[i - 1], in_scalars[i]);
 }
 
 // Float sums and products round differently in every association; each element may differ
@@ -37,6 +39,7 @@ bool matches(T got, T want, uint i) {
 #if T_IS_FLOAT
   if (isnan(want)) return isnan(got);
   const T tolerance = T(uintBitsToFloat(pc.tolerance_bits));
+  if (pc.row_length != 0) i %= pc.row_length;  // the elements combined so far in its row
   if (OP == GS_OP_ADD) return abs(got - want) <= tolerance * T(i + 1);
   if (OP == GS_OP_MUL) return abs(got - want) <= tolerance * T(i + 2) * abs(want);
   return got == want;

@@ -58,13 +58,15 @@ def read(path, written_by_gpuscan):
         assert (start + length) % 64 == 0 and text.endswith('\n'), '%s: header not padded' % path
         assert set(header) == {'descr', 'fortran_order', 'shape'}, header
         assert header['descr'][0] == '<', header
-    assert not header['fortran_order'] and len(header['shape']) == 1, header
+    assert not header['fortran_order'] and len(header['shape']) in (1, 2), header
     code = header['descr'].lstrip('<=|')
     assert code in FORMATS, header
-    n = header['shape'][0]
+    n = 1
+    for extent in header['shape']:
+        n *= extent
     data = blob[start + length:]
     assert len(data) == n * struct.calcsize(FORMATS[code]), '%s: %d data bytes' % (path, len(data))
-    return code, list(struct.unpack('<%d%s' % (n, FORMATS[code]), data))
+    return code, list(struct.unpack('<%d%s' % (n, FORMATS[code]), data)), header['shape']
 
 
 def wrap(code, x):
@@ -109,17 +111,32 @@ def same(code, op, g, e):
     return g == e and (op in ('min', 'max') or math.copysign(1, g) == math.copysign(1, e))
 
 
-def check(input_path, output_path, kind, op, init=None):
-    code, values = read(input_path, False)
-    out_code, got = read(output_path, True)
-    assert out_code == code, 'output dtype %s, input %s' % (out_code, code)
+def scanned(code, values, kind, op, init):
     acc = identity(code, op) if init is None else (float(init) if code[0] == 'f' else int(init, 0))
     expected = []
     for x in values:
         if kind == 'exclusive': expected.append(acc)
         acc = combine(code, op, acc, x)
         if kind == 'inclusive': expected.append(acc)
-    if kind == 'reduce': expected = [acc]
+    return [acc] if kind == 'reduce' else expected
+
+
+def check(input_path, output_path, kind, op, init=None, axis=None):
+    """Without axis the input is scanned flattened (shape (n,), or (1,) for a reduction);
+    with axis -1 each row of a 2-D input on its own (shape (B, N), or (B,))."""
+    code, values, shape = read(input_path, False)
+    out_code, got, out_shape = read(output_path, True)
+    assert out_code == code, 'output dtype %s, input %s' % (out_code, code)
+    if axis is None or len(shape) == 1:
+        expected = scanned(code, values, kind, op, init)
+        want_shape = (len(expected),)
+    else:
+        rows, length = shape
+        expected = []
+        for r in range(rows):
+            expected += scanned(code, values[r * length:(r + 1) * length], kind, op, init)
+        want_shape = (rows,) if kind == 'reduce' else (rows, length)
+    assert tuple(out_shape) == want_shape, 'shape %r, expected %r' % (out_shape, want_shape)
     assert len(got) == len(expected), '%d elements, expected %d' % (len(got), len(expected))
     for i, (g, e) in enumerate(zip(got, expected)):
         assert same(code, op, g, e), 'element %d is %r, expected %r' % (i, g, e)
@@ -164,6 +181,11 @@ def make():
     write('in/object.npy', '|O', '(4,)', data=bytes(32))
     write('in/bool.npy', '|b1', '(4,)', data=bytes(4))
     write('in/two_d.npy', '<u4', '(2, 3)', range(6))
+    rows = random_values(97 * 301, 5, 2**32)
+    write('in/u32_rows.npy', '<u4', '(97, 301)', rows)
+    write('in/f64_rows.npy', '<f8', '(301, 7)', [v / 2**20 - 2048 for v in rows[:301 * 7]])
+    write('in/i32_empty_rows.npy', '<i4', '(5, 0)', [])
+    write('in/three_d.npy', '<u4', '(2, 2, 2)', range(8))
     write('in/scalar.npy', '<u4', '()', [7])
     write('in/fortran.npy', '<u4', '(4,)', range(4), fortran=True)
     write('in/truncated.npy', '<u4', '(1000,)', range(999))
@@ -185,6 +207,8 @@ if __name__ == '__main__':
     try:
         if sys.argv[1] == 'make':
             make()
+        elif sys.argv[1] == 'check_rows':
+            check(*sys.argv[2:6], sys.argv[6] if len(sys.argv) > 6 else None, axis=-1)
         else:
             check(*sys.argv[2:])
     except AssertionError as e:
@@ -238,6 +262,30 @@ scan_ok in/f32_nans.npy reduce max
 scan_ok in/f32_nans.npy exclusive max
 scan_ok in/f64_nans_then_one.npy inclusive min
 scan_ok in/f64_nans_then_one.npy inclusive max
+# 2-D input: flattened as numpy's axis=None without --axis.
+scan_ok in/two_d.npy inclusive add
+scan_ok in/u32_rows.npy exclusive add 7
+
+# rows_ok IN KIND OP [INIT]: --axis -1, each row of a 2-D input on its own (a batched
+# scan), leaving exactly its output in out/.
+rows_ok() {
+  local input=$1 kind=$2 op=$3 init=${4:-}
+  local args=(scan "$input" out/result.npy --kind "$kind" --op "$op" --axis -1)
+  [[ -n $init ]] && args+=(--init "$init")
+  "$gpuscan" "${args[@]}" || fail "gpuscan ${args[*]}: exit status $?"
+  [[ $(ls -A out) == result.npy ]] || fail "gpuscan ${args[*]}: out/ holds $(ls -A out)"
+  "$python" npy.py check_rows "$input" out/result.npy "$kind" "$op" ${init:+"$init"}
+  rm out/result.npy
+  echo "ok: gpuscan ${args[*]}"
+}
+rows_ok in/u32_rows.npy inclusive add
+rows_ok in/u32_rows.npy exclusive add 0x10
+rows_ok in/u32_rows.npy reduce max
+rows_ok in/f64_rows.npy inclusive add -1.5
+rows_ok in/f64_rows.npy reduce add
+rows_ok in/i32_empty_rows.npy reduce add 3
+rows_ok in/i32_empty_rows.npy inclusive add
+rows_ok in/u32.npy inclusive add
 
 # refused STATUS WHAT ARGS...: gpuscan ARGS must exit with STATUS and one "gpuscan: error:"
 # line, and leave out/ empty.
@@ -261,7 +309,11 @@ refused 2 "dtype <f2" scan in/f16.npy out/o.npy
 refused 2 "dtype >u4" scan in/big_endian.npy out/o.npy
 refused 2 "dtype |O" scan in/object.npy out/o.npy
 refused 2 "dtype |b1" scan in/bool.npy out/o.npy
-refused 2 "2-D shape" scan in/two_d.npy out/o.npy
+refused 2 "3-D shape" scan in/three_d.npy out/o.npy
+refused 2 "--axis 0 of a 2-D array" scan in/u32_rows.npy out/o.npy --axis 0
+refused 2 "--axis 2 of a 2-D array" scan in/u32_rows.npy out/o.npy --axis 2
+refused 2 "--axis 1 of a 1-D array" scan in/u32.npy out/o.npy --axis 1
+refused 2 "--axis not a number" scan in/u32_rows.npy out/o.npy --axis last
 refused 2 "shape ()" scan in/scalar.npy out/o.npy
 refused 2 "Fortran order" scan in/fortran.npy out/o.npy
 refused 2 "truncated data" scan in/truncated.npy out/o.npy

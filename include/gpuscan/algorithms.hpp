@@ -18,6 +18,12 @@ namespace detail {
 void scan_host(Device& device, const ScanSpec& spec, std::span<const std::byte> input,
                std::span<std::byte> output, std::optional<Value> init);
 
+// The same for a batched scan (Scanner::run_rows): `rows` rows of `row_length` elements in
+// `input`; `output` holds as many elements (one per row for Kind::reduce).
+void scan_rows_host(Device& device, const ScanSpec& spec, std::span<const std::byte> input,
+                    std::span<std::byte> output, std::size_t rows, std::size_t row_length,
+                    std::optional<Value> init);
+
 template <class T>
 std::vector<T> scan(Device& device, Kind kind, std::span<const T> in, Op op,
                     std::optional<T> init) {

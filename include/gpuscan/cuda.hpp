@@ -56,6 +56,12 @@ class Plan {
   // dtype (default: the operator's identity). For Kind::reduce, d_out receives one element.
   void enqueue(const void* d_in, void* d_out, std::uint64_t n, cudaStream_t stream, void* workspace,
                std::size_t workspace_bytes, std::optional<Value> init = {}) const;
+  // A batched scan (DESIGN 3f): `rows` rows of `row_length` elements, row after row, each
+  // scanned on its own in one pass; init applies at each row's start. For Kind::reduce,
+  // d_out receives one element per row. workspace_bytes(rows * row_length) suffices.
+  void enqueue_rows(const void* d_in, void* d_out, std::uint64_t rows, std::uint64_t row_length,
+                    cudaStream_t stream, void* workspace, std::size_t workspace_bytes,
+                    std::optional<Value> init = {}) const;
   // The same with init read on the device, when the run starts, from d_init (one element).
   void enqueue(const void* d_in, void* d_out, std::uint64_t n, cudaStream_t stream, void* workspace,
                std::size_t workspace_bytes, const void* d_init) const;

@@ -66,6 +66,12 @@ gpuscan_status gpuscan_scan_host(gpuscan_device device, gpuscan_dtype dtype, gpu
                                  gpuscan_kind kind, const void* in, void* out, uint64_t n,
                                  const void* init_or_null);
 
+/* A batched scan of host arrays (DESIGN 3f): rows x row_length elements, row after row, each
+ * row scanned on its own from init; out holds as many (one per row for GPUSCAN_REDUCE). On
+ * CUDA devices; others give a USAGE_ERROR for now. */
+gpuscan_status gpuscan_scan_rows_host(gpuscan_device device, gpuscan_dtype dtype, gpuscan_op op,
+                                      gpuscan_kind kind, const void* in, void* out, uint64_t rows,
+                                      uint64_t row_length, const void* init_or_null);
 /* CUDA device pointers (aligned to the element size) on the caller's stream (a
  * cudaStream_t; NULL = the legacy default stream), enqueued without synchronising: the
  * result is ready when the stream gets there. init_or_null is a HOST pointer to one element.
@@ -76,6 +82,12 @@ gpuscan_status gpuscan_cuda_scan(gpuscan_device device, gpuscan_dtype dtype, gpu
                                  gpuscan_kind kind, const void* d_in, void* d_out, uint64_t n,
                                  const void* init_or_null, void* stream);
 
+/* gpuscan_cuda_scan for a batch: rows x row_length elements, each row scanned on its own
+ * from init (one output per row for GPUSCAN_REDUCE). */
+gpuscan_status gpuscan_cuda_scan_rows(gpuscan_device device, gpuscan_dtype dtype, gpuscan_op op,
+                                      gpuscan_kind kind, const void* d_in, void* d_out,
+                                      uint64_t rows, uint64_t row_length, const void* init_or_null,
+                                      void* stream);
 /* The CUDA device (its ordinal, as cudaSetDevice numbers them) that holds the memory at
  * d_pointer: what a caller handed only a pointer (CUDA array interface) needs to pick the
  * device for gpuscan_device_open_cuda. A USAGE_ERROR where d_pointer is not CUDA device or

@@ -70,12 +70,23 @@ class Scanner {
   // one run takes goes in chunks (gpu_ms and statistics are then sums).
   RunResult run(const Buffer& in, Buffer& out, std::size_t n, std::optional<Value> init = {});
 
+  // A batched scan (DESIGN 3f): `rows` rows of `row_length` elements each, row after row in
+  // `in`, every row scanned on its own, all in one pass; `init` applies at each row's start.
+  // Kind::reduce writes one element per row. The chained algorithms (csdldf, csdl) on CUDA;
+  // other backends refuse it for now.
+  RunResult run_rows(const Buffer& in, Buffer& out, std::size_t rows, std::size_t row_length,
+                     std::optional<Value> init = {});
+
   const ScanSpec& spec() const { return spec_; }
 
  private:
   friend Scanner testing::make_scanner(Device&, const ScanSpec&, const testing::Options&);
   Scanner(Device& device, const ScanSpec& spec, const testing::Options& options);
-  Value chunk_carry(const Buffer& in, const Buffer& out, std::size_t offset, std::size_t count);
+  Value checked_init(std::optional<Value> init) const;
+  void check_buffers(const Buffer& in, const Buffer& out, std::size_t n,
+                     std::size_t out_elements) const;
+  Value chunk_carry(const Buffer& in, const Buffer& out, std::size_t offset, std::size_t count,
+                    std::size_t reduce_index = 0);
 
   ScanSpec spec_;
   std::size_t chunk_ = 0;  // elements per run

@@ -65,6 +65,9 @@ struct BenchCase {
   Op op = Op::add;
   Kind kind = Kind::inclusive;
   std::size_t n = 0;
+  // A batched scan (DESIGN 3f): n / row_length rows of row_length elements (inclusive or
+  // exclusive; CUDA). 0: one scan of n.
+  std::size_t row_length = 0;
   int runs = 0;      // timed runs per implementation (after untimed warm-up runs)
   bool hot = false;  // skip the cache flush between runs
   // CUDA: after the flush, one untimed run of the same implementation on a second input of

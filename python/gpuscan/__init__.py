@@ -20,9 +20,12 @@ Where the data lives decides where it is scanned (DESIGN.md section 3c):
 Element types: uint32, int32, float32, uint64, int64, float64. Operators: "add", "mul",
 "min", "max", and for integers "and", "or", "xor". Integer sums and products wrap like C;
 float min/max ignore a NaN unless both operands are. A multi-dimensional array is flattened
-in row-major order, like numpy's ``axis=None``. Failures raise ``UsageError`` (the request
-is wrong) or ``DeviceError`` (no library or device, or a driver call failed).
+in row-major order, like numpy's ``axis=None``; with ``axis=-1`` each row of its last axis is
+scanned on its own, all rows in one pass (``gpuscan.cumsum(logits, axis=-1)``). Failures
+raise ``UsageError`` (the request is wrong) or ``DeviceError`` (no library or device, or a
+driver call failed).
 """
+import operator
 import sys
 
 import numpy as np
@@ -41,10 +44,12 @@ def inclusive_scan(x, op="add", init=None, out=None, *, axis=None):
     x: a NumPy or CUDA array of uint32, int32, float32, uint64, int64 or float64.
     op: "add", "mul", "min", "max", "and", "or" or "xor" (the last three integers only).
     init: a number of x's dtype that starts the scan (None: the operator's identity).
-    out: an array of the same framework, device and dtype, contiguous, of shape (x.size,);
-      it may be x itself. Returned.
-    axis: None only for now (x flattened in row-major order).
-    Returns a 1-D array of x.size elements and x's dtype, of x's framework and device.
+    out: an array of the same framework, device and dtype, contiguous, of the result's
+      shape; it may be x itself. Returned.
+    axis: None (x flattened in row-major order) or -1 (each row of the last axis scanned on
+      its own, init applied to each; a batched scan in one pass). Other axes are refused.
+    Returns an array of x's dtype, framework and device: 1-D of x.size elements for
+    axis=None, x's shape for axis=-1.
     """
     return _scan(x, op, _library.INCLUSIVE, init, out, axis, None)
 
@@ -61,13 +66,14 @@ def reduce(x, op="add", init=None, *, axis=None):
     """``init ⊕ x[0] ⊕ ... ⊕ x[n-1]`` (init, or the identity, when x is empty), in x's dtype.
 
     Returns a NumPy scalar for host input; for a CUDA array a 0-d array of its framework on
-    its device (reading it, e.g. with ``.item()``, waits for the GPU).
+    its device (reading it, e.g. with ``.item()``, waits for the GPU). With axis=-1, one value
+    per row of the last axis: an array of x.shape[:-1].
     """
     return _scan(x, op, _library.REDUCE, init, None, axis, None)
 
 
 def cumsum(x, dtype=None, out=None, *, axis=None):
-    """The inclusive sum with numpy.cumsum's dtype rules (``axis=None``).
+    """The inclusive sum with numpy.cumsum's dtype rules (``axis=None`` or ``axis=-1``).
 
     dtype: the result's (and the accumulation's) dtype; by default x's, except that bool
       and integers narrower than 64 bits widen to int64 (unsigned: uint64), like numpy.
@@ -107,11 +113,29 @@ def _adapter_of(x):
     return adapter
 
 
-def _check_axis(axis):
-    # Batched scans along the last axis (axis=-1) are DESIGN.md section 3f's; until then only
-    # the flattened scan exists. The adapters' flat() is where a batched layout would branch.
-    if axis is not None:
-        raise UsageError(f"axis={axis!r}: only axis=None (x flattened) is supported so far")
+def _rows_of(shape, axis):
+    """numpy's axis for a scan of an array of `shape`: None (flattened) or, for the last axis
+    of an array of two or more dimensions, (rows, row length), a batched scan (DESIGN.md
+    section 3f). Other axes are refused: a row must be contiguous in memory."""
+    if axis is None:
+        return None
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        raise UsageError(f"axis={axis!r} is not an integer or None") from None
+    ndim = len(shape)
+    if ndim == 0:
+        raise UsageError(f"axis={axis}: x has no axes (0-d); use axis=None")
+    if not -ndim <= axis < ndim:
+        raise UsageError(f"axis={axis} is out of bounds for x of {ndim} dimension(s)")
+    if axis % ndim != ndim - 1:
+        raise UsageError(f"axis={axis}: gpuscan scans along the last axis (axis=-1) only; move "
+                         "that axis last first (numpy.moveaxis, torch.movedim), then scan with "
+                         "axis=-1")
+    if ndim == 1:
+        return None  # the last axis of a vector is all of it
+    row_length = int(shape[-1])
+    return (int(np.prod(shape[:-1], dtype=np.int64)), row_length)
 
 
 def _scan(x, op, kind, init, out, axis, result_dtype):
@@ -122,7 +146,6 @@ def _scan(x, op, kind, init, out, axis, result_dtype):
         result = adapter.fast_scan(x, op, kind, result_dtype, out)
         if result is not None:
             return result
-    _check_axis(axis)
     if adapter is None:
         adapter = _adapter_of(x)
     host_framework = None
@@ -142,6 +165,7 @@ def _scan(x, op, kind, init, out, axis, result_dtype):
             return out
     if adapter is _HOST and not isinstance(x, np.ndarray):
         x = np.asarray(x)
+    rows = _rows_of(tuple(x.shape), axis)
     dtype = adapter.dtype(x) if adapter is not _HOST else x.dtype
     requested_dtype = result_dtype
     if result_dtype is None:
@@ -162,12 +186,12 @@ def _scan(x, op, kind, init, out, axis, result_dtype):
         except TypeError:
             pass  # an unhashable dtype argument: that call keeps the general path
     if adapter is _HOST:
-        result = _host.scan(x, result_dtype, op_code_value, kind, init, out)
+        result = _host.scan(x, result_dtype, op_code_value, kind, init, out, rows)
         if host_framework == "torch" and (out is None or kind == _library.REDUCE):
             torch = sys.modules["torch"]
             result = torch.from_numpy(np.asarray(result))
         return result
-    return _cuda.scan(adapter, x, result_dtype, op_code_value, kind, init, out)
+    return _cuda.scan(adapter, x, result_dtype, op_code_value, kind, init, out, rows)
 
 
 def _as_numpy_dtype(dtype, adapter):

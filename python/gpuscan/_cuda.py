@@ -110,12 +110,12 @@ class TorchArrays:
     def empty(self, like, n):
         return like.new_empty((n,) if n is not None else ())
 
-    def check_out(self, out, n, dtype, ordinal):
+    def check_out(self, out, expected, dtype, ordinal):
         if not isinstance(out, self.torch.Tensor):
             raise UsageError(f"out must be a torch.Tensor for a torch x; got {type(out).__name__}")
         _check_out_shape(out.is_cuda and out.get_device() == ordinal, f"cuda:{ordinal}",
-                         self.to_numpy.get(out.dtype, out.dtype), dtype, tuple(out.shape), n,
-                         out.is_contiguous())
+                         self.to_numpy.get(out.dtype, out.dtype), dtype, tuple(out.shape),
+                         expected, out.is_contiguous())
         if out.requires_grad:
             raise UsageError("out requires grad; gpuscan writes it without recording a graph")
         return out
@@ -181,11 +181,11 @@ class CupyArrays:
         with like.device:
             return self.cupy.empty((n,) if n is not None else (), dtype=like.dtype)
 
-    def check_out(self, out, n, dtype, ordinal):
+    def check_out(self, out, expected, dtype, ordinal):
         if not isinstance(out, self.cupy.ndarray):
             raise UsageError(f"out must be a cupy.ndarray for a cupy x; got {type(out).__name__}")
         _check_out_shape(out.device.id == ordinal, f"GPU {ordinal}", out.dtype, dtype, out.shape,
-                         n, out.flags.c_contiguous)
+                         expected, out.flags.c_contiguous)
         return out
 
     def copy(self, dst, src):
@@ -244,14 +244,14 @@ class ProtocolArrays:
                          "another CUDA array pass out= (an array of the result's dtype, shape "
                          "and device; reduce needs a torch or cupy array)")
 
-    def check_out(self, out, n, dtype, ordinal):
+    def check_out(self, out, expected, dtype, ordinal):
         memory = self.memory(out)
         if memory.readonly:
             raise UsageError("out is read-only")
         if misaligned(memory.pointer, np.dtype(dtype).itemsize):
             raise UsageError("out's data is not aligned to its element size")
         _check_out_shape(memory.ordinal in (None, ordinal), f"GPU {ordinal}", memory.dtype, dtype,
-                         memory.shape, n, memory.is_c_contiguous())
+                         memory.shape, expected, memory.is_c_contiguous())
         return memory
 
     def copy(self, dst, src):
@@ -262,49 +262,68 @@ class ProtocolArrays:
         return a.stream
 
 
-def _check_out_shape(same_device, device, out_dtype, dtype, shape, n, contiguous):
+def _check_out_shape(same_device, device, out_dtype, dtype, shape, expected, contiguous):
     if not same_device:
         raise UsageError(f"out must be on x's device ({device})")
     if out_dtype != dtype:
         raise UsageError(f"out is {out_dtype}; the result is {dtype}")
-    if tuple(shape) != (n,):
-        raise UsageError(f"out has shape {tuple(shape)}; the result has shape ({n},)")
+    if tuple(shape) != expected:
+        raise UsageError(f"out has shape {tuple(shape)}; the result has shape {expected}")
     if not contiguous:
         raise UsageError("out must be contiguous")
 
 
-def scan(arrays, x, dtype, op, kind, init, out):
+def scan(arrays, x, dtype, op, kind, init, out, rows=None):
     """The scan (kind INCLUSIVE/EXCLUSIVE) or reduction (REDUCE: a 0-d array) of CUDA array
-    `x` as `dtype`, enqueued on the stream `arrays` names for it; nothing synchronises."""
+    `x` as `dtype`, enqueued on the stream `arrays` names for it; nothing synchronises.
+    With `rows` (axis=-1: rows, row length), each row of x's last axis on its own: a result
+    of x's shape (REDUCE: without the last axis)."""
+    shape = tuple(x.shape)
     source = arrays.flat(x, dtype)
     n = arrays.size(source)
     ordinal = arrays.ordinal(source)
     source_pointer = arrays.pointer(source)
-    if kind == _library.REDUCE:
-        result = target = arrays.empty(source, None)
-    elif out is None:
-        result = target = arrays.empty(source, n)
-        if n == 0:
-            return result
+    if rows is not None:
+        result_shape = shape[:-1] if kind == _library.REDUCE else shape
+        out_n = rows[0] if kind == _library.REDUCE else n
     else:
-        result = target = arrays.check_out(out, n, dtype, ordinal)
-        if n == 0:
+        result_shape = () if kind == _library.REDUCE else (n,)
+        out_n = 1 if kind == _library.REDUCE else n
+    if out is None:
+        result = target = arrays.empty(source, None if result_shape == () else out_n)
+        if out_n == 0:
+            return _shaped(result, result_shape)
+    else:
+        result = target = arrays.check_out(out, result_shape, dtype, ordinal)
+        if out_n == 0:
             return _returned(out, result)
         out_pointer = arrays.pointer(result)
         itemsize = dtype.itemsize
         if misaligned(out_pointer, itemsize) or (out_pointer < source_pointer + n * itemsize
-                                       and source_pointer < out_pointer + n * itemsize):
+                                       and source_pointer < out_pointer + out_n * itemsize):
             # In place (out=x) or overlapping: scan into a temporary, then copy.
-            target = arrays.empty(source, n)
-    status = _library.lib().gpuscan_cuda_scan(
-        _library.cuda_device(ordinal), dtype_code(dtype), op, kind, source_pointer or None,
-        arrays.pointer(target), n, ctypes.byref(init) if init is not None else None,
-        arrays.stream(source, ordinal) or None)
+            target = arrays.empty(source, out_n)
+    init_pointer = ctypes.byref(init) if init is not None else None
+    stream = arrays.stream(source, ordinal) or None
+    if rows is None:
+        status = _library.lib().gpuscan_cuda_scan(
+            _library.cuda_device(ordinal), dtype_code(dtype), op, kind, source_pointer or None,
+            arrays.pointer(target), n, init_pointer, stream)
+    else:
+        status = _library.lib().gpuscan_cuda_scan_rows(
+            _library.cuda_device(ordinal), dtype_code(dtype), op, kind, source_pointer or None,
+            arrays.pointer(target), rows[0], rows[1], init_pointer, stream)
     if status:
         _library.raise_for(status, f"scanning on CUDA device {ordinal}")
     if target is not result:
-        arrays.copy(result, target)
-    return _returned(out, result)
+        arrays.copy(result, target.reshape(result.shape) if hasattr(target, "reshape") else target)
+    return _returned(out, _shaped(result, result_shape) if out is None else result)
+
+
+def _shaped(result, shape):
+    # Results are allocated flat; a batched one takes x's shape (without the last axis for a
+    # reduction). Torch and cupy arrays reshape without a copy.
+    return result if tuple(result.shape) == shape else result.reshape(shape)
 
 
 def _returned(out, result):

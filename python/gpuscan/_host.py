@@ -16,42 +16,52 @@ def flatten(x, dtype):
     return np.ascontiguousarray(x).reshape(-1)
 
 
-def check_out(out, n, dtype):
-    """`out` if it can take the result (numpy's rules for axis=None: shape (n,)), else a
-    UsageError saying what it must be."""
+def check_out(out, shape, dtype):
+    """`out` if it can take the result (of `shape`: (n,) for axis=None, x's shape for
+    axis=-1), else a UsageError saying what it must be."""
     if not isinstance(out, np.ndarray):
         raise UsageError(f"out must be a numpy.ndarray for a NumPy x; got {type(out).__name__}")
     if out.dtype != dtype:
         raise UsageError(f"out is {out.dtype}; the result is {dtype}")
-    if out.shape != (n,):
-        raise UsageError(f"out has shape {out.shape}; the result has shape ({n},)")
+    if out.shape != shape:
+        raise UsageError(f"out has shape {out.shape}; the result has shape {shape}")
     if not out.flags.c_contiguous or not out.flags.writeable:
         raise UsageError("out must be contiguous and writeable")
     return out
 
 
-def scan(x, dtype, op, kind, init, out):
+def scan(x, dtype, op, kind, init, out, rows=None):
     """The scan (or reduction, kind REDUCE) of host array `x` as `dtype`: a NumPy array of
-    x.size elements (a NumPy scalar for REDUCE)."""
+    x.size elements (a NumPy scalar for REDUCE). With `rows` (axis=-1), each row of x's last
+    axis on its own: a result of x's shape (REDUCE: without the last axis)."""
     flat = flatten(x, dtype)
     n = flat.size
-    if kind == _library.REDUCE:
-        result = np.empty(1, dtype=dtype)
-    elif out is not None:
-        result = check_out(out, n, dtype)
+    if rows is not None:
+        shape = x.shape[:-1] if kind == _library.REDUCE else x.shape
+    else:
+        shape = () if kind == _library.REDUCE else (n,)
+    if out is not None and kind != _library.REDUCE:
+        result = check_out(out, shape, dtype)
         if n == 0:
             return result
         if np.may_share_memory(result, flat):
             # In place (out=x) or overlapping: the library scans out of place.
-            np.copyto(result, scan(flat.copy(), dtype, op, kind, init, None))
+            np.copyto(result, scan(x.copy(), dtype, op, kind, init, None, rows))
             return result
     else:
-        result = np.empty(n, dtype=dtype)
-        if n == 0:
+        result = np.empty(max(1, int(np.prod(shape))) if kind == _library.REDUCE and rows is None
+                          else shape, dtype=dtype)
+        if result.size == 0:
             return result
     device = _library.host_device()
-    status = _library.lib().gpuscan_scan_host(
-        device.handle, dtype_code(dtype), op, kind, flat.ctypes.data if n else None,
-        result.ctypes.data, n, ctypes.byref(init) if init is not None else None)
+    init_pointer = ctypes.byref(init) if init is not None else None
+    if rows is None:
+        status = _library.lib().gpuscan_scan_host(
+            device.handle, dtype_code(dtype), op, kind, flat.ctypes.data if n else None,
+            result.ctypes.data, n, init_pointer)
+    else:
+        status = _library.lib().gpuscan_scan_rows_host(
+            device.handle, dtype_code(dtype), op, kind, flat.ctypes.data if n else None,
+            result.ctypes.data, rows[0], rows[1], init_pointer)
     _library.raise_for(status, f"scanning on {device.name}")
-    return result[0] if kind == _library.REDUCE else result
+    return result[0] if kind == _library.REDUCE and rows is None else result

@@ -190,7 +190,7 @@ def test_refusals(framework):
     with pytest.raises(gpuscan.UsageError, match="out must be"):
         gpuscan.inclusive_scan(x, out=np.empty(16, np.int32))
     with pytest.raises(gpuscan.UsageError, match="axis"):
-        gpuscan.inclusive_scan(x, axis=-1)
+        gpuscan.inclusive_scan(x, axis=1)
 
 
 @needs_torch
@@ -304,3 +304,38 @@ def test_float32_products_err_as_a_tree_order_does(rng):
     want = float(np.prod(x.astype(np.float64)))
     tree = tree_product(x)
     assert abs(got / want - 1) <= 2 * abs(tree / want - 1) + 1e-5, (got, want, tree)
+
+
+@pytest.mark.parametrize("name", ["torch", "cupy"])
+@pytest.mark.parametrize("kind", KINDS)
+def test_axis_minus_one_scans_each_row(name, kind):
+    """axis=-1 on CUDA arrays: the rows of the table's shape classes, the result in x's
+    shape (a reduction: x.shape[:-1]) and framework, with out= too."""
+    if name == "torch" and not TORCH:
+        pytest.skip(f"needs torch with a CUDA GPU: {TORCH_WHY}")
+    if name == "cupy" and not CUPY:
+        pytest.skip(f"needs cupy with a CUDA GPU: {CUPY_WHY}")
+    fw = Frameworks.of(name)
+    rng = np.random.default_rng(2811)
+    for dtype in (np.int32, np.float32, np.int64):
+        for shape in [(3, 5), (1, 70001), (7001, 1), (64, 12825), (1000, 64), (2, 3, 4), (4, 0)]:
+            x = random_input(rng, dtype, int(np.prod(shape))).reshape(shape)
+            init = random_init(rng, dtype, "add") if shape[0] % 2 else None
+            if kind == "reduce":
+                got = gpuscan.reduce(fw.to_device(x), init=init, axis=-1)
+            else:
+                out = fw.poisoned(x.size, dtype).reshape(shape)
+                call = gpuscan.inclusive_scan if kind == "inclusive" else gpuscan.exclusive_scan
+                got = call(fw.to_device(x), init=init, out=out, axis=-1)
+                assert got is out
+            host = fw.to_host(got)
+            want_shape = shape[:-1] if kind == "reduce" else shape
+            assert host.shape == want_shape
+            rows = x.reshape(-1, shape[-1])
+            for r in range(rows.shape[0]):
+                check(host.reshape(rows.shape[0], -1)[r], rows[r], "add", kind, init,
+                      f"{name} {np.dtype(dtype).name} {shape} row {r}")
+    if name == "torch":
+        logits = torch.rand(256, 128256, device="cuda")
+        got = gpuscan.cumsum(logits, axis=-1)
+        torch.testing.assert_close(got, torch.cumsum(logits, dim=-1), rtol=1e-4, atol=1e-2)

@@ -157,7 +157,8 @@ def test_bad_requests_are_usage_errors_and_write_nothing():
         dict(op="sub"), dict(op=None), dict(init=2**40), dict(init=1.5), dict(init=True),
         dict(init=np.arange(2)), dict(out=np.empty(10, np.int64)), dict(out=np.empty(9, np.int32)),
         dict(out=np.empty((2, 5), np.int32)), dict(out=np.empty(20, np.int32)[::2]),
-        dict(out=list(range(10))), dict(axis=0), dict(axis=-1),
+        dict(out=list(range(10))), dict(axis=1), dict(axis=-2), dict(axis="last"),
+        dict(axis=1.0),
     ]
     for case in cases:
         with pytest.raises(gpuscan.UsageError) as info:
@@ -228,3 +229,55 @@ def test_a_missing_library_is_a_device_error_that_says_what_to_do():
 
 def test_device_name_names_a_device():
     assert gpuscan.device_name()
+
+
+ROW_SHAPES = [(3, 5), (1, 7), (7, 1), (2, 3, 4), (130, 129), (5, 4099), (4, 0), (0, 5)]
+
+
+def check_rows(got, x, op, kind, init, where):
+    """Every row of x's last axis scanned on its own."""
+    got = np.asarray(got)
+    want_shape = x.shape[:-1] if kind == "reduce" else x.shape
+    assert got.shape == want_shape, f"{where}: shape {got.shape}, want {want_shape}"
+    rows = x.reshape(int(np.prod(x.shape[:-1])), x.shape[-1])
+    if rows.shape[0] == 0:
+        assert got.size == 0, where
+        return
+    out_rows = got.reshape(rows.shape[0], -1)
+    for r in range(rows.shape[0]):
+        check(out_rows[r], rows[r], op, kind, init, f"{where} row {r}")
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("kind", KINDS)
+def test_axis_minus_one_scans_each_row(rng, dtype, kind):
+    """axis=-1: every shape class (one row, rows of one element, empty rows, no rows, more
+    than two dimensions), with and without init, into fresh and poisoned outputs."""
+    for shape in ROW_SHAPES:
+        op = "add" if len(shape) != 3 else ops_of(dtype)[-1]
+        x = random_input(rng, dtype, int(np.prod(shape)), op).reshape(shape)
+        init = random_init(rng, dtype, op) if shape[0] % 2 else None
+        where = f"{np.dtype(dtype).name} {kind} {shape} init={init}"
+        if kind == "reduce":
+            got = gpuscan.reduce(x, op=op, init=init, axis=-1)
+        else:
+            out = poisoned(x.size, dtype).reshape(shape)
+            got = CALLS[kind](x, op=op, init=init, out=out, axis=-1)
+            assert got is out
+        check_rows(got, x, op, kind, init, where)
+
+
+def test_axis_minus_one_matches_numpy_cumsum():
+    x = np.arange(24, dtype=np.int32).reshape(4, 6)
+    np.testing.assert_array_equal(gpuscan.cumsum(x, axis=-1), np.cumsum(x, axis=-1))
+    np.testing.assert_array_equal(gpuscan.cumsum(x, axis=1), np.cumsum(x, axis=1))
+    assert gpuscan.cumsum(x, axis=-1).dtype == np.cumsum(x, axis=-1).dtype
+    v = np.arange(5, dtype=np.float32)
+    np.testing.assert_array_equal(gpuscan.cumsum(v, axis=0), np.cumsum(v, axis=0))
+    assert gpuscan.reduce(v, axis=-1) == 10
+    with pytest.raises(gpuscan.UsageError, match="last axis"):
+        gpuscan.cumsum(x, axis=0)
+    with pytest.raises(gpuscan.UsageError, match="out of bounds"):
+        gpuscan.cumsum(x, axis=2)
+    with pytest.raises(gpuscan.UsageError, match="shape"):
+        gpuscan.cumsum(x, axis=-1, out=np.empty(24, np.int64))

@@ -72,7 +72,8 @@
 #define GS_SPEC_LOOKBACK_DEPTH 9
 #define GS_SPEC_DISPATCH_ORDER 10
 #define GS_SPEC_ELEMENT_OFFSETS 11
-#define GS_SPEC_COUNT 12
+#define GS_SPEC_ROWS 12
+#define GS_SPEC_COUNT 13
 
 // Phases of the reduce-then-scan kernel (one shader, three pipelines).
 #define GS_RTS_REDUCE 0
@@ -92,7 +93,9 @@
 // the run before this one wrote (this run zeroes them); with element offsets (a pipeline
 // of its own), the elements between where the input and output bindings start and where
 // the data starts (offsets in the application's buffers need not meet the binding
-// alignment, DESIGN 3a).
+// alignment, DESIGN 3a); and for a batched scan (DESIGN 3f, ROWS pipelines), the row length,
+// where element 0 lies in its row (row_phase < row_length), and what precedes element 0 in
+// its row as two words (docs/protocol.md, "Batched scans").
 #ifdef VULKAN
 #define GS_U32 uint
 #else
@@ -110,7 +113,11 @@
   GS_U32 clear_base;            \
   GS_U32 clear_count;           \
   GS_U32 in_shift;              \
-  GS_U32 out_shift;
+  GS_U32 out_shift;             \
+  GS_U32 row_length;            \
+  GS_U32 row_phase;             \
+  GS_U32 lead_lo;               \
+  GS_U32 lead_hi;
 
 // No blocking: no tile index + 1 has all of these bits clear.
 #define GS_NO_BLOCKING 0xFFFFFFFFu

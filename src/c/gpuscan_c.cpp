@@ -172,6 +172,30 @@ gpuscan_status gpuscan_scan_host(gpuscan_device device, gpuscan_dtype dtype, gpu
   });
 }
 
+gpuscan_status gpuscan_scan_rows_host(gpuscan_device device, gpuscan_dtype dtype, gpuscan_op op,
+                                      gpuscan_kind kind, const void* in, void* out, uint64_t rows,
+                                      uint64_t row_length, const void* init) {
+  return guarded([&] {
+    check_device(device);
+    const gpuscan::ScanSpec spec{dtype_of(dtype), op_of(op), kind_of(kind),
+                                 gpuscan::Algorithm::csdldf};
+    const std::size_t element = gpuscan::size_of(spec.dtype);
+    if (row_length != 0 && rows > SIZE_MAX / element / row_length) {
+      throw gpuscan::UsageError(std::to_string(rows) + " rows of " + std::to_string(row_length) +
+                                " elements do not fit in memory");
+    }
+    const std::size_t n = rows * row_length;
+    if (n > 0 && in == nullptr) throw gpuscan::UsageError("in is NULL");
+    const std::size_t out_n = spec.kind == gpuscan::Kind::reduce ? rows : n;
+    if (out_n > 0 && out == nullptr) throw gpuscan::UsageError("out is NULL");
+    const std::lock_guard lock(device->mutex);
+    gpuscan::detail::scan_rows_host(device->device, spec,
+                                    {static_cast<const std::byte*>(in), n * element},
+                                    {static_cast<std::byte*>(out), out_n * element}, rows,
+                                    row_length, init_value(spec.dtype, init));
+  });
+}
+
 gpuscan_status gpuscan_cuda_scan(gpuscan_device device, gpuscan_dtype dtype, gpuscan_op op,
                                  gpuscan_kind kind, const void* d_in, void* d_out, uint64_t n,
                                  const void* init, void* stream) {
@@ -189,6 +213,33 @@ gpuscan_status gpuscan_cuda_scan(gpuscan_device device, gpuscan_dtype dtype, gpu
                                             init_value(spec.dtype, init));
 #else
     (void)spec, (void)d_in, (void)d_out, (void)n, (void)init, (void)stream;
+    throw gpuscan::DeviceError("this build of gpuscan has no CUDA backend");
+#endif
+  });
+}
+
+gpuscan_status gpuscan_cuda_scan_rows(gpuscan_device device, gpuscan_dtype dtype, gpuscan_op op,
+                                      gpuscan_kind kind, const void* d_in, void* d_out,
+                                      uint64_t rows, uint64_t row_length, const void* init,
+                                      void* stream) {
+  return guarded([&] {
+    check_device(device);
+    const gpuscan::ScanSpec spec{dtype_of(dtype), op_of(op), kind_of(kind),
+                                 gpuscan::Algorithm::csdldf};
+#ifdef GPUSCAN_HAS_CUDA
+    if (device->cuda_ordinal < 0) {
+      throw gpuscan::UsageError("gpuscan_cuda_scan_rows needs a CUDA device; " + device->name +
+                                " is a Vulkan device (open it with GPUSCAN_BACKEND_CUDA)");
+    }
+    if (row_length != 0 && rows > UINT64_MAX / row_length) {
+      throw gpuscan::UsageError(std::to_string(rows) + " rows of " + std::to_string(row_length) +
+                                " elements are too many");
+    }
+    gpuscan::cuda::internal::scan_on_device(device->cuda_ordinal, spec, d_in, d_out,
+                                            rows * row_length, static_cast<cudaStream_t>(stream),
+                                            init_value(spec.dtype, init), rows);
+#else
+    (void)spec, (void)d_in, (void)d_out, (void)rows, (void)row_length, (void)init, (void)stream;
     throw gpuscan::DeviceError("this build of gpuscan has no CUDA backend");
 #endif
   });

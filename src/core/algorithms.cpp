@@ -1,6 +1,8 @@
 // One-call host scans: upload, run, download.
 #include "gpuscan/algorithms.hpp"
 
+#include <algorithm>
+
 namespace gpuscan::detail {
 
 void scan_host(Device& device, const ScanSpec& spec, std::span<const std::byte> input,
@@ -12,6 +14,18 @@ void scan_host(Device& device, const ScanSpec& spec, std::span<const std::byte> 
   device.upload(in, input);
   scanner.run(in, out, n, init);
   device.download(out, output);
+}
+
+void scan_rows_host(Device& device, const ScanSpec& spec, std::span<const std::byte> input,
+                    std::span<std::byte> output, std::size_t rows, std::size_t row_length,
+                    std::optional<Value> init) {
+  Scanner scanner(device, spec);
+  // Buffers of at least one byte: a device may refuse empty allocations.
+  Buffer in = device.allocate(std::max<std::size_t>(input.size(), 1));
+  Buffer out = device.allocate(std::max<std::size_t>(output.size(), 1));
+  if (!input.empty()) device.upload(in, input);
+  scanner.run_rows(in, out, rows, row_length, init);
+  if (!output.empty()) device.download(out, output);
 }
 
 }  // namespace gpuscan::detail

@@ -29,6 +29,17 @@ class ScannerImpl {
   // (multiples of offset_granule); the buffers are large enough (checked by Scanner).
   virtual RunResult run(const BufferImpl& in, std::size_t in_offset, BufferImpl& out,
                         std::size_t out_offset, std::size_t n, Value init) = 0;
+  // The same for a batched scan: rows of `rows.length` elements, the run's element 0 at
+  // `rows.phase` in its row (after `rows.lead`, what precedes it there); `init` applies at
+  // each row start. Kind::reduce writes one element per row the run touches.
+  struct Rows {
+    std::size_t length = 0;
+    std::size_t phase = 0;
+    Value lead;
+  };
+  virtual RunResult run_rows(const BufferImpl& in, std::size_t in_offset, BufferImpl& out,
+                             std::size_t out_offset, std::size_t n, Value init,
+                             const Rows& rows) = 0;
 };
 
 class DeviceImpl {

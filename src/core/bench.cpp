@@ -54,6 +54,11 @@ std::vector<BenchResult> benchmark(Device& device, const BenchCase& c) {
   reference::check_op(c.dtype, c.op);
   if (c.n == 0 || c.runs <= 0) throw UsageError("a benchmark needs n >= 1 and runs >= 1");
   if (c.implementations.empty()) throw UsageError("a benchmark needs an implementation");
+  if (c.row_length != 0 && (c.n % c.row_length != 0 || c.kind == Kind::reduce)) {
+    throw UsageError(
+        "a batched benchmark takes whole rows (n a multiple of the row length) and scans them "
+        "(inclusive or exclusive; a reduction per row has no device check)");
+  }
   const auto input = reference::random_input(c.dtype, c.op, c.n, c.seed);
   const detail::InputFacts facts = detail::input_facts(c, input);
 

@@ -90,6 +90,25 @@ std::optional<std::size_t> first_mismatch(Op op, Kind kind, std::span<const T> i
   return std::nullopt;
 }
 
+// The same for a batched scan (DESIGN 3f): `input` holds rows of `row_length` elements,
+// each scanned on its own from `init`; Kind::reduce has one output per row. The index is
+// into `output`.
+template <class T>
+std::optional<std::size_t> first_mismatch_rows(Op op, Kind kind, std::span<const T> input,
+                                               std::size_t row_length, std::optional<T> init,
+                                               std::span<const T> output) {
+  if (row_length == 0) return input.empty() ? std::nullopt : std::optional<std::size_t>(0);
+  const std::size_t rows = input.size() / row_length;
+  const std::size_t out_per_row = kind == Kind::reduce ? 1 : row_length;
+  if (input.size() % row_length != 0 || output.size() != rows * out_per_row) return 0;
+  for (std::size_t r = 0; r < rows; ++r) {
+    const auto wrong = first_mismatch<T>(op, kind, input.subspan(r * row_length, row_length), init,
+                                         output.subspan(r * out_per_row, out_per_row));
+    if (wrong) return r * out_per_row + *wrong;
+  }
+  return std::nullopt;
+}
+
 // Calls f with a value-initialised T of the dtype (a type tag).
 template <class F>
 decltype(auto) visit(DType dtype, F&& f) {

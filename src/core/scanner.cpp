@@ -1,5 +1,8 @@
 // The public Scanner: argument checks shared by every backend, then the backend's run.
+#include <cstdint>
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include "core/backend.hpp"
 #include "core/options.hpp"
@@ -36,14 +39,18 @@ Scanner::~Scanner() = default;
 Scanner::Scanner(Scanner&&) noexcept = default;
 Scanner& Scanner::operator=(Scanner&&) noexcept = default;
 
-RunResult Scanner::run(const Buffer& in, Buffer& out, std::size_t n, std::optional<Value> init) {
-  const std::size_t element = size_of(spec_.dtype);
+Value Scanner::checked_init(std::optional<Value> init) const {
   const Value start = init.value_or(reference::identity_value(spec_.dtype, spec_.op));
   if (start.dtype != spec_.dtype) {
     throw UsageError("init value is " + std::string(to_string(start.dtype)) + " but the scan is " +
                      std::string(to_string(spec_.dtype)));
   }
-  const std::size_t out_elements = spec_.kind == Kind::reduce ? 1 : n;
+  return start;
+}
+
+void Scanner::check_buffers(const Buffer& in, const Buffer& out, std::size_t n,
+                            std::size_t out_elements) const {
+  const std::size_t element = size_of(spec_.dtype);
   // Out of place only: a fallback re-reads a predecessor's input, which that predecessor
   // may already have overwritten (cuda::Plan refuses overlap the same way).
   if (n > 0 && in.impl() == out.impl()) {
@@ -55,6 +62,27 @@ RunResult Scanner::run(const Buffer& in, Buffer& out, std::size_t n, std::option
                      std::string(to_string(spec_.dtype)) + " (input " + std::to_string(in.size()) +
                      " bytes, output " + std::to_string(out.size()) + ")");
   }
+}
+
+namespace {
+
+void add_up(RunResult& total, const RunResult& part) {
+  total.gpu_ms += part.gpu_ms;
+  if (part.statistics) {
+    Statistics& sum = total.statistics.emplace(total.statistics.value_or(Statistics{}));
+    sum.spins += part.statistics->spins;
+    sum.lookback_steps += part.statistics->lookback_steps;
+    sum.fallbacks += part.statistics->fallbacks;
+    sum.insertions += part.statistics->insertions;
+  }
+}
+
+}  // namespace
+
+RunResult Scanner::run(const Buffer& in, Buffer& out, std::size_t n, std::optional<Value> init) {
+  const std::size_t element = size_of(spec_.dtype);
+  const Value start = checked_init(init);
+  check_buffers(in, out, n, spec_.kind == Kind::reduce ? 1 : n);
   if (n == 0) {
     // Nothing to scan; a reduction of nothing is its init value.
     if (spec_.kind == Kind::reduce) {
@@ -68,24 +96,54 @@ RunResult Scanner::run(const Buffer& in, Buffer& out, std::size_t n, std::option
   for (std::size_t offset = 0; offset < n; offset += chunk_) {
     const std::size_t count = std::min(chunk_, n - offset);
     const std::size_t out_offset = spec_.kind == Kind::reduce ? 0 : offset;
-    const RunResult part = impl_->run(*in.impl(), offset, *out.impl(), out_offset, count, carry);
-    total.gpu_ms += part.gpu_ms;
-    if (part.statistics) {
-      Statistics& sum = total.statistics.emplace(total.statistics.value_or(Statistics{}));
-      sum.spins += part.statistics->spins;
-      sum.lookback_steps += part.statistics->lookback_steps;
-      sum.fallbacks += part.statistics->fallbacks;
-      sum.insertions += part.statistics->insertions;
-    }
+    add_up(total, impl_->run(*in.impl(), offset, *out.impl(), out_offset, count, carry));
     if (offset + count < n) carry = chunk_carry(in, out, offset, count);
+  }
+  return total;
+}
+
+RunResult Scanner::run_rows(const Buffer& in, Buffer& out, std::size_t rows, std::size_t row_length,
+                            std::optional<Value> init) {
+  const std::size_t element = size_of(spec_.dtype);
+  const Value start = checked_init(init);
+  if (row_length != 0 && rows > SIZE_MAX / row_length) {
+    throw UsageError(std::to_string(rows) + " rows of " + std::to_string(row_length) +
+                     " elements are more than memory can hold");
+  }
+  const std::size_t n = rows * row_length;
+  check_buffers(in, out, n, spec_.kind == Kind::reduce ? rows : n);
+  if (n == 0) {
+    // Rows of nothing: a reduction of each is the init value.
+    if (spec_.kind == Kind::reduce && rows > 0) {
+      std::vector<std::byte> values(rows * element);
+      for (std::size_t r = 0; r < rows; ++r)
+        std::memcpy(&values[r * element], &start.bits, element);
+      device_->upload(*out.impl(), values);
+    }
+    return {};
+  }
+  const std::lock_guard lock(*run_mutex_);
+  RunResult total;
+  Value carry = start;  // what precedes a chunk's element 0 in its row
+  for (std::size_t offset = 0; offset < n; offset += chunk_) {
+    const std::size_t count = std::min(chunk_, n - offset);
+    const std::size_t out_offset = spec_.kind == Kind::reduce ? offset / row_length : offset;
+    const detail::ScannerImpl::Rows layout{row_length, offset % row_length, carry};
+    add_up(total,
+           impl_->run_rows(*in.impl(), offset, *out.impl(), out_offset, count, start, layout));
+    if (offset + count < n) {
+      carry = chunk_carry(in, out, offset, count, (offset + count - 1) / row_length);
+    }
   }
   return total;
 }
 
 // What the next chunk starts from: everything up to the end of this one. An inclusive
 // scan ends with it; an exclusive one ends one element short; a reduction is it.
+// In a batched scan the carry is that of the chunk's last row, and a reduction writes it at
+// `reduce_index`; where the next chunk starts a row, the carry goes unused.
 Value Scanner::chunk_carry(const Buffer& in, const Buffer& out, std::size_t offset,
-                           std::size_t count) {
+                           std::size_t count, std::size_t reduce_index) {
   const std::size_t element = size_of(spec_.dtype);
   const std::size_t last = offset + count - 1;
   const auto read = [&](const Buffer& buffer, std::size_t index) {
@@ -94,7 +152,7 @@ Value Scanner::chunk_carry(const Buffer& in, const Buffer& out, std::size_t offs
                       index * element);
     return Value{spec_.dtype, bits};
   };
-  if (spec_.kind == Kind::reduce) return read(out, 0);
+  if (spec_.kind == Kind::reduce) return read(out, reduce_index);
   const Value scanned = read(out, last);
   if (spec_.kind == Kind::inclusive) return scanned;
   const Value x = read(in, last);

@@ -51,6 +51,7 @@ class CudaBenchTarget : public detail::BenchTarget {
         errors_(sizeof(std::uint32_t)),
         init_(reference::identity_value(c.dtype, c.op)) {
     device_.upload(in_, input);
+    if (c.row_length != 0) rows_ = row_args(c.row_length, 0, init_.bits);
     if (!c.hot) flush_ = DeviceMemory(flush_bytes);
     if (c.warm_code) {
       // The warming runs' own buffers: their data is what the flush left, not the timed
@@ -73,7 +74,9 @@ class CudaBenchTarget : public detail::BenchTarget {
         break;
       case Implementation::cub:
         if (c_.op != Op::add) throw UsageError("the cub baseline runs sums only (--op add)");
-        launch.cub_temp = DeviceMemory(cub_temp_bytes(c_.dtype, c_.kind, c_.n));
+        launch.cub_temp =
+            DeviceMemory(c_.row_length ? cub_rows_temp_bytes(c_.dtype, c_.kind, c_.n, c_.row_length)
+                                       : cub_temp_bytes(c_.dtype, c_.kind, c_.n));
         break;
       default: {
         const Algorithm algorithm = implementation == Implementation::csdl  ? Algorithm::csdl
@@ -129,10 +132,15 @@ class CudaBenchTarget : public detail::BenchTarget {
   void verify(std::size_t slot, std::size_t i, float tolerance) override {
     const Implementation implementation = launches_[i].implementation;
     if (detail::checked_on_device(c_, implementation)) {
-      const CheckArgs args{in_.data(), out_.data(),
-                           c_.n,       c_.kind,
-                           init_.bits, implementation == Implementation::memcpy,
-                           tolerance,  errors_.as<std::uint32_t>()};
+      const CheckArgs args{in_.data(),
+                           out_.data(),
+                           c_.n,
+                           c_.kind,
+                           init_.bits,
+                           implementation == Implementation::memcpy,
+                           tolerance,
+                           errors_.as<std::uint32_t>(),
+                           implementation == Implementation::memcpy ? 0 : c_.row_length};
       reference::visit(c_.dtype,
                        [&](auto tag) { launch_check<decltype(tag)>(c_.op, args, stream_); });
     }
@@ -169,12 +177,17 @@ class CudaBenchTarget : public detail::BenchTarget {
               "copying");
         return;
       case Implementation::cub:
-        launch_cub_sum(c_.dtype, c_.kind, in, out, c_.n, l.cub_temp.data(), l.cub_temp.size(),
-                       stream_);
+        if (c_.row_length != 0) {
+          launch_cub_rows_sum(c_.dtype, c_.kind, in, out, c_.n, c_.row_length, l.cub_temp.data(),
+                              l.cub_temp.size(), stream_);
+        } else {
+          launch_cub_sum(c_.dtype, c_.kind, in, out, c_.n, l.cub_temp.data(), l.cub_temp.size(),
+                         stream_);
+        }
         return;
       default:
         l.scan->launch(in, out, c_.n, init_, nullptr, l.workspace.data(), l.workspace.size(),
-                       stream_);
+                       stream_, rows_);
     }
   }
 
@@ -184,6 +197,7 @@ class CudaBenchTarget : public detail::BenchTarget {
   std::size_t element_;
   DeviceMemory in_, out_, errors_, flush_, warm_in_, warm_out_;
   Value init_;
+  RowArgs rows_;  // a batched case's rows (length 0: none)
   std::vector<Launch> launches_;
   std::vector<cudaEvent_t> events_;
   RunRecord* records_ = nullptr;

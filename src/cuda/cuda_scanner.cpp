@@ -24,6 +24,19 @@ CudaScanner::~CudaScanner() {
 RunResult CudaScanner::run(const detail::BufferImpl& in, std::size_t in_offset,
                            detail::BufferImpl& out, std::size_t out_offset, std::size_t n,
                            Value init) {
+  return run_with(in, in_offset, out, out_offset, n, init, RowArgs{});
+}
+
+RunResult CudaScanner::run_rows(const detail::BufferImpl& in, std::size_t in_offset,
+                                detail::BufferImpl& out, std::size_t out_offset, std::size_t n,
+                                Value init, const Rows& rows) {
+  return run_with(in, in_offset, out, out_offset, n, init,
+                  row_args(rows.length, rows.phase, rows.lead.bits));
+}
+
+RunResult CudaScanner::run_with(const detail::BufferImpl& in, std::size_t in_offset,
+                                detail::BufferImpl& out, std::size_t out_offset, std::size_t n,
+                                Value init, const RowArgs& rows) {
   if (n > launcher_.max_elements()) {
     throw UsageError(std::to_string(n) + " elements are more than one run takes (at most " +
                      std::to_string(launcher_.max_elements()) + ")");
@@ -33,7 +46,7 @@ RunResult CudaScanner::run(const detail::BufferImpl& in, std::size_t in_offset,
   auto* target = dynamic_cast<DeviceMemory&>(out).as<std::byte>() + out_offset * element;
   void* workspace = workspace_.reserve(launcher_, n, stream_);
   check(cudaEventRecord(start_, stream_), "recording an event");
-  launcher_.launch(source, target, n, init, nullptr, workspace, workspace_.size(), stream_);
+  launcher_.launch(source, target, n, init, nullptr, workspace, workspace_.size(), stream_, rows);
   check(cudaEventRecord(end_, stream_), "recording an event");
   check(cudaEventSynchronize(end_), "running the scan");
   float ms = 0;

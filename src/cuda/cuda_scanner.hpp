@@ -17,8 +17,13 @@ class CudaScanner : public detail::ScannerImpl {
   std::size_t offset_granule() const override { return 16 / size_of(spec_.dtype); }
   RunResult run(const detail::BufferImpl& in, std::size_t in_offset, detail::BufferImpl& out,
                 std::size_t out_offset, std::size_t n, Value init) override;
+  RunResult run_rows(const detail::BufferImpl& in, std::size_t in_offset, detail::BufferImpl& out,
+                     std::size_t out_offset, std::size_t n, Value init, const Rows& rows) override;
 
  private:
+  RunResult run_with(const detail::BufferImpl& in, std::size_t in_offset, detail::BufferImpl& out,
+                     std::size_t out_offset, std::size_t n, Value init, const RowArgs& rows);
+
   const DeviceInfo& device_;
   cudaStream_t stream_;
   ScanSpec spec_;

@@ -81,6 +81,21 @@ struct TileShapeChoice {
   std::uint32_t vectors_per_thread = 4;
 };
 
+// A batched scan's rows (DESIGN 3f): the init value applies at each row start.
+// length 0: one scan over all n elements.
+struct RowArgs {
+  std::uint64_t length = 0;
+  std::uint64_t phase = 0;      // where the run's element 0 lies in its row (a continued row)
+  std::uint64_t magic = 0;      // floor((2^64 - 1) / length), for rows.cuh
+  std::uint64_t lead_bits = 0;  // with phase != 0: what precedes element 0 in its row
+};
+
+// The rows of a batched run: `length` >= 1 elements each, element 0 at `phase` in its row,
+// after what `lead_bits` holds.
+inline RowArgs row_args(std::uint64_t length, std::uint64_t phase, std::uint64_t lead_bits) {
+  return {length, phase, ~std::uint64_t{0} / length, lead_bits};
+}
+
 struct ScanArgs {
   const void* in = nullptr;
   void* out = nullptr;
@@ -91,6 +106,7 @@ struct ScanArgs {
   Kind kind = Kind::inclusive;
   std::uint64_t init_bits = 0;
   const void* init = nullptr;  // where set, the init value is read here (device memory)
+  RowArgs rows{};
 };
 
 // The tile chain of csdl/csdldf: the workspace (a ChainState, then the spine's two halves
@@ -126,10 +142,14 @@ struct CheckArgs {
   bool copy = false;    // out must equal in (the memcpy baseline)
   float tolerance = 0;  // float sums and products, as the Vulkan validation kernel
   std::uint32_t* errors = nullptr;
+  std::uint64_t row_length = 0;  // a batched scan: each row starts from init
 };
 
 template <class T>
 void launch_chained_scan(Op op, const ScanArgs& scan, const ChainArgs& chain, cudaStream_t stream);
+// The same for a batched scan (scan.rows.length != 0), from row_kernels.cu.
+template <class T>
+void launch_chained_rows(Op op, const ScanArgs& scan, const ChainArgs& chain, cudaStream_t stream);
 // Three launches: tile reductions into `spine` (tile_count elements), their scan, the scan.
 template <class T>
 void launch_reduce_then_scan(Op op, const ScanArgs& scan, void* spine, cudaStream_t stream);
@@ -137,13 +157,20 @@ template <class T>
 void launch_check(Op op, const CheckArgs& check, cudaStream_t stream);
 void launch_fill(std::uint32_t* words, std::uint64_t count, std::uint32_t value,
                  cudaStream_t stream);
-// Writes one element of `bytes` (4 or 8): `bits`, or where `from` is set, the element there.
+// Writes `count` elements of `bytes` (4 or 8): `bits`, or where `from` is set, the element
+// there.
 void launch_store_value(void* out, std::size_t bytes, std::uint64_t bits, const void* from,
-                        cudaStream_t stream);
+                        cudaStream_t stream, std::uint64_t count = 1);
 
 // cub::DeviceScan / DeviceReduce with cuda::std::plus, the baseline of the benchmark.
 std::size_t cub_temp_bytes(DType dtype, Kind kind, std::uint64_t n);
 void launch_cub_sum(DType dtype, Kind kind, const void* in, void* out, std::uint64_t n, void* temp,
                     std::size_t temp_bytes, cudaStream_t stream);
+// cub::DeviceScan::InclusiveSumByKey / ExclusiveSumByKey with each element's row as its key
+// (computed, not read): the batched scan's baseline (inclusive and exclusive only).
+std::size_t cub_rows_temp_bytes(DType dtype, Kind kind, std::uint64_t n, std::uint64_t row_length);
+void launch_cub_rows_sum(DType dtype, Kind kind, const void* in, void* out, std::uint64_t n,
+                         std::uint64_t row_length, void* temp, std::size_t temp_bytes,
+                         cudaStream_t stream);
 
 }  // namespace gpuscan::cuda

@@ -2,6 +2,7 @@
 // launcher on the caller's workspace.
 #include "cuda/plan.hpp"
 
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <string>
@@ -68,23 +69,30 @@ class PlanImpl {
         launcher_(spec.dtype, spec.op, spec.kind, spec.algorithm, policy_of(device, spec.dtype),
                   testing::Options{.tuning = tuning}) {}
 
+  // `rows` rows of `row_length` elements (a batched scan), or with row_length 0 one scan
+  // of n.
   void enqueue(const void* in, void* out, std::uint64_t n, cudaStream_t stream, void* workspace,
-               std::size_t workspace_size, Value init, const void* device_init) const {
+               std::size_t workspace_size, Value init, const void* device_init,
+               std::uint64_t rows = 1, std::uint64_t row_length = 0) const {
     const std::size_t element = size_of(spec_.dtype);
-    if (out == nullptr) throw UsageError("d_out is NULL");
+    const bool batched = row_length != 0 || rows != 1;
+    if (out == nullptr && !(batched && rows == 0)) throw UsageError("d_out is NULL");
     if (n > 0 && in == nullptr) throw UsageError("d_in is NULL");
     const DeviceScope scope(device_);
     if (n == 0) {
-      // Nothing to scan; a reduction of nothing is its init value.
-      if (spec_.kind == Kind::reduce)
-        launch_store_value(out, element, init.bits, device_init, stream);
+      // Nothing to scan; a reduction of nothing (of each empty row) is its init value.
+      if (spec_.kind == Kind::reduce && rows > 0)
+        launch_store_value(out, element, init.bits, device_init, stream, rows);
       return;
+    }
+    if (batched && spec_.algorithm == Algorithm::rts) {
+      throw UsageError("batched scans take csdldf, not rts");
     }
     if (n > launcher_.max_elements()) {
       throw UsageError(std::to_string(n) + " elements are more than one scan takes (at most " +
                        std::to_string(launcher_.max_elements()) + ")");
     }
-    const std::uint64_t out_n = spec_.kind == Kind::reduce ? 1 : n;
+    const std::uint64_t out_n = spec_.kind == Kind::reduce ? rows : n;
     if (overlap(in, n * element, out, out_n * element)) {
       throw UsageError(
           "d_in and d_out overlap: in-place scans are not supported (a fallback re-reads a "
@@ -97,7 +105,11 @@ class PlanImpl {
                        std::to_string(element) + " bytes)");
     }
     if (workspace == nullptr) throw UsageError("workspace is NULL");
-    launcher_.launch(in, out, n, init, device_init, workspace, workspace_size, stream);
+    const RowArgs row_layout = batched ? row_args(row_length, 0, init.bits) : RowArgs{};
+    if (batched && device_init != nullptr) {
+      throw UsageError("a batched scan takes its init value from the host");
+    }
+    launcher_.launch(in, out, n, init, device_init, workspace, workspace_size, stream, row_layout);
   }
 
   const ScanSpec& spec() const { return spec_; }
@@ -149,6 +161,22 @@ void Plan::enqueue(const void* d_in, void* d_out, std::uint64_t n, cudaStream_t 
   impl_->enqueue(d_in, d_out, n, stream, workspace, workspace_bytes, start, nullptr);
 }
 
+void Plan::enqueue_rows(const void* d_in, void* d_out, std::uint64_t rows, std::uint64_t row_length,
+                        cudaStream_t stream, void* workspace, std::size_t workspace_bytes,
+                        std::optional<Value> init) const {
+  const Value start = init.value_or(reference::identity_value(spec().dtype, spec().op));
+  if (start.dtype != spec().dtype) {
+    throw UsageError("init value is " + std::string(to_string(start.dtype)) + " but the scan is " +
+                     std::string(to_string(spec().dtype)));
+  }
+  if (row_length != 0 && rows > UINT64_MAX / row_length) {
+    throw UsageError(std::to_string(rows) + " rows of " + std::to_string(row_length) +
+                     " elements are more than one scan takes");
+  }
+  impl_->enqueue(d_in, d_out, rows * row_length, stream, workspace, workspace_bytes, start, nullptr,
+                 rows, row_length);
+}
+
 void Plan::enqueue(const void* d_in, void* d_out, std::uint64_t n, cudaStream_t stream,
                    void* workspace, std::size_t workspace_bytes, const void* d_init) const {
   if (d_init == nullptr) throw UsageError("d_init is NULL (pass no init for the identity)");
@@ -167,7 +195,8 @@ int Plan::device() const {
 namespace internal {
 
 void scan_on_device(int ordinal, const ScanSpec& spec, const void* d_in, void* d_out,
-                    std::uint64_t n, cudaStream_t stream, std::optional<Value> init) {
+                    std::uint64_t n, cudaStream_t stream, std::optional<Value> init,
+                    std::uint64_t rows) {
   // A plan and a workspace per device, scan type and stream: runs on one stream are
   // ordered, so they may share one; runs on different streams may not.
   struct Cached {
@@ -191,8 +220,13 @@ void scan_on_device(int ordinal, const ScanSpec& spec, const void* d_in, void* d
     cached.workspace = DeviceMemory(needed);
     check(cudaMemsetAsync(cached.workspace.data(), 0, needed, stream), "clearing the workspace");
   }
-  cached.plan->enqueue(d_in, d_out, n, stream, cached.workspace.data(), cached.workspace.size(),
-                       init);
+  if (rows == 1) {
+    cached.plan->enqueue(d_in, d_out, n, stream, cached.workspace.data(), cached.workspace.size(),
+                         init);
+  } else {
+    cached.plan->enqueue_rows(d_in, d_out, rows, rows == 0 ? 0 : n / rows, stream,
+                              cached.workspace.data(), cached.workspace.size(), init);
+  }
 }
 
 }  // namespace internal

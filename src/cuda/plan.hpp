@@ -12,8 +12,9 @@
 namespace gpuscan::cuda::internal {
 
 // gpuscan::cuda::scan on device `ordinal`, whatever the calling thread's current device
-// (which it leaves as it was).
+// (which it leaves as it was). rows != 1: a batched scan of n / rows elements a row.
 void scan_on_device(int ordinal, const ScanSpec& spec, const void* d_in, void* d_out,
-                    std::uint64_t n, cudaStream_t stream, std::optional<Value> init);
+                    std::uint64_t n, cudaStream_t stream, std::optional<Value> init,
+                    std::uint64_t rows = 1);
 
 }  // namespace gpuscan::cuda::internal

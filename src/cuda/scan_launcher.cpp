@@ -112,7 +112,11 @@ std::size_t ScanLauncher::workspace_bytes(std::uint64_t max_n) const {
 
 void ScanLauncher::launch(const void* in, void* out, std::uint64_t n, Value init,
                           const void* device_init, void* workspace, std::size_t workspace_size,
-                          cudaStream_t stream) const {
+                          cudaStream_t stream, const RowArgs& rows) const {
+  if (rows.length != 0 && !chained()) {
+    throw UsageError("batched scans (rows) take the chained algorithms, csdldf or csdl, not " +
+                     std::string(to_string(algorithm_)));
+  }
   if (workspace_size < workspace_bytes(n)) {
     throw UsageError("a workspace of " + std::to_string(workspace_size) +
                      " bytes is too small for " + std::to_string(n) + " elements (" +
@@ -120,8 +124,18 @@ void ScanLauncher::launch(const void* in, void* out, std::uint64_t n, Value init
   }
   const TileShapeChoice shape = shape_for(n);
   const auto tiles = static_cast<std::uint32_t>(tiles_for(n));
-  const ScanArgs scan{
-      in, out, n, tiles, shape.block_size, shape.vectors_per_thread, kind_, init.bits, device_init};
+  // One whole row is one scan: the plain kernels, without the segmented work.
+  const bool one_row = rows.length >= n && rows.phase == 0;
+  const ScanArgs scan{in,
+                      out,
+                      n,
+                      tiles,
+                      shape.block_size,
+                      shape.vectors_per_thread,
+                      kind_,
+                      init.bits,
+                      device_init,
+                      one_row ? RowArgs{} : rows};
   auto* spines =
       reinterpret_cast<std::uint32_t*>(static_cast<std::byte*>(workspace) + kSpineOffset);
   if (!chained()) {

@@ -28,8 +28,10 @@ class ScanLauncher {
   // (16 bytes for the vector path) and do not overlap; the workspace of `workspace_size` bytes
   // (always passed with the same size) holds at least workspace_bytes(n). The init value is `init`,
   // or where `device_init` is set, the element it points to.
+  // With `rows` (row_args), a batched scan: the chained algorithms only.
   void launch(const void* in, void* out, std::uint64_t n, Value init, const void* device_init,
-              void* workspace, std::size_t workspace_size, cudaStream_t stream) const;
+              void* workspace, std::size_t workspace_size, cudaStream_t stream,
+              const RowArgs& rows = {}) const;
 
   bool chained() const { return algorithm_ != Algorithm::rts; }
   bool counts_statistics() const { return chained() && chain_.statistics; }

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "core/bench_checks.hpp"
@@ -50,6 +51,7 @@ struct Launch {
   std::unique_ptr<SpineBuffer> spine;
   std::unique_ptr<ScanBuffers> buffers;
   std::unique_ptr<BindingSet> set;
+  const RowLayout* rows = nullptr;  // a batched case's scans (not the copy)
 };
 
 class VulkanBenchTarget : public detail::BenchTarget {
@@ -69,6 +71,8 @@ class VulkanBenchTarget : public detail::BenchTarget {
           "warm-code benchmark runs are CUDA's; Vulkan runs start cold (flushed) or hot");
     }
     vulkan::upload(context_, in_, input);
+    // A batched case of one row is one scan, as the Scanner runs it.
+    if (c.row_length != 0 && c.row_length < c.n) rows_ = row_layout(c.row_length, 0, c.n, init_);
     if (!c.hot) flush_ = std::make_unique<VulkanBuffer>(context_, flush_bytes(context_->info()));
   }
 
@@ -101,6 +105,7 @@ class VulkanBenchTarget : public detail::BenchTarget {
     launch.spine = std::make_unique<SpineBuffer>(context_, launch.kernels->spine_bytes(c_.n));
     launch.buffers = std::make_unique<ScanBuffers>(ScanBuffers{in_, out_, *launch.spine, control_});
     launch.set = std::make_unique<BindingSet>(context_, pipelines_->set_layout(), *launch.buffers);
+    if (algorithm && rows_) launch.rows = &*rows_;
     launches_.push_back(std::move(launch));
   }
 
@@ -125,7 +130,7 @@ class VulkanBenchTarget : public detail::BenchTarget {
       context_->submit([&](VkCommandBuffer cmd) {
         for (std::size_t r = 0; r < repeats; ++r) {
           for (const Launch& l : launches_) {
-            l.kernels->record(cmd, *l.buffers, l.set->handle(), c_.n, init_);
+            l.kernels->record(cmd, *l.buffers, l.set->handle(), c_.n, init_, l.rows);
             compute_to_all(*context_, cmd);
           }
         }
@@ -169,14 +174,15 @@ class VulkanBenchTarget : public detail::BenchTarget {
   void run(std::size_t slot, std::size_t i) override {
     const Launch& l = launches_[i];
     timestamps_->begin(cmd_, static_cast<std::uint32_t>(slot));
-    l.kernels->record(cmd_, *l.buffers, l.set->handle(), c_.n, init_);
+    l.kernels->record(cmd_, *l.buffers, l.set->handle(), c_.n, init_, l.rows);
     timestamps_->end(cmd_, static_cast<std::uint32_t>(slot));
     compute_to_all(*context_, cmd_);
   }
 
   void verify(std::size_t slot, std::size_t i, float tolerance) override {
     const Launch& l = launches_[i];
-    l.kernels->record_validation(cmd_, l.set->handle(), c_.n, init_, tolerance);
+    l.kernels->record_validation(cmd_, l.set->handle(), c_.n, init_, tolerance,
+                                 l.rows ? l.rows->length : 0);
     compute_to_all(*context_, cmd_);
     constexpr std::size_t counts = sizeof(RunCounts);
     const VkBufferCopy run_counts{RunCounts::offset, slot * counts, counts};
@@ -213,6 +219,7 @@ class VulkanBenchTarget : public detail::BenchTarget {
   VulkanBuffer in_, out_, control_;
   std::unique_ptr<VulkanBuffer> flush_;
   Value init_;
+  std::optional<RowLayout> rows_;
   std::vector<Launch> launches_;
   std::size_t slots_ = 0;
   std::unique_ptr<VulkanBuffer> checks_;

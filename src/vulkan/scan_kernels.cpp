@@ -312,9 +312,32 @@ void ScanKernels::dispatch(VkCommandBuffer cmd, const Binding& binding, VkPipeli
   vk.vkCmdDispatch(cmd, width, height, 1);
 }
 
+RowLayout row_layout(std::uint64_t length, std::uint64_t phase, std::size_t n, Value lead) {
+  if (n >= (std::size_t{1} << 31)) {
+    throw UsageError("a batched run on Vulkan takes fewer than 2^31 elements");
+  }
+  if (length <= n) {
+    return {static_cast<std::uint32_t>(length), static_cast<std::uint32_t>(phase), lead, 0};
+  }
+  // At most one row starts in the run, at s (s >= n: none). Rows of n + 1 placed so that
+  // one starts at s give the same starts, row ends and row numbers within the run.
+  const std::uint64_t s = phase == 0 ? 0 : length - phase;
+  const auto equivalent = static_cast<std::uint32_t>(n + 1);
+  const std::uint64_t start = std::min<std::uint64_t>(s, n);
+  return {equivalent, static_cast<std::uint32_t>((equivalent - start) % equivalent), lead, 0};
+}
+
 void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDescriptorSet set,
-                         std::size_t n, Value init) const {
+                         std::size_t n, Value init, const RowLayout* rows) const {
   PushConstants push = push_constants(n, init);
+  if (rows != nullptr) {
+    if (!chained()) throw UsageError("batched scans take csdldf or csdl, not rts");
+    push.row_length = rows->length;
+    push.row_phase = rows->phase;
+    push.lead_lo = static_cast<std::uint32_t>(rows->lead.bits);
+    push.lead_hi = static_cast<std::uint32_t>(rows->lead.bits >> 32);
+    push.out_shift = rows->first_row;
+  }
   if (chained()) {
     // The run's half of the spine is zeroed (all NOT_READY) by the run before it; this
     // one zeroes the other half for the run after it.
@@ -333,7 +356,7 @@ void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDesc
                         VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
     }
   }
-  record_dispatches(cmd, {.set = set}, n, push);
+  record_dispatches(cmd, {.set = set}, n, push, false, rows != nullptr);
 }
 
 void ScanKernels::record_resubmittable(VkCommandBuffer cmd, const PushedBuffers& buffers,
@@ -366,9 +389,11 @@ void ScanKernels::record_resubmittable(VkCommandBuffer cmd, const PushedBuffers&
 }
 
 void ScanKernels::record_dispatches(VkCommandBuffer cmd, const Binding& binding, std::size_t n,
-                                    const PushConstants& push, bool element_offsets) const {
+                                    const PushConstants& push, bool element_offsets,
+                                    bool rows) const {
   SpecConstants spec = spec_for(n);
   spec[GS_SPEC_ELEMENT_OFFSETS] = element_offsets;
+  spec[GS_SPEC_ROWS] = rows;
   const auto compute_to_compute = [this, cmd] {
     context_->barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_WRITE_BIT,
                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
@@ -396,12 +421,13 @@ void ScanKernels::record_dispatches(VkCommandBuffer cmd, const Binding& binding,
 }
 
 void ScanKernels::record_validation(VkCommandBuffer cmd, VkDescriptorSet set, std::size_t n,
-                                    Value init, float tolerance) const {
+                                    Value init, float tolerance, std::uint32_t row_length) const {
   if (spec_[GS_SPEC_KIND] == GS_KIND_REDUCE && kernel_ != Kernel::copy) return;
   SpecConstants spec = spec_for(n);
   spec[GS_SPEC_PHASE] = kernel_ == Kernel::copy ? GS_VALIDATE_COPY : GS_VALIDATE_SCAN;
   PushConstants push = push_constants(n, init);
   std::memcpy(&push.tolerance_bits, &tolerance, sizeof(tolerance));
+  push.row_length = row_length;
   const std::uint32_t groups =
       std::min<std::uint32_t>(ceil_div(n, shape_for(n).workgroup_size), 4096);
   dispatch(cmd, {.set = set}, pipelines_->get(kernel_name("validate", dtype_), spec), push, groups);

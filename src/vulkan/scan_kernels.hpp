@@ -88,6 +88,19 @@ struct PushedBuffers {
   std::uint32_t in_shift = 0, out_shift = 0;
 };
 
+// A batched run's rows as the shaders take them (docs/protocol.md, "Batched scans"): rows
+// of `length` elements, the run's element 0 at `phase` in its row after `lead`; reductions
+// write row r of the run at element first_row + r of the output binding.
+struct RowLayout {
+  std::uint32_t length = 0, phase = 0;
+  Value lead;
+  std::uint32_t first_row = 0;
+};
+// The layout of a run of n elements whose rows are `length` long, element 0 at `phase`:
+// rows longer than the run (up to 2^64) become equivalent ones below 2^31, which the
+// shaders' 32-bit arithmetic takes.
+RowLayout row_layout(std::uint64_t length, std::uint64_t phase, std::size_t n, Value lead);
+
 // One descriptor set over a ScanBuffers, in a pool of its own.
 class BindingSet {
  public:
@@ -125,7 +138,7 @@ class ScanKernels {
   // resets the control words where its kernel uses them; then the dispatches. Inputs must
   // be visible to compute.
   void record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDescriptorSet set, std::size_t n,
-              Value init) const;
+              Value init, const RowLayout* rows = nullptr) const;
   // Records one run on n >= 1 elements into a command buffer that may be submitted any
   // number of times: the spine (spine_bytes(n)) and the control words are zeroed by the
   // run itself, behind a barrier that also orders it after an earlier run on the same
@@ -135,9 +148,9 @@ class ScanKernels {
   // Records the device-side check of a finished run; mismatches are added to the control
   // buffer's GS_CONTROL_VALIDATION_ERRORS word. Kind::reduce is checked on the host. For
   // float sums `tolerance` bounds |x| times 1e-5, for float products the relative rounding
-  // per element (see validate.comp).
+  // per element (see validate.comp). row_length: a batched run's rows (0: none).
   void record_validation(VkCommandBuffer cmd, VkDescriptorSet set, std::size_t n, Value init,
-                         float tolerance = 0) const;
+                         float tolerance = 0, std::uint32_t row_length = 0) const;
 
   // The tile shape of large inputs; shape_for(n), that of a run on n elements.
   const TileShape& shape() const { return shape_; }
@@ -161,7 +174,8 @@ class ScanKernels {
                 const PushConstants& push, std::uint32_t groups) const;
   // The dispatches of one run whose spine half and control words are ready.
   void record_dispatches(VkCommandBuffer cmd, const Binding& binding, std::size_t n,
-                         const PushConstants& push, bool element_offsets = false) const;
+                         const PushConstants& push, bool element_offsets = false,
+                         bool rows = false) const;
   PushConstants push_constants(std::size_t n, Value init) const;
   SpecConstants spec_for(std::size_t n) const;
 

@@ -1,5 +1,6 @@
 #include "vulkan/vulkan_scanner.hpp"
 
+#include <cstdint>
 #include <numeric>
 #include <string>
 
@@ -28,6 +29,30 @@ std::size_t VulkanScanner::offset_granule() const {
 RunResult VulkanScanner::run(const detail::BufferImpl& in, std::size_t in_offset,
                              detail::BufferImpl& out, std::size_t out_offset, std::size_t n,
                              Value init) {
+  return run_with(in, in_offset, out, out_offset, n, init, nullptr);
+}
+
+RunResult VulkanScanner::run_rows(const detail::BufferImpl& in, std::size_t in_offset,
+                                  detail::BufferImpl& out, std::size_t out_offset, std::size_t n,
+                                  Value init, const Rows& rows) {
+  // One whole row is one scan: the plain pipeline, without the segmented work.
+  if (rows.phase == 0 && rows.length >= n && (spec_.kind != Kind::reduce || out_offset == 0)) {
+    return run_with(in, in_offset, out, out_offset, n, init, nullptr);
+  }
+  RowLayout layout = row_layout(rows.length, rows.phase, n, rows.lead);
+  if (spec_.kind == Kind::reduce) {
+    // One output per row, from any row on: the binding starts at the buffer's start (a
+    // binding offset must be aligned) and the kernel adds the first row.
+    if (out_offset > UINT32_MAX) throw UsageError("more than 2^32 rows in one Vulkan buffer");
+    layout.first_row = static_cast<std::uint32_t>(out_offset);
+    out_offset = 0;
+  }
+  return run_with(in, in_offset, out, out_offset, n, init, &layout);
+}
+
+RunResult VulkanScanner::run_with(const detail::BufferImpl& in, std::size_t in_offset,
+                                  detail::BufferImpl& out, std::size_t out_offset, std::size_t n,
+                                  Value init, const RowLayout* rows) {
   if (n > kernels_.max_elements()) {
     throw UsageError(std::to_string(n) + " elements are more than one run takes on " +
                      context_->info().name + " (at most " +
@@ -47,7 +72,7 @@ RunResult VulkanScanner::run(const detail::BufferImpl& in, std::size_t in_offset
   context_->submit([&](VkCommandBuffer cmd) {
     timestamps_.reset(cmd);
     timestamps_.begin(cmd, 0);
-    kernels_.record(cmd, buffers, set.handle(), n, init);
+    kernels_.record(cmd, buffers, set.handle(), n, init, rows);
     timestamps_.end(cmd, 0);
   });
   RunResult result{timestamps_.milliseconds().front(), std::nullopt};

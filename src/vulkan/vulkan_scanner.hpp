@@ -18,8 +18,13 @@ class VulkanScanner : public detail::ScannerImpl {
   std::size_t offset_granule() const override;
   RunResult run(const detail::BufferImpl& in, std::size_t in_offset, detail::BufferImpl& out,
                 std::size_t out_offset, std::size_t n, Value init) override;
+  RunResult run_rows(const detail::BufferImpl& in, std::size_t in_offset, detail::BufferImpl& out,
+                     std::size_t out_offset, std::size_t n, Value init, const Rows& rows) override;
 
  private:
+  RunResult run_with(const detail::BufferImpl& in, std::size_t in_offset, detail::BufferImpl& out,
+                     std::size_t out_offset, std::size_t n, Value init, const RowLayout* rows);
+
   std::shared_ptr<const Context> context_;
   std::shared_ptr<PipelineCache> pipelines_;
   ScanSpec spec_;

@@ -102,6 +102,48 @@ std::vector<std::size_t> parse_sizes(const std::string& text) {
   return sizes;
 }
 
+std::vector<Shape> parse_shapes(const std::string& text) {
+  if (text == "table") {
+    // DESIGN section 8 (issue: batched scans): one long row to a million short ones.
+    return {{1, std::size_t{1} << 28},
+            {64, 128256},
+            {256, 128256},
+            {1024, 32000},
+            {8, std::size_t{1} << 24},
+            {65536, 1024},
+            {std::size_t{1} << 20, 64}};
+  }
+  std::vector<Shape> shapes;
+  const auto refuse = [&] {
+    return UsageError("--shape '" + text +
+                      "': expected rows x row length as BxN, a comma-separated list of them, or "
+                      "'table'");
+  };
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, end - start);
+    const std::size_t x = item.find('x');
+    if (x == std::string::npos) throw refuse();
+    Shape shape;
+    try {
+      shape.rows = parse_count(item.substr(0, x));
+      shape.row_length = parse_count(item.substr(x + 1));
+    } catch (const std::exception&) {
+      throw refuse();
+    }
+    if (shape.rows == 0 || shape.row_length == 0) {
+      throw UsageError("--shape " + item + ": a benchmark shape needs rows and row length >= 1");
+    }
+    if (shape.row_length > (std::size_t{1} << 40) / shape.rows) {
+      throw UsageError("--shape " + item + ": more than 2^40 elements");
+    }
+    shapes.push_back(shape);
+    start = end + 1;
+  }
+  return shapes;
+}
+
 int run_bench(const BenchOptions& options) {
   using namespace gpuscan::testing;
   // What the request alone decides is checked before a device is opened, so that a bad
@@ -113,6 +155,14 @@ int run_bench(const BenchOptions& options) {
   if (options.runs < 0) throw UsageError("--runs must be at least 1");
   std::optional<std::vector<std::size_t>> requested_sizes;
   if (!options.sizes.empty()) requested_sizes = parse_sizes(options.sizes);
+  std::vector<Shape> shapes;
+  if (!options.shapes.empty()) {
+    if (!options.sizes.empty()) throw UsageError("--shape and --sizes exclude each other");
+    if (options.kind == Kind::reduce) {
+      throw UsageError("--shape benchmarks batched scans (--kind inclusive or exclusive)");
+    }
+    shapes = parse_shapes(options.shapes);
+  }
   // Opened (or its temporary created) now, so that a CSV that cannot be written is refused
   // before the benchmark runs rather than after (output_file.hpp).
   std::optional<OutputFile> csv;
@@ -122,7 +172,20 @@ int run_bench(const BenchOptions& options) {
   const DeviceInfo& info = device.info();
   const bool cpu = info.is_cpu();
   // CPU drivers get a sweep that finishes in a minute or two; GPUs the full one.
-  const auto sizes = requested_sizes ? *requested_sizes : parse_sizes(cpu ? "10:22" : "10:28");
+  // Each case: n elements, in rows of row_length (0: one scan).
+  struct SweepCase {
+    std::size_t n = 0, row_length = 0;
+    std::string shape;  // "BxN" for a batched case
+  };
+  std::vector<SweepCase> sweep;
+  for (const Shape& shape : shapes) {
+    sweep.push_back({shape.rows * shape.row_length, shape.row_length,
+                     std::to_string(shape.rows) + "x" + std::to_string(shape.row_length)});
+  }
+  if (shapes.empty()) {
+    for (std::size_t n : requested_sizes ? *requested_sizes : parse_sizes(cpu ? "10:22" : "10:28"))
+      sweep.push_back({n, 0, ""});
+  }
   const int runs = options.runs > 0 ? options.runs : (cpu ? 5 : 30);
   std::vector<Implementation> implementations = options.implementations;
   if (implementations.empty()) {
@@ -141,6 +204,7 @@ int run_bench(const BenchOptions& options) {
     rehearsal.op = options.op;
     rehearsal.kind = options.kind;
     rehearsal.n = 1;
+    rehearsal.row_length = shapes.empty() ? 0 : 1;
     rehearsal.runs = 1;
     rehearsal.hot = true;
     rehearsal.warm_code = options.warm_code;
@@ -166,9 +230,15 @@ int run_bench(const BenchOptions& options) {
                         std::string(to_string(options.kind))};
   std::vector<BenchRow> rows;
   int failed_runs = 0;
-  for (std::size_t n : sizes) {
-    std::fprintf(stderr, "bench: n = %zu ...\n", n);
+  for (const SweepCase& point : sweep) {
+    const std::size_t n = point.n;
+    if (point.shape.empty()) {
+      std::fprintf(stderr, "bench: n = %zu ...\n", n);
+    } else {
+      std::fprintf(stderr, "bench: %s ...\n", point.shape.c_str());
+    }
     BenchCase bench_case;
+    bench_case.row_length = point.row_length;
     bench_case.dtype = options.dtype;
     bench_case.op = options.op;
     bench_case.kind = options.kind;
@@ -189,6 +259,7 @@ int run_bench(const BenchOptions& options) {
                               std::optional<std::uint32_t> mask) {
       for (const auto& r : measured) {
         rows.push_back(make_row(common, r, n, runs, memcpy_ms, mask));
+        rows.back().shape = point.shape;
         failed_runs += runs - r.validated - r.abandoned;
         if (r.abandoned > 0) {
           std::fprintf(stderr,

@@ -18,7 +18,10 @@ struct BenchOptions {
   // Empty: csdldf, csdl, rts, memcpy, and cub on CUDA for sums.
   std::vector<testing::Implementation> implementations;
   std::string sizes;  // "lo:hi" powers of two, or a list "n1,n2,..."; empty: device default
-  int runs = 0;       // 0: device default
+  // Batched scans instead of sizes: "BxN,BxN,..." (rows x row length), or "table" for the
+  // shapes of DESIGN section 8's batched target.
+  std::string shapes;
+  int runs = 0;  // 0: device default
   bool hot = false;
   bool warm_code = false;  // CUDA: an untimed run on another input before each timed one
   // Also run csdldf with 1 in 2^k tiles blocked, k = 0..9 (DESIGN section 5).
@@ -33,5 +36,11 @@ int run_bench(const BenchOptions& options);
 
 // "10:28" -> 2^10 .. 2^28; "1000,4096" -> those sizes.
 std::vector<std::size_t> parse_sizes(const std::string& text);
+
+struct Shape {
+  std::size_t rows = 0, row_length = 0;
+};
+// "64x128256,8x16777216" -> those shapes; "table" -> the batched target's seven.
+std::vector<Shape> parse_shapes(const std::string& text);
 
 }  // namespace gpuscan::cli

@@ -82,12 +82,14 @@ int main(int argc, char** argv) {
   CLI::App* devices = app.add_subcommand("devices", "List the usable devices, best first");
 
   cli::ScanOptions scan;
-  CLI::App* scan_cmd =
-      app.add_subcommand("scan", "Scan or reduce a 1-D .npy array into another .npy file");
+  CLI::App* scan_cmd = app.add_subcommand(
+      "scan",
+      "Scan or reduce a .npy array (1-D, or 2-D flattened or by rows) into another .npy file");
   std::string scan_kind = "inclusive", scan_op = "add", scan_init;
   std::string scan_algorithm = "csdldf", scan_backend = "any";
   scan_cmd
-      ->add_option("IN", scan.input, "Input .npy file: 1-D, little-endian u4, i4, f4, u8, i8 or f8")
+      ->add_option("IN", scan.input,
+                   "Input .npy file: 1-D or 2-D (C order), little-endian u4, i4, f4, u8, i8 or f8")
       ->required();
   scan_cmd
       ->add_option("OUT", scan.output,
@@ -103,6 +105,9 @@ int main(int argc, char** argv) {
   scan_cmd->add_option("--algorithm", scan_algorithm, "csdldf, csdl or rts")->capture_default_str();
   scan_cmd->add_option("--backend", scan_backend, "any, vulkan or cuda")->capture_default_str();
   scan_cmd->add_option("--device", scan.device, "Pick the device whose name contains this text");
+  scan_cmd->add_option("--axis", scan.axis,
+                       "Scan each row of a 2-D array (-1, the last axis); without it a 2-D "
+                       "array is scanned flattened");
 
   cli::BenchOptions bench;
   std::string algorithms;
@@ -121,6 +126,9 @@ int main(int argc, char** argv) {
   bench_cmd->add_option(
       "--sizes", bench.sizes,
       "LO:HI for 2^LO..2^HI, or N1,N2,... (default 10:28 on a GPU, 10:22 on a CPU driver)");
+  bench_cmd->add_option("--shape", bench.shapes,
+                        "Batched scans instead of sizes: BxN (rows x row length), a "
+                        "comma-separated list, or 'table' for the seven target shapes");
   bench_cmd
       ->add_option("--runs", bench.runs,
                    "Timed runs per size (default 30 on a GPU, 5 on a CPU driver)")

@@ -250,13 +250,19 @@ NpyArray read_npy(std::FILE* stream, const std::string& path) {
   if (*header.fortran_order) {
     throw UsageError(path + ": Fortran-order arrays are not supported");
   }
-  if (header.shape->size() != 1) {
-    throw UsageError(path + ": shape " + shape_text(*header.shape) + " is not 1-D");
+  if (header.shape->empty() || header.shape->size() > 2) {
+    throw UsageError(path + ": shape " + shape_text(*header.shape) +
+                     " is not 1-D or 2-D (the arrays gpuscan scans: a vector, or rows)");
   }
-  const std::uint64_t n = header.shape->front();
+  array.shape = *header.shape;
   const std::size_t element = size_of(array.dtype);
-  if (n > std::numeric_limits<std::size_t>::max() / element) {
-    throw UsageError(path + ": " + std::to_string(n) + " elements are too many");
+  const std::uint64_t limit = std::numeric_limits<std::size_t>::max() / element;
+  std::uint64_t n = 1;
+  for (const std::uint64_t extent : array.shape) {
+    if (extent != 0 && n > limit / extent) {
+      throw UsageError(path + ": shape " + shape_text(array.shape) + " holds too many elements");
+    }
+    n *= extent;
   }
   const std::size_t data_bytes = static_cast<std::size_t>(n) * element;
 
@@ -296,20 +302,23 @@ NpyArray read_npy(std::FILE* stream, const std::string& path) {
   return array;
 }
 
-std::string npy_header_dict(DType dtype, std::size_t n) {
+std::string npy_header_dict(DType dtype, const std::vector<std::uint64_t>& shape) {
   std::string_view code;
   for (const auto& [d, name] : type_codes) {
     if (d == dtype) code = name;
   }
   std::ostringstream dict;
-  dict << "{'descr': '<" << code << "', 'fortran_order': False, 'shape': (" << n << ",), }";
+  dict << "{'descr': '<" << code << "', 'fortran_order': False, 'shape': " << shape_text(shape)
+       << ", }";
   return dict.str();
 }
 
-void write_npy(OutputFile& file, DType dtype, std::span<const std::byte> data) {
+void write_npy(OutputFile& file, DType dtype, std::span<const std::byte> data,
+               const std::vector<std::uint64_t>& shape) {
   // NumPy pads the header with spaces and a final newline so that the data starts on a
   // 64-byte boundary; numpy.load does not need it, but memory-mapping readers may.
-  std::string header = npy_header_dict(dtype, data.size() / size_of(dtype));
+  const std::vector<std::uint64_t> flat{data.size() / size_of(dtype)};
+  std::string header = npy_header_dict(dtype, shape.empty() ? flat : shape);
   const std::size_t unpadded = magic.size() + 4 + header.size() + 1;
   header.append((64 - unpadded % 64) % 64, ' ');
   header.push_back('\n');

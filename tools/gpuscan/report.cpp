@@ -32,9 +32,10 @@ std::string format_csv(const std::vector<BenchRow>& rows) {
                      : ",,,";
     csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{:.6f},{:.4f},{},{},{},{}\n", r.date,
                        r.commit, csv_field(r.device), r.backend, r.algorithm, r.dtype, r.op, r.kind,
-                       r.n, r.runs, r.median_ms, r.gelems_per_s,
-                       r.vs_memcpy > 0 ? fmt::format("{:.4f}", r.vs_memcpy) : "", r.validated,
-                       r.blocking_mask ? std::to_string(*r.blocking_mask) : "", statistics);
+                       r.shape.empty() ? std::to_string(r.n) : r.shape, r.runs, r.median_ms,
+                       r.gelems_per_s, r.vs_memcpy > 0 ? fmt::format("{:.4f}", r.vs_memcpy) : "",
+                       r.validated, r.blocking_mask ? std::to_string(*r.blocking_mask) : "",
+                       statistics);
   }
   return csv;
 }
@@ -51,8 +52,9 @@ std::string format_table(const std::vector<BenchRow>& rows) {
   for (const BenchRow& r : rows) {
     // Blocked: the share of tiles that never post their aggregate (1 in mask + 1).
     const std::string blocked = r.blocking_mask ? fmt::format("1/{}", *r.blocking_mask + 1) : "-";
-    table += fmt::format("{:>12} {:<8} {:>7} {:>11.4f} {:>10.3f} {:>10} {:>7}/{:<2}", r.n,
-                         r.algorithm, blocked, r.median_ms, r.gelems_per_s,
+    table += fmt::format("{:>12} {:<8} {:>7} {:>11.4f} {:>10.3f} {:>10} {:>7}/{:<2}",
+                         r.shape.empty() ? std::to_string(r.n) : r.shape, r.algorithm, blocked,
+                         r.median_ms, r.gelems_per_s,
                          r.vs_memcpy > 0 ? fmt::format("{:.3f}", r.vs_memcpy) : "-", r.validated,
                          r.runs);
     if (r.statistics) {

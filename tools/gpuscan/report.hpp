@@ -13,6 +13,7 @@ namespace gpuscan::cli {
 struct BenchRow {
   std::string date, commit, device, backend, algorithm, dtype, op, kind;
   std::uint64_t n = 0;
+  std::string shape;  // a batched case's "BxN" (rows x row length), written in n's place
   int runs = 0;
   double median_ms = 0;
   double gelems_per_s = 0;

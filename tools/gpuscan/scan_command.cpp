@@ -98,6 +98,23 @@ int run_scan(const ScanOptions& options) {
     throw UsageError("--op: " + std::string(to_string(options.op)) +
                      " needs an integer dtype, but '" + options.input + "' holds " + dtype_name);
   }
+  // --axis: numpy's numbering; the last axis only (a row is contiguous in C order).
+  const int dims = static_cast<int>(input.shape.size());
+  bool by_rows = false;
+  if (options.axis) {
+    const int axis = *options.axis;
+    if (axis < -dims || axis >= dims) {
+      throw UsageError("--axis " + std::to_string(axis) + " is out of range for '" + options.input +
+                       "', which has " + std::to_string(dims) + " dimension" +
+                       (dims == 1 ? "" : "s"));
+    }
+    if (axis != -1 && axis != dims - 1) {
+      throw UsageError("--axis " + std::to_string(axis) +
+                       ": gpuscan scans along the last axis (-1) only; transpose the array "
+                       "first (numpy: np.ascontiguousarray(a.T))");
+    }
+    by_rows = dims == 2;  // the last axis of a vector is the whole of it
+  }
   std::optional<Value> init;
   if (options.init) {
     init = parse_value(input.dtype, *options.init);
@@ -112,11 +129,23 @@ int run_scan(const ScanOptions& options) {
   OutputFile output_file(options.output);
 
   const ScanSpec spec{input.dtype, options.op, options.kind, options.algorithm};
-  const std::size_t out_elements = options.kind == Kind::reduce ? 1 : input.size();
+  if (!by_rows) {
+    const std::size_t out_elements = options.kind == Kind::reduce ? 1 : input.size();
+    std::vector<std::byte> output(out_elements * size_of(input.dtype));
+    Device device = Device::open(options.backend, options.device);
+    detail::scan_host(device, spec, input.data, output, init);
+    write_npy(output_file, input.dtype, output);
+    return 0;
+  }
+  const std::uint64_t rows = input.shape.size() == 2 ? input.shape[0] : 1;
+  const std::uint64_t row_length = input.shape.back();
+  std::vector<std::uint64_t> out_shape{rows};
+  if (options.kind != Kind::reduce) out_shape.push_back(row_length);
+  const std::size_t out_elements = options.kind == Kind::reduce ? rows : input.size();
   std::vector<std::byte> output(out_elements * size_of(input.dtype));
   Device device = Device::open(options.backend, options.device);
-  detail::scan_host(device, spec, input.data, output, init);
-  write_npy(output_file, input.dtype, output);
+  detail::scan_rows_host(device, spec, input.data, output, rows, row_length, init);
+  write_npy(output_file, input.dtype, output, out_shape);
   return 0;
 }
 

@@ -17,6 +17,9 @@ struct ScanOptions {
   Algorithm algorithm = Algorithm::csdldf;
   Backend backend = Backend::any;
   std::string device;
+  // Scan along this axis of the input (numpy's axis): -1 (or 1) scans each row of a 2-D
+  // array; unset, a 2-D array is scanned flattened, as numpy does with axis=None.
+  std::optional<int> axis;
 };
 
 // Returns the process exit status (0). Bad input (an unreadable IN, an OUT that cannot be

@@ -79,14 +79,17 @@ __device__ __forceinline__ void clear_for_next_run(const ChainArgs& chain, const
 }
 
 // Posts a tile's own aggregate, from one warp: INCLUSIVE for tile 0 (its reduction is its
-// prefix), READY for the others unless simulated blocking keeps the tile from posting.
+// prefix), READY for the others unless simulated blocking keeps the tile from posting. In a
+// batched scan a tile that holds a row start (`final`) posts INCLUSIVE too: its aggregate,
+// from that start, is its inclusive value.
 template <class M, class S>
 __device__ __forceinline__ void post_aggregate(const Spine<M, S> spine, const ChainArgs& chain,
-                                               std::uint32_t tile, typename M::T aggregate) {
+                                               std::uint32_t tile, typename M::T aggregate,
+                                               bool final = false) {
   if (tile == 0) {
     spine.post(tile, GS_STATE_INCLUSIVE, aggregate);
   } else if (((tile + 1) & chain.blocking_mask) != 0) {
-    spine.post(tile, GS_STATE_READY, aggregate);
+    spine.post(tile, final ? GS_STATE_INCLUSIVE : GS_STATE_READY, aggregate);
   }
 }
 
@@ -207,10 +210,12 @@ struct LookBack {
   }
 
   // Offers the fallback's `reduction` of `cursor` and continues from what was there.
-  // Returns true when the prefix is complete.
-  __device__ bool insert(std::uint32_t& cursor, T& prefix, T reduction) {
+  // Returns true when the prefix is complete. `final`: the reduction is the tile's
+  // inclusive value (a batched scan's tile holding a row start).
+  __device__ bool insert(std::uint32_t& cursor, T& prefix, T reduction, bool final = false) {
+    final = final || cursor == 0;
     const auto before =
-        spine().post(cursor, cursor == 0 ? GS_STATE_INCLUSIVE : GS_STATE_READY, reduction);
+        spine().post(cursor, final ? GS_STATE_INCLUSIVE : GS_STATE_READY, reduction);
     const bool was_posted = S::state_of(before) != GS_STATE_NOT_READY;
     const bool inserted = __ballot_sync(kFullMask, was_posted) == 0;
     if constexpr (kStats) {
@@ -228,7 +233,7 @@ struct LookBack {
       return true;
     }
     prefix = M::combine(reduction, prefix);
-    if (cursor == 0) return true;
+    if (final) return true;
     cursor -= 1;
     return false;
   }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "cuda/kernels/look_back.cuh"
+#include "cuda/kernels/row_tile_scan.cuh"
 #include "cuda/kernels/tile_scan.cuh"
 
 namespace gpuscan::cuda {
@@ -29,11 +30,17 @@ struct PerTileShared {
 constexpr int kOwnSet = 0;
 constexpr int kReductionSet = 1;
 
-template <class M, class S, int VPT, bool kStats>
+// kRows: a batched scan (DESIGN 3f; docs/protocol.md, "Batched scans"): the tile scans
+// segmented by rows, a tile holding a row start posts its aggregate as INCLUSIVE (the
+// look-backs of its successors end there), and one whose first element starts a row looks
+// back not at all.
+template <class M, class S, int VPT, bool kStats, bool kRows = false>
 __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_registers(VPT))
     per_tile_chained_scan(ScanArgs scan, ChainArgs chain) {
   using T = typename M::T;
   __shared__ PerTileShared<T> shared;
+  __shared__ RowFlags<2> row_flags;  // kRows only
+  const RowPositions pos(scan.rows);
   extern __shared__ uint4 parking[];  // the block's tile, while it reduces others
   const T* in = static_cast<const T*>(scan.in);
   const bool looks_back = warp_id() == 0;
@@ -82,28 +89,40 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
   }
   if (looks_back) clear_for_next_run(chain, turn);
   Vector<T> rows[VPT];
-  T aggregate = tile_local_scan<M, VPT, true>(loaded, shared.partials, kOwnSet, rows);
-  // The init value belongs to tile 0, for its owner and for any fallback on it alike.
-  const T init = tile == 0 ? init_value<T>(scan) : M::identity();
-  if (tile == 0) aggregate = M::combine(init, aggregate);
+  // A batched scan's init value joins each row's first element; `lead` is what precedes
+  // the run's element 0 (the init value, or in a batched scan the rest of a continued row).
+  const T row_init = init_value<T>(scan);
+  const T lead = kRows ? from_bits<T>(scan.rows.lead_bits) : row_init;
+  bool starts = false;  // whether a row starts in the tile
+  T aggregate;
+  if constexpr (kRows) {
+    aggregate = row_tile_local_scan<M, VPT, true>(loaded, shared.partials, row_flags, kOwnSet, rows,
+                                                  pos, scan.n, tile, row_init, starts);
+  } else {
+    aggregate = tile_local_scan<M, VPT, true>(loaded, shared.partials, kOwnSet, rows);
+  }
+  // The lead belongs to tile 0 (up to its first row start), for its owner and for any
+  // fallback on it alike.
+  if (tile == 0 && !starts) aggregate = M::combine(lead, aggregate);
 
   std::uint32_t cursor = tile - 1;
   T prefix = M::identity();
-  bool done = tile == 0;
+  bool done = tile == 0 || (kRows && pos.distance(TileShape<T, VPT>::first(tile)) == 0);
   EarlyWindow<T> early{kNoTile, M::identity()};
   // The look-back warp's next step: walk on, and once the prefix is complete post the
   // tile's inclusive value; then tell the block (kDone, or the tile to fall back on).
   const auto look_on = [&] {
     if (!done) done = look.walk(tile, cursor, prefix, early);
     if (done && tile != 0)
-      look.spine().post(tile, GS_STATE_INCLUSIVE, M::combine(prefix, aggregate));
+      look.spine().post(tile, GS_STATE_INCLUSIVE,
+                        starts ? aggregate : M::combine(prefix, aggregate));
     if (lane_id() == 0) {
       shared.verdict = done ? kDone : cursor;
-      shared.prefix = tile == 0 ? init : prefix;
+      shared.prefix = tile == 0 ? lead : prefix;
     }
   };
   if (looks_back) {
-    post_aggregate(look.spine(), chain, tile, aggregate);
+    post_aggregate(look.spine(), chain, tile, aggregate, starts);
     if (tile != 0) early = look.note_early_window(tile, window);
     look_on();
   }
@@ -117,10 +136,19 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
       if (target == kDone) break;
       // The reduction's own barriers keep the look-back warp from writing the next verdict
       // before every warp has read this one.
-      T reduction = load_and_reduce<M, VPT>(in, scan.n, target, shared.partials, kReductionSet);
-      if (target == 0) reduction = M::combine(init_value<T>(scan), reduction);
+      T reduction;
+      bool target_starts = false;
+      if constexpr (kRows) {
+        reduction = load_and_reduce_rows<M, VPT>(in, scan.n, target, shared.partials, row_flags,
+                                                 kReductionSet, pos, row_init);
+        const std::uint64_t first = TileShape<T, VPT>::first(target);
+        target_starts = pos.starts_in(first, TileShape<T, VPT>::elements(), scan.n);
+      } else {
+        reduction = load_and_reduce<M, VPT>(in, scan.n, target, shared.partials, kReductionSet);
+      }
+      if (target == 0 && !target_starts) reduction = M::combine(lead, reduction);
       if (looks_back) {
-        done = look.insert(cursor, prefix, reduction);
+        done = look.insert(cursor, prefix, reduction, target_starts);
         look_on();
       }
       __syncthreads();
@@ -131,8 +159,13 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
     if (looks_back && lane_id() == 0) look.add_counts();
   }
   if (looks_back) hand_on_turn(chain, turn.place, std::uint64_t{scan.tile_count} * (sizeof(T) / 2));
-  store_tile<M, VPT>(static_cast<T*>(scan.out), scan.n, tile, scan.tile_count, scan.kind,
-                     shared.prefix, shared.partials, kOwnSet, rows);
+  if constexpr (kRows) {
+    store_tile_rows<M, VPT>(static_cast<T*>(scan.out), scan.n, tile, scan.kind, shared.prefix,
+                            shared.partials, row_flags, kOwnSet, rows, pos, row_init);
+  } else {
+    store_tile<M, VPT>(static_cast<T*>(scan.out), scan.n, tile, scan.tile_count, scan.kind,
+                       shared.prefix, shared.partials, kOwnSet, rows);
+  }
 }
 
 }  // namespace gpuscan::cuda

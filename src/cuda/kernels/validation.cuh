@@ -1,6 +1,7 @@
 // Checks a timed run on the device, so that every run is validated without reading the
 // output back: each output element must follow from its predecessor and the input
-// (out[i] == out[i-1] + in[i] for an inclusive sum), which by induction proves them all.
+// (out[i] == out[i-1] + in[i] for an inclusive sum, and a row's first from the init value
+// in a batched scan), which by induction proves them all.
 // The same rules as shaders/validate.comp.
 #pragma once
 
@@ -18,8 +19,9 @@ __device__ __forceinline__ typename M::T expected(const CheckArgs& c, std::uint6
   const T* out = static_cast<const T*>(c.out);
   if (c.copy) return in[i];
   const T init = from_bits<T>(c.init_bits);
-  if (c.kind == Kind::exclusive) return i == 0 ? init : M::combine(out[i - 1], in[i - 1]);
-  return M::combine(i == 0 ? init : out[i - 1], in[i]);
+  const bool start = c.row_length == 0 ? i == 0 : i % c.row_length == 0;  // of a row
+  if (c.kind == Kind::exclusive) return start ? init : M::combine(out[i - 1], in[i - 1]);
+  return M::combine(start ? init : out[i - 1], in[i]);
 }
 
 // Float sums and products round differently in every association; each element may
@@ -31,6 +33,7 @@ __device__ __forceinline__ bool matches(const CheckArgs& c, typename M::T got, t
   using T = typename M::T;
   if constexpr (std::is_floating_point_v<T>) {
     if (c.copy) return to_bits(got) == to_bits(want);
+    if (c.row_length != 0) i %= c.row_length;  // the elements combined so far in its row
     if (isnan(want)) return isnan(got);
     const T tolerance = static_cast<T>(c.tolerance);
     if (M::op == Op::add) return fabs(got - want) <= tolerance * static_cast<T>(i + 1);

@@ -1,0 +1,196 @@
+// The local scan of one tile of a batched scan (DESIGN 3f), level by level as in
+// tile_scan.glsl, but segmented: a value never crosses the start of a row. Each level joins
+// a prefix only into the elements whose row began before the level's range; the tile's
+// aggregate is its total from its last row start (then it is already the tile's inclusive
+// value, docs/protocol.md, "Batched scans"), or of the whole tile. Where rows start is
+// arithmetic on the element index (push constants row_length and row_phase), never read.
+// The init value joins each row's first element as it is loaded, so that an owner and a
+// fallback combine the same values in the same order. Mirrors
+// src/cuda/kernels/row_tile_scan.cuh.
+#ifndef GPUSCAN_ROW_SCAN_GLSL
+#define GPUSCAN_ROW_SCAN_GLSL
+
+#include "interface.h"
+#include "types.glsl"
+#include "tile_shape.glsl"
+#include "monoid.glsl"
+#include "subgroup_scan.glsl"
+#include "workgroup_scan.glsl"
+#include "tile_io.glsl"
+#include "tile_scan.glsl"
+
+// Per subgroup entry of wg_partials: whether a row starts in that subgroup's block or an
+// earlier one of the tile (wg_scan_partials_rows makes the flags cumulative).
+shared uint wg_row_starts[2 * SUBGROUPS];
+
+// How far element i of the run lies from its row's start. The host keeps row_phase below
+// row_length and row_length at most 2^31, so the sum cannot wrap.
+uint row_distance(uint i) {
+  uint d = i % pc.row_length + pc.row_phase;
+  return d >= pc.row_length ? d - pc.row_length : d;
+}
+
+// Whether a row starts among the elements of `tile` that are below n.
+bool tile_has_row_start(uint tile) {
+  const uint first = tile * TILE_ELEMENTS;
+  const uint count = min(TILE_ELEMENTS, pc.n - first);
+  const uint d = row_distance(first);
+  return d == 0 || pc.row_length - d < count;
+}
+
+bool sg_last_flag(bool f) {
+  return subgroupShuffle(f, gl_SubgroupInvocationID | (SUBGROUP_SIZE - 1));
+}
+
+// Segmented Kogge-Stone over the logical subgroup: `x` joins its lower neighbours' values
+// until a lane whose range holds a row start; `starts` ends as "a row starts in lanes
+// [0, this lane]".
+T sg_segmented_scan(T x, inout bool starts) {
+  for (uint d = 1; d < SUBGROUP_SIZE; d <<= 1) {
+    const T y = subgroupShuffleUp(x, d);
+    const bool y_starts = subgroupShuffleUp(starts, d);
+    if (sg_lane() >= d) {
+      if (!starts) x = combine(y, x);
+      starts = starts || y_starts;
+    }
+  }
+  return x;
+}
+
+// Scans wg_partials[slot] segmented by wg_row_starts[slot] (both in place; the flags
+// become cumulative). Few entries (a tile's subgroups): one invocation walks them.
+void wg_scan_partials_rows(uint slot) {
+  const uint base = slot * SUBGROUPS;
+  barrier();
+  if (gl_LocalInvocationIndex == 0) {
+    T running = identity();
+    bool seen = false;
+    for (uint s = 0; s < SUBGROUPS; ++s) {
+      const bool starts = wg_row_starts[base + s] != 0;
+      running = starts ? wg_partials[base + s] : combine(running, wg_partials[base + s]);
+      seen = seen || starts;
+      wg_partials[base + s] = running;
+      wg_row_starts[base + s] = seen ? 1 : 0;
+    }
+  }
+  barrier();
+}
+
+// Scans this thread's `loaded` vectors of `tile` segmented by rows: each subgroup's block
+// row by row, then the subgroups' totals. For SLOT_OWN the vectors are kept for
+// store_tile_rows, each element from its row's start or from the subgroup block's start,
+// whichever is later. Returns the tile's segmented total; `starts`: whether a row starts
+// in the tile (both uniform across the workgroup).
+T scan_loaded_rows(inout TV loaded[VECTORS_PER_THREAD], uint slot, uint tile, T row_init,
+                   out bool starts) {
+  T carry = identity();  // the subgroup's block so far, from its last row start
+  bool block_starts = false;
+  for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+    const uint g = VECTOR_ELEMENTS * tile_vector_index(tile, k);
+    TV v = loaded[k];
+    // Thread level, segmented: a row start takes the init value and begins anew.
+    uint d = row_distance(g);
+    uint first_start = VECTOR_ELEMENTS;
+    for (uint e = 0; e < VECTOR_ELEMENTS; ++e) {
+      if (d == 0 && g + e < pc.n) {
+        v[e] = combine(row_init, v[e]);
+        if (first_start == VECTOR_ELEMENTS) first_start = e;
+      } else if (e > 0) {
+        v[e] = combine(v[e - 1], v[e]);
+      }
+      d = d + 1 == pc.row_length ? 0 : d + 1;
+    }
+    // Subgroup level: row k of the block across the lanes.
+    bool lane_starts = first_start < VECTOR_ELEMENTS;
+    const T inclusive = sg_segmented_scan(vector_last(v), lane_starts);
+    const T previous = subgroupShuffleUp(inclusive, 1);
+    const bool starts_before = subgroupShuffleUp(lane_starts, 1);
+    // What precedes this lane's elements before its first row start: the lanes since the
+    // row's start, and the rows before this one if the row began before them.
+    T lane_prefix = carry;
+    if (sg_lane() != 0) lane_prefix = starts_before ? previous : combine(carry, previous);
+    const T last = sg_last(inclusive);
+    const bool row_starts = sg_last_flag(lane_starts);
+    carry = row_starts ? last : combine(carry, last);
+    block_starts = block_starts || row_starts;
+    if (slot == SLOT_OWN) {
+      for (uint e = 0; e < first_start; ++e) v[e] = combine(lane_prefix, v[e]);
+      tile_vectors[k] = v;
+    }
+  }
+  if (sg_lane() == SUBGROUP_SIZE - 1) {
+    wg_partials[slot * SUBGROUPS + sg_id()] = carry;
+    wg_row_starts[slot * SUBGROUPS + sg_id()] = block_starts ? 1 : 0;
+  }
+  wg_scan_partials_rows(slot);
+  starts = wg_row_starts[slot * SUBGROUPS + SUBGROUPS - 1] != 0;
+  return wg_partials[slot * SUBGROUPS + SUBGROUPS - 1];
+}
+
+// Loads `tile` and scans it (scan_loaded_rows).
+T tile_local_scan_rows(uint tile, uint slot, T row_init, out bool starts) {
+  TV loaded[VECTORS_PER_THREAD];
+  load_thread_vectors(tile, loaded);
+  return scan_loaded_rows(loaded, slot, tile, row_init, starts);
+}
+
+// Writes the owned tile of a batched scan, whose predecessors in the row of its first
+// element reduce to `tile_prefix`: per element its inclusive or exclusive scan within its
+// row, or for a reduction each row's total, by the row's last element (rows counted from
+// the row of the run's element 0).
+void store_tile_rows(uint tile, T tile_prefix, T row_init) {
+  const uint s = sg_id();
+  const uint at = SLOT_OWN * SUBGROUPS + s;
+  // What precedes the elements whose row began before this subgroup's block: the blocks
+  // since that row's start, and the tile's prefix if the row began before the tile.
+  const T block_prefix = s == 0 ? identity() : wg_partials[at - 1];
+  const bool row_before_tile = s == 0 || wg_row_starts[at - 1] == 0;
+  const T open_prefix = row_before_tile ? combine(tile_prefix, block_prefix) : block_prefix;
+  const uint block_first =
+      VECTOR_ELEMENTS * (tile * TILE_VECTORS + sg_id() * VECTORS_PER_THREAD * SUBGROUP_SIZE);
+  T before = open_prefix;  // exclusive: the inclusive value of the element before a vector
+  const bool full = is_full_tile(tile);
+  for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+    const uint index = tile_vector_index(tile, k);
+    const uint g = VECTOR_ELEMENTS * index;
+    const uint d0 = row_distance(g);
+    // Only elements before the vector's first row start can have begun before the block.
+    const bool began_before_block = d0 > g - block_first;
+    const uint to_start = d0 == 0 ? 0 : pc.row_length - d0;
+    TV v = tile_vectors[k];
+    for (uint e = 0; e < VECTOR_ELEMENTS; ++e) {
+      if (began_before_block && e < to_start) v[e] = combine(open_prefix, v[e]);
+    }
+    if (KIND == GS_KIND_REDUCE) {
+      // Row of g: g / L, one more where the phase carries g past a row end.
+      uint row = g / pc.row_length + (g % pc.row_length + pc.row_phase >= pc.row_length ? 1 : 0);
+      uint d = d0;
+      for (uint e = 0; e < VECTOR_ELEMENTS; ++e) {
+        if (g + e < pc.n && (d == pc.row_length - 1 || g + e == pc.n - 1)) {
+          out_scalars[pc.out_shift + row] = v[e];  // the run's rows start at out_shift
+        }
+        if (++d == pc.row_length) {
+          d = 0;
+          ++row;
+        }
+      }
+      continue;
+    }
+    if (KIND == GS_KIND_EXCLUSIVE) {
+      const T previous_lane = subgroupShuffleUp(vector_last(v), 1);
+      if (sg_lane() != 0) before = previous_lane;
+      TV shifted = shift_in(before, v);
+      uint d = d0;
+      for (uint e = 0; e < VECTOR_ELEMENTS; ++e) {
+        if (d == 0) shifted[e] = row_init;
+        d = d + 1 == pc.row_length ? 0 : d + 1;
+      }
+      store_tile_vector(full, index, shifted);
+      before = sg_last(vector_last(v));
+    } else {
+      store_tile_vector(full, index, v);
+    }
+  }
+}
+
+#endif

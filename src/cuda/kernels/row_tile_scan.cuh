@@ -1,0 +1,248 @@
+// The local scan of one tile of a batched scan (DESIGN 3f), level by level as in
+// tile_scan.cuh, but segmented: a value never crosses the start of a row. Every level
+// keeps, beside its values, where the rows start (from rows.cuh's arithmetic and ballots,
+// never from memory), and joins a prefix only into the elements whose row began before
+// the level's range. The tile's aggregate is its segmented total: from its last row start
+// when it holds one (then it is already the tile's inclusive value, docs/protocol.md,
+// "Batched scans"), else of the whole tile.
+//
+// The init value joins each row's first element as it is read, so the owner of a tile and
+// a fallback on it combine the same values in the same order and get the same bits.
+#pragma once
+
+#include <type_traits>
+
+#include "cuda/kernels/rows.cuh"
+#include "cuda/kernels/tile_scan.cuh"
+
+namespace gpuscan::cuda {
+
+// Per team warp: whether a row starts in its block; and the warps of the tile that hold
+// one, as a mask (kMaxWarps == 32), once block_scan_rows has run.
+template <int kSets>
+struct RowFlags {
+  std::uint32_t warp_starts[kSets][kMaxWarps];
+  std::uint32_t start_warps[kSets];
+};
+
+// The highest lane at or below this one whose bit is set in `mask`, or -1.
+__device__ __forceinline__ int last_set_lane_upto(std::uint32_t mask) {
+  const int lane = lane_id();
+  const std::uint32_t upto = lane == kWarpSize - 1 ? kFullMask : (2u << lane) - 1u;
+  const std::uint32_t m = mask & upto;
+  return m == 0 ? -1 : kWarpSize - 1 - __clz(m);
+}
+
+// Segmented Kogge-Stone: lane l joins the partial of lane l - d only while that lane is at
+// or after `head`, the last lane up to l whose value starts a segment, so lane l ends with
+// lanes [max(head, 0), l] combined.
+template <class M>
+__device__ __forceinline__ typename M::T warp_segmented_scan(typename M::T x, int head) {
+  const int lane = lane_id();
+#pragma unroll
+  for (int d = 1; d < kWarpSize; d <<= 1) {
+    const typename M::T y = __shfl_up_sync(kFullMask, x, d);
+    if (lane - d >= head && lane >= d) x = M::combine(y, x);
+  }
+  return x;
+}
+
+// Thread level: segmented inclusive scan of one vector whose first element lies `d` from
+// its row's start. Row starts past n do not count (the last tile's fill is no row). Returns
+// the first element that starts a row, or the vector's size if none does.
+template <class M>
+__device__ __forceinline__ int thread_segmented_scan(Vector<typename M::T>& v, std::uint64_t d,
+                                                     std::uint64_t g, const RowPositions& pos,
+                                                     std::uint64_t n, typename M::T row_init) {
+  constexpr int size = Vector<typename M::T>::size;
+  int first_start = size;
+#pragma unroll
+  for (int e = 0; e < size; ++e) {
+    const bool start = d == 0 && g + e < n;
+    if (start) {
+      v.x[e] = M::combine(row_init, v.x[e]);
+      if (first_start == size) first_start = e;
+    } else if (e > 0) {
+      v.x[e] = M::combine(v.x[e - 1], v.x[e]);
+    }
+    d = d + 1 == pos.length ? 0 : d + 1;
+  }
+  return first_start;
+}
+
+// Block level: the segmented scan of the warps' totals. Afterwards partials set `set`
+// holds each warp's segmented inclusive total and flags.start_warps[set] the warps that
+// hold a row start.
+template <class M, class Team, int kSets>
+__device__ __forceinline__ void block_scan_rows(BlockPartials<typename M::T, kSets>& partials,
+                                                RowFlags<kSets>& flags, int set,
+                                                typename M::T warp_total, bool warp_starts) {
+  const int warps = Team::threads() / kWarpSize;
+  if (lane_id() == kWarpSize - 1) {
+    partials.warp_totals[set][warp_id()] = warp_total;
+    flags.warp_starts[set][warp_id()] = warp_starts;
+  }
+  Team::sync();
+  if (warp_id() == 0) {
+    const int lane = lane_id();
+    typename M::T x = lane < warps ? partials.warp_totals[set][lane] : M::identity();
+    const std::uint32_t mask =
+        __ballot_sync(kFullMask, lane < warps && flags.warp_starts[set][lane] != 0);
+    x = warp_segmented_scan<M>(x, last_set_lane_upto(mask));
+    if (lane < warps) partials.warp_totals[set][lane] = x;
+    if (lane == 0) flags.start_warps[set] = mask;
+  }
+  Team::sync();
+}
+
+// Scans this thread's `loaded` rows of tile `tile` segmented by rows: each warp's block row
+// by row, then the warp totals across the team. With kKeep, `rows` ends up holding each
+// element's value from its row's start or from the warp block's start, whichever is later
+// (store_tile_rows finishes the second kind). Returns the tile's segmented total (the same
+// in every thread); `starts` tells whether a row starts in the tile.
+template <class M, int VPT, bool kKeep, class Team = WholeBlock, int kSets>
+__device__ __forceinline__ typename M::T row_tile_local_scan(
+    Vector<typename M::T> (&loaded)[VPT], BlockPartials<typename M::T, kSets>& partials,
+    RowFlags<kSets>& flags, int set, Vector<typename M::T> (&rows)[VPT], const RowPositions& pos,
+    std::uint64_t n, std::uint32_t tile, typename M::T row_init, bool& starts) {
+  using T = typename M::T;
+  using Shape = TileShape<T, VPT, Team>;
+  constexpr int size = Vector<T>::size;
+  const std::uint64_t first = Shape::first(tile);
+  const int lane = lane_id();
+  T carry = M::identity();  // the warp's block so far, from its last row start
+  bool warp_starts = false;
+#pragma unroll
+  for (int k = 0; k < VPT; ++k) {
+    const std::uint64_t g = first + Shape::row_offset(k);
+    const int first_start =
+        thread_segmented_scan<M>(loaded[k], pos.distance(g), g, pos, n, row_init);
+    const std::uint32_t mask = __ballot_sync(kFullMask, first_start < size);
+    const T inclusive = warp_segmented_scan<M>(loaded[k].last(), last_set_lane_upto(mask));
+    const T previous = __shfl_up_sync(kFullMask, inclusive, 1);
+    // What precedes this lane's elements before its first row start: the lanes since the
+    // row's start, and the rows before this one if the row began before them.
+    const bool row_began_before = (mask & ((1u << lane) - 1u)) == 0;
+    const T lane_prefix =
+        lane == 0 ? carry : (row_began_before ? M::combine(carry, previous) : previous);
+    const T last = warp_last(inclusive);
+    carry = mask != 0 ? last : M::combine(carry, last);
+    warp_starts = warp_starts || mask != 0;
+    if constexpr (kKeep) {
+#pragma unroll
+      for (int e = 0; e < size; ++e) {
+        rows[k].x[e] = e < first_start ? M::combine(lane_prefix, loaded[k].x[e]) : loaded[k].x[e];
+      }
+    }
+  }
+  block_scan_rows<M, Team>(partials, flags, set, carry, warp_starts);
+  starts = flags.start_warps[set] != 0;
+  return block_total<M, Team>(partials, set);
+}
+
+// Loads `tile` and reduces it to the segmented total its owner's row_tile_local_scan gets.
+// Integers: the elements from the tile's last row start on (or all of them), in any order.
+// Floats take the owner's order.
+template <class M, int VPT, class Team = WholeBlock, int kSets>
+__device__ __forceinline__ typename M::T load_and_reduce_rows(
+    const typename M::T* in, std::uint64_t n, std::uint32_t tile,
+    BlockPartials<typename M::T, kSets>& partials, RowFlags<kSets>& flags, int set,
+    const RowPositions& pos, typename M::T row_init) {
+  using T = typename M::T;
+  using Shape = TileShape<T, VPT, Team>;
+  Vector<T> loaded[VPT];
+  load_tile<T, VPT, Team>(in, n, tile, M::identity(), loaded);
+  if constexpr (std::is_integral_v<T>) {
+    const std::uint64_t first = Shape::first(tile);
+    const std::uint64_t tile_end = first + Shape::elements();
+    const std::uint64_t end = tile_end < n ? tile_end : n;  // past the valid elements
+    const std::uint64_t d = pos.distance(end - 1);
+    const bool starts = d <= end - 1 - first;  // the last element's row began in the tile
+    const std::uint64_t last_start = end - 1 - d;
+    T total = M::identity();
+#pragma unroll
+    for (int k = 0; k < VPT; ++k) {
+      const std::uint64_t g = first + Shape::row_offset(k);
+#pragma unroll
+      for (int e = 0; e < Vector<T>::size; ++e) {
+        T x = loaded[k].x[e];
+        if (starts && g + e == last_start) x = M::combine(row_init, x);
+        if (!starts || g + e >= last_start) total = M::combine(total, x);
+      }
+    }
+    block_scan_totals<M, Team>(partials, set, warp_last(warp_inclusive_scan<M>(total)));
+    return block_total<M, Team>(partials, set);
+  } else {
+    Vector<T> unused[VPT];
+    bool starts = false;
+    return row_tile_local_scan<M, VPT, false, Team>(loaded, partials, flags, set, unused, pos, n,
+                                                    tile, row_init, starts);
+  }
+}
+
+// Writes the owned tile of a batched scan, whose predecessors in the row of its first
+// element reduce to `tile_prefix`: per element its inclusive or exclusive scan within its
+// row, or for a reduction each row's total, by the row's last element (rows of the run are
+// counted from the row of its element 0).
+template <class M, int VPT, class Team = WholeBlock, int kSets>
+__device__ __forceinline__ void store_tile_rows(
+    typename M::T* out, std::uint64_t n, std::uint32_t tile, Kind kind, typename M::T tile_prefix,
+    const BlockPartials<typename M::T, kSets>& partials, const RowFlags<kSets>& flags, int set,
+    const Vector<typename M::T> (&rows)[VPT], const RowPositions& pos, typename M::T row_init) {
+  using T = typename M::T;
+  using Shape = TileShape<T, VPT, Team>;
+  constexpr int size = Vector<T>::size;
+  const int warp = warp_id();
+  const std::uint64_t first = Shape::first(tile);
+  const std::uint64_t warp_first = first + Shape::row_offset(0) - lane_id() * size;
+  // What precedes the elements whose row began before this warp's block: the warps since
+  // that row's start, and the tile's prefix if the row began before the tile.
+  const T warp_prefix = warp == 0 ? M::identity() : partials.warp_totals[set][warp - 1];
+  const bool row_before_tile = (flags.start_warps[set] & ((1u << warp) - 1u)) == 0;
+  const T open_prefix = row_before_tile ? M::combine(tile_prefix, warp_prefix) : warp_prefix;
+  T before = open_prefix;  // exclusive: the inclusive value of the element before a vector
+#pragma unroll
+  for (int k = 0; k < VPT; ++k) {
+    const std::uint64_t g = first + Shape::row_offset(k);
+    const std::uint64_t d0 = pos.distance(g);
+    // Only elements before the vector's first row start can have begun before the block.
+    const bool began_before_block = d0 > g - warp_first;
+    // Elements before the vector's first row start (past n: never stored).
+    const std::uint64_t to_start = d0 == 0 ? 0 : pos.length - d0;
+    Vector<T> v = rows[k];
+#pragma unroll
+    for (int e = 0; e < size; ++e) {
+      if (began_before_block && e < to_start) v.x[e] = M::combine(open_prefix, v.x[e]);
+    }
+    if (kind == Kind::reduce) {
+      std::uint64_t row, dist;
+      pos.locate(g, row, dist);
+#pragma unroll
+      for (int e = 0; e < size; ++e) {
+        if (g + e < n && (dist == pos.length - 1 || g + e == n - 1)) out[row] = v.x[e];
+        if (++dist == pos.length) {
+          dist = 0;
+          ++row;
+        }
+      }
+      continue;
+    }
+    if (kind == Kind::exclusive) {
+      const T previous_lane = __shfl_up_sync(kFullMask, v.last(), 1);
+      if (lane_id() != 0) before = previous_lane;
+      Vector<T> shifted;
+      std::uint64_t dist = d0;
+#pragma unroll
+      for (int e = 0; e < size; ++e) {
+        shifted.x[e] = dist == 0 ? row_init : (e == 0 ? before : v.x[e - 1]);
+        dist = dist + 1 == pos.length ? 0 : dist + 1;
+      }
+      store_row<T, VPT, Team>(out, n, tile, k, shifted);
+      before = warp_last(v.last());
+    } else {
+      store_row<T, VPT, Team>(out, n, tile, k, v);
+    }
+  }
+}
+
+}  // namespace gpuscan::cuda

@@ -1,0 +1,163 @@
+// Batched scans (DESIGN 3f; docs/protocol.md, "Batched scans"): B rows of N elements, each
+// scanned on its own in one pass. Every shape class: one row, rows shorter than a vector or
+// a warp, rows of one tile and one tile +-1, rows longer than a chunk, empty rows; every
+// dtype, operator and kind; init per row; every simulated blocking rate; both tile states;
+// chunked runs; on every backend. Outputs are poisoned and checked element by element
+// against the CPU reference.
+#include <cstring>
+#include <string>
+
+#include "scan_check.hpp"
+
+namespace gpuscan::testing {
+namespace {
+
+// Scans `rows` x `row_length` random elements as a batch and checks every output element.
+void expect_rows_match(Device& device, const Case& c, std::size_t rows, std::size_t row_length,
+                       std::optional<Value> init = {}) {
+  const std::size_t n = rows * row_length;
+  const std::uint64_t seed = next_seed();
+  SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(row_length) +
+               " seed=" + std::to_string(seed) + " " + describe(c.spec));
+  const std::size_t element = size_of(c.spec.dtype);
+  const auto input = reference::random_input(c.spec.dtype, c.spec.op, n, seed);
+  const std::size_t out_n = c.spec.kind == Kind::reduce ? rows : n;
+  Scanner scanner = make_scanner(device, c.spec, effective_options(device, c.options));
+  Buffer in = device.allocate(std::max<std::size_t>(n * element, 16));
+  Buffer out = device.allocate(std::max<std::size_t>(out_n * element, 16));
+  std::vector<std::byte> output(out_n * element, std::byte{0xA5});
+  if (n > 0) device.upload(in, input);
+  if (out_n > 0) device.upload(out, output);
+  const bool completed = run_accepting_csdl_give_up(
+      c.spec.algorithm, [&] { scanner.run_rows(in, out, rows, row_length, init); });
+  if (!completed) return;
+  if (out_n > 0) device.download(out, output);
+  reference::visit(c.spec.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    std::optional<T> typed_init;
+    if (init) typed_init = init->as<T>();
+    const std::span<const T> x(reinterpret_cast<const T*>(input.data()), n);
+    const std::span<const T> y(reinterpret_cast<const T*>(output.data()), out_n);
+    if (row_length == 0) {
+      // Empty rows: a reduction of each is the init value; a scan writes nothing.
+      const T want = typed_init.value_or(reference::identity<T>(c.spec.op));
+      for (std::size_t r = 0; r < out_n; ++r) {
+        ASSERT_EQ(std::memcmp(&y[r], &want, sizeof(T)), 0) << "row " << r;
+      }
+      return;
+    }
+    const auto wrong =
+        reference::first_mismatch_rows<T>(c.spec.op, c.spec.kind, x, row_length, typed_init, y);
+    ASSERT_FALSE(wrong.has_value())
+        << "first wrong output element " << *wrong << " (row "
+        << *wrong / (c.spec.kind == Kind::reduce ? 1 : row_length) << ")";
+  });
+}
+
+class BatchedScan : public BackendTest<> {
+ protected:
+  // Elements per case: CPU drivers take seconds for what GPUs take milliseconds.
+  std::size_t budget() { return is_cpu() ? std::size_t{1} << 18 : std::size_t{1} << 21; }
+};
+
+// Row lengths around every boundary of a tile (vectors of 2 or 4 elements, subgroup rows,
+// tiles of 2^11 to 2^13 elements on either backend), as many rows as the budget holds.
+TEST_P(BatchedScan, EveryShapeClassEveryKind) {
+  for (const DType dtype : {DType::u32, DType::f32, DType::u64, DType::f64}) {
+    for (const Kind kind : {Kind::inclusive, Kind::exclusive, Kind::reduce}) {
+      const Case c{{dtype, Op::add, kind, Algorithm::csdldf}, {}};
+      for (const std::size_t row_length : {1, 3, 5, 31, 64, 127, 1000, 2047, 2048, 2049, 4095, 4096,
+                                           4097, 8191, 8192, 8193, 16385, 100003}) {
+        const std::size_t rows = std::max<std::size_t>(1, budget() / row_length);
+        expect_rows_match(device(), c, rows, row_length);
+      }
+      expect_rows_match(device(), c, 1, budget() + 5);  // one row: the plain scan
+    }
+  }
+}
+
+TEST_P(BatchedScan, EveryOperatorWithInitPerRow) {
+  for (const DType dtype : all_dtypes) {
+    for (const Op op : ops_of(dtype)) {
+      for (const Kind kind : {Kind::inclusive, Kind::exclusive, Kind::reduce}) {
+        const Case c{{dtype, op, kind, Algorithm::csdldf}, {}};
+        expect_rows_match(device(), c, 37, 3001, some_init(dtype));
+        expect_rows_match(device(), c, 3, 20001);
+      }
+    }
+  }
+}
+
+TEST_P(BatchedScan, EmptyRowsAndNoRows) {
+  for (const Kind kind : {Kind::inclusive, Kind::exclusive, Kind::reduce}) {
+    const Case c{{DType::i32, Op::add, kind, Algorithm::csdldf}, {}};
+    expect_rows_match(device(), c, 5, 0, Value::of(std::int32_t{-7}));
+    expect_rows_match(device(), c, 0, 5);
+    expect_rows_match(device(), c, 0, 0);
+  }
+}
+
+// Rows that a chunk boundary cuts: each chunk continues the row the previous one left, and
+// a row longer than a chunk spans several.
+TEST_P(BatchedScan, ChunksCutRows) {
+  for (const Kind kind : {Kind::inclusive, Kind::exclusive, Kind::reduce}) {
+    for (const DType dtype : {DType::u32, DType::f64}) {
+      // Tiles of 256 x 4 vectors (4096 or 2048 elements): a chunk takes whole tiles on
+      // Vulkan, so 3 x 4096 + 16 runs in chunks of 12288, 8192 in chunks of 8192.
+      Case c{{dtype, Op::add, kind, Algorithm::csdldf}, {}};
+      c.options.workgroup_size = 256;
+      c.options.vectors_per_thread = 4;
+      c.options.chunk_elements = 3 * 4096 + 16;
+      expect_rows_match(device(), c, 3, 100003, some_init(dtype));
+      expect_rows_match(device(), c, 2000, 37);
+      c.options.chunk_elements = 8192;
+      expect_rows_match(device(), c, 3, 5000);
+    }
+  }
+}
+
+TEST_P(BatchedScan, ExactUnderEveryBlockingRateInBothTileStates) {
+  for (const TileState state : {TileState::split, TileState::automatic}) {
+    for_each_blocking_rate([&](Options options) {
+      options.tile_state = state;
+      for (const std::size_t row_length : {std::size_t{100}, std::size_t{8192 * 3 + 7}}) {
+        const std::size_t rows = std::max<std::size_t>(1, budget() / 2 / row_length);
+        expect_rows_match(device(),
+                          {{DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, options},
+                          rows, row_length);
+        expect_rows_match(device(),
+                          {{DType::f32, Op::add, Kind::exclusive, Algorithm::csdldf}, options},
+                          rows, row_length, Value::of(1.5f));
+      }
+    });
+  }
+}
+
+TEST_P(BatchedScan, StatisticsAndCsdl) {
+  Options options;
+  options.statistics = true;
+  options.blocking_mask = 1;
+  expect_rows_match(device(), {{DType::u64, Op::max, Kind::inclusive, Algorithm::csdldf}, options},
+                    30, 10007);
+  expect_rows_match(device(), {{DType::u32, Op::add, Kind::reduce, Algorithm::csdl}, {}}, 100, 999);
+}
+
+TEST_P(BatchedScan, ReduceThenScanIsRefused) {
+  Scanner scanner(device(), {DType::u32, Op::add, Kind::inclusive, Algorithm::rts});
+  Buffer in = device().allocate(64), out = device().allocate(64);
+  EXPECT_THROW(scanner.run_rows(in, out, 4, 4), UsageError);
+}
+
+GPUSCAN_INSTANTIATE_FOR_BACKENDS(BatchedScan);
+
+TEST(BatchedReference, RowsAreScannedOnTheirOwn) {
+  const std::vector<std::uint32_t> x{1, 2, 3, 4, 5, 6};
+  const std::vector<std::uint32_t> good{1, 3, 6, 4, 9, 15}, bad{1, 3, 6, 10, 15, 21};
+  EXPECT_FALSE(
+      reference::first_mismatch_rows<std::uint32_t>(Op::add, Kind::inclusive, x, 3, {}, good));
+  EXPECT_EQ(reference::first_mismatch_rows<std::uint32_t>(Op::add, Kind::inclusive, x, 3, {}, bad),
+            std::optional<std::size_t>(3));
+}
+
+}  // namespace
+}  // namespace gpuscan::testing
