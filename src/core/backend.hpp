@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/bench_target.hpp"
+#include "gpuscan/compactor.hpp"
 #include "gpuscan/device.hpp"
 #include "gpuscan/scanner.hpp"
 #include "gpuscan/testing.hpp"
@@ -31,6 +32,17 @@ class ScannerImpl {
                         std::size_t out_offset, std::size_t n, Value init) = 0;
 };
 
+class CompactorImpl {
+ public:
+  virtual ~CompactorImpl() = default;
+  // The most elements one run takes.
+  virtual std::size_t max_elements() const = 0;
+  // Compacts n >= 1 elements (checked by Compactor): the kept ones to `out`, their number
+  // to `count` (8 bytes).
+  virtual RunResult run(const BufferImpl& in, BufferImpl& out, BufferImpl& count, std::size_t n,
+                        Value constant, const BufferImpl* flags) = 0;
+};
+
 class DeviceImpl {
  public:
   virtual ~DeviceImpl() = default;
@@ -41,6 +53,9 @@ class DeviceImpl {
                         std::size_t source_offset = 0) = 0;
   virtual std::unique_ptr<ScannerImpl> make_scanner(const ScanSpec& spec,
                                                     const testing::Options& options) = 0;
+  // The compaction family (DESIGN 3e); a backend without it says so.
+  virtual std::unique_ptr<CompactorImpl> make_compactor(const CompactSpec& spec,
+                                                        const testing::Options& options);
   // The backend's side of a benchmark; `input` holds bench_case.n elements of its dtype.
   virtual std::unique_ptr<BenchTarget> bench_target(const testing::BenchCase& bench_case,
                                                     std::span<const std::byte> input) = 0;
