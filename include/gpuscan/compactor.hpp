@@ -36,8 +36,8 @@ std::optional<Predicate> parse_predicate(std::string_view);
 struct CompactSpec {
   Compaction compaction = Compaction::select_if;
   DType dtype = DType::u32;
-  Predicate predicate = Predicate::lt;  // select_if
-  DType flags_dtype = DType::u32;       // select_flagged: an integer type
+  Predicate predicate = Predicate::lt;      // select_if
+  DType flags_dtype = DType::u32;           // select_flagged: an integer type
   Algorithm algorithm = Algorithm::csdldf;  // csdldf or csdl
 };
 
@@ -81,8 +81,7 @@ class Compactor {
 namespace detail {
 // Compacts host data: upload, run, download; returns the kept elements' bytes.
 std::vector<std::byte> compact_host(Device& device, const CompactSpec& spec,
-                                    std::span<const std::byte> input,
-                                    std::optional<Value> constant,
+                                    std::span<const std::byte> input, std::optional<Value> constant,
                                     std::span<const std::byte> flags);
 template <class T>
 std::vector<T> kept_as(const std::vector<std::byte>& bytes) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/bench_target.hpp"
+#include "gpuscan/compaction_bench.hpp"
 #include "gpuscan/compactor.hpp"
 #include "gpuscan/device.hpp"
 #include "gpuscan/scanner.hpp"
@@ -56,6 +57,11 @@ class DeviceImpl {
   // The compaction family (DESIGN 3e); a backend without it says so.
   virtual std::unique_ptr<CompactorImpl> make_compactor(const CompactSpec& spec,
                                                         const testing::Options& options);
+  // The compaction benchmark (gpuscan/compaction_bench.hpp); a backend without it says so.
+  virtual testing::CompactionBenchResult benchmark_compaction(
+      const testing::CompactionBenchCase& bench_case, std::span<const std::byte> input,
+      std::span<const std::byte> flags, std::uint64_t expected_count,
+      std::span<const std::byte> expected_output);
   // The backend's side of a benchmark; `input` holds bench_case.n elements of its dtype.
   virtual std::unique_ptr<BenchTarget> bench_target(const testing::BenchCase& bench_case,
                                                     std::span<const std::byte> input) = 0;

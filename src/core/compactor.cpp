@@ -41,28 +41,55 @@ std::optional<E> value_of(const std::array<std::pair<E, std::string_view>, N>& n
   return std::nullopt;
 }
 
-bool is_integer(DType dtype) { return !is_float(dtype); }
+bool is_integer(DType dtype) {
+  return !is_float(dtype);
+}
 
 }  // namespace
 
-std::string_view to_string(Compaction v) { return name_of(compaction_names, v); }
-std::string_view to_string(Predicate v) { return name_of(predicate_names, v); }
+std::string_view to_string(Compaction v) {
+  return name_of(compaction_names, v);
+}
+std::string_view to_string(Predicate v) {
+  return name_of(predicate_names, v);
+}
 std::optional<Compaction> parse_compaction(std::string_view s) {
   return value_of(compaction_names, s);
 }
-std::optional<Predicate> parse_predicate(std::string_view s) { return value_of(predicate_names, s); }
+std::optional<Predicate> parse_predicate(std::string_view s) {
+  return value_of(predicate_names, s);
+}
 
-std::unique_ptr<detail::CompactorImpl> detail::DeviceImpl::make_compactor(
-    const CompactSpec& spec, const testing::Options&) {
-  throw UsageError(std::string(to_string(spec.compaction)) + " is not available on " +
-                   info().name + " yet (the compaction family runs on Vulkan devices)");
+std::unique_ptr<detail::CompactorImpl> detail::DeviceImpl::make_compactor(const CompactSpec& spec,
+                                                                          const testing::Options&) {
+  throw UsageError(std::string(to_string(spec.compaction)) + " is not available on " + info().name +
+                   " yet (the compaction family runs on Vulkan devices)");
+}
+
+testing::CompactionBenchResult detail::DeviceImpl::benchmark_compaction(
+    const testing::CompactionBenchCase& bench_case, std::span<const std::byte>,
+    std::span<const std::byte>, std::uint64_t, std::span<const std::byte>) {
+  throw UsageError("the " + std::string(to_string(bench_case.spec.compaction)) +
+                   " benchmark is not available on " + info().name +
+                   " yet (the compaction family runs on Vulkan devices)");
+}
+
+testing::CompactionBenchResult testing::benchmark_compaction(
+    Device& device, const CompactionBenchCase& bench_case, std::span<const std::byte> input,
+    std::span<const std::byte> flags, std::uint64_t expected_count,
+    std::span<const std::byte> expected_output) {
+  if (bench_case.n == 0 || bench_case.runs < 1) {
+    throw UsageError("a compaction benchmark needs n >= 1 and at least one run");
+  }
+  detail::check_options(bench_case.spec.algorithm, bench_case.options);
+  return device.impl()->benchmark_compaction(bench_case, input, flags, expected_count,
+                                             expected_output);
 }
 
 Compactor::Compactor(Device& device, CompactSpec spec, Tuning tuning)
     : Compactor(device, spec, testing::Options{.tuning = tuning}) {}
 
-Compactor testing::make_compactor(Device& device, const CompactSpec& spec,
-                                  const Options& options) {
+Compactor testing::make_compactor(Device& device, const CompactSpec& spec, const Options& options) {
   return Compactor(device, spec, options);
 }
 
@@ -112,11 +139,11 @@ RunResult Compactor::run(const Buffer& in, Buffer& out, Buffer& count, std::size
   }
   if (in.size() / element < n || out.size() / element < n ||
       (flags && flags->size() / size_of(spec_.flags_dtype) < n) || count.size() < 8) {
-    throw UsageError("buffers too small for " + std::to_string(n) + " elements of " +
-                     std::string(to_string(spec_.dtype)) + " (input " + std::to_string(in.size()) +
-                     " bytes, output " + std::to_string(out.size()) + ", count " +
-                     std::to_string(count.size()) + (flags ? ", flags " + std::to_string(flags->size()) : "") +
-                     "; the count takes 8 bytes)");
+    throw UsageError(
+        "buffers too small for " + std::to_string(n) + " elements of " +
+        std::string(to_string(spec_.dtype)) + " (input " + std::to_string(in.size()) +
+        " bytes, output " + std::to_string(out.size()) + ", count " + std::to_string(count.size()) +
+        (flags ? ", flags " + std::to_string(flags->size()) : "") + "; the count takes 8 bytes)");
   }
   const std::lock_guard lock(*run_mutex_);
   if (n == 0) {

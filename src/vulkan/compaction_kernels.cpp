@@ -18,21 +18,30 @@ std::uint32_t ceil_div(std::size_t a, std::size_t b) {
 
 std::uint32_t operation_code(Compaction compaction) {
   switch (compaction) {
-    case Compaction::select_if: return GS_COMPACT_SELECT_IF;
-    case Compaction::select_flagged: return GS_COMPACT_SELECT_FLAGGED;
-    case Compaction::unique: return GS_COMPACT_UNIQUE;
+    case Compaction::select_if:
+      return GS_COMPACT_SELECT_IF;
+    case Compaction::select_flagged:
+      return GS_COMPACT_SELECT_FLAGGED;
+    case Compaction::unique:
+      return GS_COMPACT_UNIQUE;
   }
   return GS_COMPACT_SELECT_IF;
 }
 
 std::uint32_t predicate_code(Predicate predicate) {
   switch (predicate) {
-    case Predicate::lt: return GS_PREDICATE_LT;
-    case Predicate::le: return GS_PREDICATE_LE;
-    case Predicate::gt: return GS_PREDICATE_GT;
-    case Predicate::ge: return GS_PREDICATE_GE;
-    case Predicate::eq: return GS_PREDICATE_EQ;
-    case Predicate::ne: return GS_PREDICATE_NE;
+    case Predicate::lt:
+      return GS_PREDICATE_LT;
+    case Predicate::le:
+      return GS_PREDICATE_LE;
+    case Predicate::gt:
+      return GS_PREDICATE_GT;
+    case Predicate::ge:
+      return GS_PREDICATE_GE;
+    case Predicate::eq:
+      return GS_PREDICATE_EQ;
+    case Predicate::ne:
+      return GS_PREDICATE_NE;
   }
   return GS_PREDICATE_LT;
 }
@@ -126,9 +135,8 @@ CompactionKernels::CompactionKernels(std::shared_ptr<const Context> context,
   spec_[GS_SPEC_WORKGROUP_SIZE] = shape_.workgroup_size;
   spec_[GS_SPEC_VECTORS_PER_THREAD] = shape_.vectors_per_thread;
   spec_[GS_SPEC_FALLBACK] = fallback;
-  spec_[GS_SPEC_MAX_SPINS] = fallback
-                                 ? csdldf_max_spins(context_->info(), options.tuning.max_spins)
-                                 : csdl_wait_limit(context_->info());
+  spec_[GS_SPEC_MAX_SPINS] = fallback ? csdldf_max_spins(context_->info(), options.tuning.max_spins)
+                                      : csdl_wait_limit(context_->info());
   spec_[GS_SPEC_STATISTICS] = options.statistics;
   spec_[GS_SPEC_LOOKBACK_DEPTH] =
       options.lookback_depth ? options.lookback_depth : std::max(1u, policy.lookback_depth);
@@ -139,10 +147,9 @@ CompactionKernels::CompactionKernels(std::shared_ptr<const Context> context,
                      " may start workgroups far out of order");
   }
   spec_[GS_SPEC_DISPATCH_ORDER] = dispatch_order;
-  const std::uint32_t flag_words =
-      spec.compaction == Compaction::select_flagged
-          ? static_cast<std::uint32_t>(size_of(spec.flags_dtype) / 4)
-          : 1u;
+  const std::uint32_t flag_words = spec.compaction == Compaction::select_flagged
+                                       ? static_cast<std::uint32_t>(size_of(spec.flags_dtype) / 4)
+                                       : 1u;
   spec_[GS_SPEC_COMPACTION] = GS_COMPACTION_SPEC(operation_code(spec.compaction),
                                                  predicate_code(spec.predicate), flag_words);
   // As for the scans (ScanKernels): the control words are reset where the kernel uses the

@@ -7,8 +7,8 @@
 namespace gpuscan::vulkan {
 
 VulkanCompactor::VulkanCompactor(std::shared_ptr<const Context> context,
-                                 std::shared_ptr<PipelineCache> pipelines,
-                                 const CompactSpec& spec, const testing::Options& options)
+                                 std::shared_ptr<PipelineCache> pipelines, const CompactSpec& spec,
+                                 const testing::Options& options)
     : context_(context),
       pipelines_(pipelines),
       spec_(spec),
