@@ -37,6 +37,7 @@ void main() {
   TILE_WORD early = TILE_WORD(GS_STATE_NOT_READY);
   if (is_lookback_lane() && tile != 0) early = read_window(tile - 1, 0);
   const uint64_t kept = select_tile(tile, SLOT_OWN);
+  stage_kept();
 
   uint early_end = NO_TILE;
   uint64_t early_value = 0;
@@ -74,8 +75,9 @@ void main() {
 
   if (STATISTICS && is_lookback_lane() && sg_lane() == 0) add_statistics();
   const uint64_t before = wg_prefix;
-  // Within one run the counts stay below 2^32 (n does).
-  scatter_tile(uint(before));
+  // The loop's barriers made the staged elements visible. Within one run the counts stay
+  // below 2^32 (n does).
+  write_staged(uint(before), uint(kept));
   // The last tile writes the count, added to what the count buffer holds (zero, or the
   // count of the chunks before this run).
   if (tile == pc.tile_count - 1 && gl_LocalInvocationIndex == 0) {

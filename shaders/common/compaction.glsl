@@ -140,14 +140,14 @@ void scan_kept(uint slot) {
   barrier();
 }
 
-// What select_tile leaves for the owner's scatter: its vectors, which of their elements are
+// What select_tile leaves for the owner's stage_kept: its vectors, which of their elements are
 // kept, and where the first kept one of each goes within the subgroup's block.
 TV owned_vectors[VECTORS_PER_THREAD];
 uint owned_masks[VECTORS_PER_THREAD];
 uint owned_offsets[VECTORS_PER_THREAD];
 
 // Loads `tile`, decides which elements are kept and returns how many (uniform across the
-// workgroup). For SLOT_OWN the vectors, masks and offsets are kept for scatter_tile.
+// workgroup). For SLOT_OWN the vectors, masks and offsets are kept for stage_kept.
 uint select_tile(uint tile, uint slot) {
   const bool full = is_full_tile(tile);
   TV loaded[VECTORS_PER_THREAD];
@@ -193,16 +193,29 @@ uint select_tile(uint tile, uint slot) {
   return wg_kept[slot * SUBGROUPS + SUBGROUPS - 1];
 }
 
-// Writes the owned tile's kept elements from position `tile_prefix` (kept elements before
-// the tile) on.
-void scatter_tile(uint tile_prefix) {
+// The owned tile's kept elements, compacted in tile order, so that they go out in
+// coalesced writes (CUB's select does the same).
+shared T wg_stage[TILE_ELEMENTS];
+
+// Puts the owned tile's kept elements in wg_stage. Needs only select_tile's result, not the
+// tile's prefix, so it runs before the look-back and the vectors need not be held through it.
+// The next barrier makes them visible.
+void stage_kept() {
   const uint s = sg_id();
-  const uint block = tile_prefix + (s == 0 ? 0u : wg_kept[SLOT_OWN * SUBGROUPS + s - 1]);
+  const uint block = s == 0 ? 0u : wg_kept[SLOT_OWN * SUBGROUPS + s - 1];
   for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
     uint at = block + owned_offsets[k];
     for (uint c = 0; c < VECTOR_ELEMENTS; ++c) {
-      if ((owned_masks[k] & (1u << c)) != 0) out_scalars[at++] = owned_vectors[k][c];
+      if ((owned_masks[k] & (1u << c)) != 0) wg_stage[at++] = owned_vectors[k][c];
     }
+  }
+}
+
+// Writes the `kept` staged elements from position `tile_prefix` (kept elements before the
+// tile) on.
+void write_staged(uint tile_prefix, uint kept) {
+  for (uint i = gl_LocalInvocationIndex; i < kept; i += WORKGROUP_SIZE) {
+    out_scalars[tile_prefix + i] = wg_stage[i];
   }
 }
 

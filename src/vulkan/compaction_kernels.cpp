@@ -152,6 +152,14 @@ CompactionKernels::CompactionKernels(std::shared_ptr<const Context> context,
                                        : 1u;
   spec_[GS_SPEC_COMPACTION] = GS_COMPACTION_SPEC(operation_code(spec.compaction),
                                                  predicate_code(spec.predicate), flag_words);
+  // The workgroup stages its tile's kept elements in shared memory (compaction.glsl).
+  const std::size_t shared = std::size_t{shape_.elements()} * size_of(spec.dtype) +
+                             2 * (shape_.workgroup_size / shape_.subgroup_size) * 4 + 64;
+  if (shared > context_->limits().maxComputeSharedMemorySize) {
+    throw UsageError("a compaction tile of " + std::to_string(shape_.elements()) + " " +
+                     std::string(to_string(spec.dtype)) + " elements needs more shared memory (" +
+                     std::to_string(shared) + " bytes) than " + context_->info().name + " has");
+  }
   // As for the scans (ScanKernels): the control words are reset where the kernel uses the
   // tile counter, csdl's report or the statistics.
   resets_control_ = !dispatch_order || !fallback || options.statistics;
