@@ -67,6 +67,9 @@ class Compactor {
                 std::optional<Value> constant = {}, const Buffer* flags = nullptr);
 
   const CompactSpec& spec() const { return spec_; }
+  // The most elements one run takes on this device; larger runs are refused (compaction in
+  // chunks is not implemented yet).
+  std::size_t max_elements() const;
 
  private:
   friend Compactor testing::make_compactor(Device&, const CompactSpec&, const testing::Options&);

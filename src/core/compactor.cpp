@@ -106,6 +106,10 @@ Compactor::Compactor(Device& device, const CompactSpec& spec, const testing::Opt
   impl_ = device.impl()->make_compactor(spec, options);
 }
 
+std::size_t Compactor::max_elements() const {
+  return impl_->max_elements();
+}
+
 Compactor::~Compactor() = default;
 Compactor::Compactor(Compactor&&) noexcept = default;
 Compactor& Compactor::operator=(Compactor&&) noexcept = default;

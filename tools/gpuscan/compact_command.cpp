@@ -167,6 +167,17 @@ int run_compaction_bench(const CompactionBenchOptions& options) {
   const int runs = options.runs > 0 ? options.runs : (cpu ? 5 : 10);
   CompactSpec spec{options.compaction, options.dtype};
   spec.flags_dtype = DType::u32;
+  // Every size is checked before anything runs: a size past one run's limit is a usage
+  // error up front, not after the sizes before it.
+  const std::size_t max_n = Compactor(device, spec).max_elements();
+  for (std::size_t n : sizes) {
+    if (n > max_n) {
+      throw UsageError("--sizes: " + std::to_string(n) + " elements are more than one " +
+                       std::string(to_string(spec.compaction)) + " run takes on " + info.name +
+                       " (at most " + std::to_string(max_n) +
+                       "; compaction in chunks is not implemented yet)");
+    }
+  }
   const std::string date = utc_now();
   const std::string operation(to_string(spec.compaction));
   const std::string op_column = spec.compaction == Compaction::select_if        ? "lt"
