@@ -57,7 +57,10 @@ def check(op, input_path, output_path, arg=None):
     code, x = read(input_path)
     out_code, got = read(output_path)
     assert out_code == code, (out_code, code)
-    if op == 'unique':
+    if op == 'partition':
+        c = float(arg)
+        expected = [v for v in x if v < c] + [v for v in x if not v < c]
+    elif op == 'unique':
         expected = [v for i, v in enumerate(x) if i == 0 or v != x[i - 1]]
     elif op == 'flags':
         _, flags = read(arg)
@@ -114,6 +117,15 @@ for code in f4 u8; do
   done
   echo "ok: $code: every predicate"
 done
+for code in u4 i8 f8; do
+  for n in 0 4099 70001; do
+    "$gpuscan" partition in/${code}_$n.npy out/o.npy --lt 10 >stdout || fail "partition ${code}_$n"
+    "$python" npy.py check partition in/${code}_$n.npy out/o.npy 10 || fail "partition ${code}_$n"
+    [[ $(cat stdout) == "selected: "* ]] || fail "partition printed $(cat stdout)"
+    rm out/o.npy
+  done
+  echo "ok: $code: partition --lt at 0, 4099, 70001 ($(cat stdout))"
+done
 ok lt in/f4_4099.npy -2.5 -- select in/f4_4099.npy out/o.npy --lt -2.5 --algorithm csdl
 ok unique in/i8_70001.npy -- unique in/i8_70001.npy out/o.npy --algorithm csdl --backend vulkan
 echo "ok: csdl, --backend vulkan"
@@ -137,6 +149,8 @@ refused "float flags" select in/u4_1.npy out/o.npy --flags in/f4_1.npy
 refused "flags of another length" select in/u4_4099.npy out/o.npy --flags in/u4_1_flags.npy
 refused "missing input" select in/missing.npy out/o.npy --lt 1
 refused "missing flags" select in/u4_1.npy out/o.npy --flags in/missing.npy
+refused "partition by flags" partition in/u4_1.npy out/o.npy --flags in/u4_1_flags.npy
+refused "partition without a predicate" partition in/u4_1.npy out/o.npy
 refused "rts" unique in/u4_1.npy out/o.npy --algorithm rts
 refused "unknown algorithm" unique in/u4_1.npy out/o.npy --algorithm fast
 refused "an OUT in a missing folder" unique in/u4_1.npy nowhere/o.npy

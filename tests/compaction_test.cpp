@@ -75,7 +75,8 @@ bool satisfies(Predicate p, double x, double c) {
   return false;
 }
 
-// The CPU reference: the indices of the kept elements, in order.
+// The CPU reference: the indices of the kept elements, in order (partition: the selected
+// ones; partition's rejected are the others, in order).
 std::vector<std::size_t> kept_indices(const CompactSpec& spec, const std::vector<std::byte>& in,
                                       std::size_t n, double constant,
                                       const std::vector<std::byte>& flags) {
@@ -84,6 +85,7 @@ std::vector<std::size_t> kept_indices(const CompactSpec& spec, const std::vector
     bool keep = false;
     switch (spec.compaction) {
       case Compaction::select_if:
+      case Compaction::partition:
         keep = satisfies(spec.predicate, value_at(spec.dtype, in, i), constant);
         break;
       case Compaction::select_flagged: {
@@ -141,8 +143,11 @@ void expect_compaction_matches(Device& device, const CompactSpec& spec, const Op
     flags_buffer = device.allocate(std::max<std::size_t>(flags.size(), 1));
     if (n) device.upload(*flags_buffer, flags);
   }
+  const bool partition = spec.compaction == Compaction::partition;
+  Buffer rejected = device.allocate(std::max<std::size_t>(in.size(), 1));
+  device.upload(rejected, poisoned);
   std::optional<Value> value;
-  if (spec.compaction == Compaction::select_if) {
+  if (spec.compaction == Compaction::select_if || partition) {
     std::vector<std::byte> bits(element);
     set_value(spec.dtype, bits, 0, constant);
     Value v{spec.dtype, 0};
@@ -150,7 +155,11 @@ void expect_compaction_matches(Device& device, const CompactSpec& spec, const Op
     value = v;
   }
   const bool completed = run_accepting_csdl_give_up(spec.algorithm, [&] {
-    compactor.run(in_buffer, out, count, n, value, flags_buffer ? &*flags_buffer : nullptr);
+    if (partition) {
+      compactor.run_partition(in_buffer, out, rejected, count, n, *value);
+    } else {
+      compactor.run(in_buffer, out, count, n, value, flags_buffer ? &*flags_buffer : nullptr);
+    }
   });
   if (!completed) return;
   std::uint64_t kept_count = 0;
@@ -166,6 +175,23 @@ void expect_compaction_matches(Device& device, const CompactSpec& spec, const Op
   }
   for (std::size_t b = kept.size() * element; b < in.size(); ++b) {
     ASSERT_EQ(result[b], poison) << "byte " << b << " past the count was written, n = " << n;
+  }
+  // Partition's rejected output: the others, in order; nothing past n - count written. Any
+  // other operation must not have touched it.
+  std::vector<std::byte> others(std::max<std::size_t>(in.size(), 1));
+  device.download(rejected, others);
+  std::size_t j = 0;
+  for (std::size_t i = 0, next_kept = 0; partition && i < n; ++i) {
+    if (next_kept < kept.size() && kept[next_kept] == i) {
+      ++next_kept;
+      continue;
+    }
+    ASSERT_EQ(std::memcmp(others.data() + j * element, in.data() + i * element, element), 0)
+        << "rejected element " << j << " (input index " << i << "), n = " << n;
+    ++j;
+  }
+  for (std::size_t b = j * element; b < in.size(); ++b) {
+    ASSERT_EQ(others[b], poison) << "rejected byte " << b << " written, n = " << n;
   }
 }
 
@@ -219,6 +245,38 @@ TEST_F(CompactionTest, SelectFlaggedEveryDtypeAndFlagsType) {
       }
     }
   }
+}
+
+TEST_F(CompactionTest, PartitionEveryDtypeIsStable) {
+  for (DType dtype : all_dtypes) {
+    for (Predicate predicate : {Predicate::lt, Predicate::eq, Predicate::ne}) {
+      SCOPED_TRACE(std::string(to_string(dtype)) + " " + std::string(to_string(predicate)));
+      for (std::size_t n : {std::size_t{1}, std::size_t{4097}, std::size_t{70001}}) {
+        // Runs of equal values, so that stability shows: equal elements keep their order.
+        const auto in = random_values(dtype, n, rng, 3);
+        expect_compaction_matches(device(), {Compaction::partition, dtype, predicate}, options(),
+                                  in, middle(dtype));
+      }
+    }
+  }
+  // All selected, none selected, every blocking rate.
+  const std::size_t n = 40 * 4096 + 77;
+  std::vector<std::byte> same(n * 4);
+  for (std::size_t i = 0; i < n; ++i) set_value(DType::u32, same, i, 42);
+  expect_compaction_matches(device(), {Compaction::partition, DType::u32, Predicate::eq}, options(),
+                            same, 42);
+  expect_compaction_matches(device(), {Compaction::partition, DType::u32, Predicate::ne}, options(),
+                            same, 42);
+  for (std::uint32_t k = 0; k <= 9; ++k) {
+    Options o = options();
+    o.blocking_mask = (1u << k) - 1;
+    SCOPED_TRACE("blocking mask " + std::to_string(*o.blocking_mask));
+    expect_compaction_matches(device(), {Compaction::partition, DType::f64, Predicate::lt}, o,
+                              random_values(DType::f64, n / 2, rng), 0);
+  }
+  const std::vector<std::int32_t> x{5, -3, 8, 8, 1, 0, -3, 7};
+  EXPECT_EQ(partition(device(), std::span<const std::int32_t>(x), Predicate::gt, 4),
+            (std::vector<std::int32_t>{5, 8, 8, 7, -3, 1, 0, -3}));
 }
 
 TEST_F(CompactionTest, UniqueEveryDtypeAndRunLength) {
@@ -409,6 +467,15 @@ TEST_F(CompactionTest, RefusesWhatItCannotDo) {
   Compactor flagged(d, {Compaction::select_flagged, DType::u32, Predicate::lt, DType::u32});
   EXPECT_THROW(flagged.run(a, b, count, 100), UsageError);                    // no flags
   EXPECT_THROW(flagged.run(a, b, count, 100, std::nullopt, &b), UsageError);  // flags are out
+  // Partition has two outputs: run() refuses it, run_partition refuses the others, and no
+  // output may be an input or another output.
+  Buffer c2 = d.allocate(4096);
+  Compactor parts(d, {Compaction::partition, DType::u32, Predicate::lt});
+  EXPECT_THROW(parts.run(a, b, count, 100, c), UsageError);
+  EXPECT_THROW(select.run_partition(a, b, c2, count, 100, c), UsageError);
+  EXPECT_THROW(parts.run_partition(a, b, b, count, 100, c), UsageError);
+  EXPECT_THROW(parts.run_partition(a, b, a, count, 100, c), UsageError);
+  EXPECT_THROW(parts.run_partition(a, b, c2, c2, 100, c), UsageError);
   EXPECT_THROW(Compactor(d, {Compaction::select_flagged, DType::u32, Predicate::lt, DType::f32}),
                UsageError);
   EXPECT_THROW(

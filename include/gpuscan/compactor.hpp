@@ -1,6 +1,6 @@
-// The compaction family (DESIGN 3e): select-if, select-flagged and unique, single pass with
-// decoupled fallback, the count written on the device. Vulkan for now; partition and
-// run-length encoding come next (issue 25).
+// The compaction family (DESIGN 3e): select-if, select-flagged, unique and partition, single
+// pass with decoupled fallback, the count written on the device. Vulkan for now; run-length
+// encoding comes next (issue 25).
 #pragma once
 
 #include <cstddef>
@@ -23,6 +23,7 @@ enum class Compaction {
   select_if,       // x[i] where x[i] <predicate> constant
   select_flagged,  // x[i] where flags[i] != 0
   unique,          // x[i] where i == 0 or x[i] != x[i-1] (==: +0.0 equals -0.0, NaN nothing)
+  partition,       // select_if, and the rejected x[i] in order to a second output
 };
 // select-if's built-in predicates: x < c, x <= c, ... (floats: every comparison with NaN is
 // false, except ne).
@@ -66,6 +67,14 @@ class Compactor {
   RunResult run(const Buffer& in, Buffer& out, Buffer& count, std::size_t n,
                 std::optional<Value> constant = {}, const Buffer* flags = nullptr);
 
+  // Partition: the elements that satisfy the predicate go to `selected` as run() writes
+  // them, the others to `rejected`, both in order (stable), their number to `count` (the
+  // selected ones; n - count were rejected). `selected` and `rejected` hold n elements each.
+  // One array of selected then rejected would need the count before the first rejected
+  // element is written, which a single pass does not have.
+  RunResult run_partition(const Buffer& in, Buffer& selected, Buffer& rejected, Buffer& count,
+                          std::size_t n, Value constant);
+
   const CompactSpec& spec() const { return spec_; }
   // The most elements one run takes on this device; larger runs are refused (compaction in
   // chunks is not implemented yet).
@@ -74,6 +83,8 @@ class Compactor {
  private:
   friend Compactor testing::make_compactor(Device&, const CompactSpec&, const testing::Options&);
   Compactor(Device& device, const CompactSpec& spec, const testing::Options& options);
+  RunResult checked_run(const Buffer& in, Buffer& out, Buffer& count, std::size_t n,
+                        std::optional<Value> constant, const Buffer* flags, const Buffer* rejected);
 
   CompactSpec spec_;
   std::shared_ptr<detail::DeviceImpl> device_;
@@ -82,10 +93,12 @@ class Compactor {
 };
 
 namespace detail {
-// Compacts host data: upload, run, download; returns the kept elements' bytes.
+// Compacts host data: upload, run, download; returns the kept elements' bytes (for
+// partition, the selected ones' followed by the rejected ones').
 std::vector<std::byte> compact_host(Device& device, const CompactSpec& spec,
                                     std::span<const std::byte> input, std::optional<Value> constant,
-                                    std::span<const std::byte> flags);
+                                    std::span<const std::byte> flags,
+                                    std::uint64_t* kept_count = nullptr);
 template <class T>
 std::vector<T> kept_as(const std::vector<std::byte>& bytes) {
   std::vector<T> out(bytes.size() / sizeof(T));
@@ -107,6 +120,14 @@ std::vector<T> select_flagged(Device& device, std::span<const T> in, std::span<c
   const CompactSpec spec{Compaction::select_flagged, dtype_of<T>(), Predicate::lt, dtype_of<F>()};
   return detail::kept_as<T>(
       detail::compact_host(device, spec, std::as_bytes(in), std::nullopt, std::as_bytes(flags)));
+}
+
+// The selected elements in order, then the rejected ones in order.
+template <class T>
+std::vector<T> partition(Device& device, std::span<const T> in, Predicate predicate, T constant) {
+  const CompactSpec spec{Compaction::partition, dtype_of<T>(), predicate};
+  return detail::kept_as<T>(
+      detail::compact_host(device, spec, std::as_bytes(in), Value::of(constant), {}));
 }
 
 template <class T>

@@ -36,8 +36,9 @@ layout(binding = GS_COMPACT_BINDING_INPUT_SCALARS, std430) readonly buffer Input
 layout(binding = GS_COMPACT_BINDING_OUTPUT, std430) writeonly buffer Output {
   T out_scalars[];
 };
-layout(binding = GS_COMPACT_BINDING_FLAGS, std430) readonly buffer Flags {
-  uint flag_words[];
+// The flags of select-flagged (read), or partition's rejected elements (written).
+layout(binding = GS_COMPACT_BINDING_AUX, std430) buffer Aux {
+  uint aux_words[];
 };
 layout(binding = GS_COMPACT_BINDING_COUNT, std430) buffer Count {
   uint count_words[];
@@ -64,8 +65,8 @@ bool satisfies(T x) {
 }
 
 bool is_flagged(uint i) {
-  uint word = flag_words[FLAG_WORDS * i];
-  if (FLAG_WORDS == 2) word |= flag_words[FLAG_WORDS * i + 1];
+  uint word = aux_words[FLAG_WORDS * i];
+  if (FLAG_WORDS == 2) word |= aux_words[FLAG_WORDS * i + 1];
   return word != 0;
 }
 
@@ -96,7 +97,7 @@ uint keep_mask(uint v, TV x, T before) {
   for (uint c = 0; c < VECTOR_ELEMENTS; ++c) {
     const uint i = first + c;
     bool keep;
-    if (OPERATION == GS_COMPACT_SELECT_IF) {
+    if (OPERATION == GS_COMPACT_SELECT_IF || OPERATION == GS_COMPACT_PARTITION) {
       keep = satisfies(x[c]);
     } else if (OPERATION == GS_COMPACT_SELECT_FLAGGED) {
       keep = i < pc.n && is_flagged(i);
@@ -194,28 +195,53 @@ uint select_tile(uint tile, uint slot) {
 }
 
 // The owned tile's kept elements, compacted in tile order, so that they go out in
-// coalesced writes (CUB's select does the same).
+// coalesced writes (CUB's select does the same); for partition, followed by its rejected
+// elements in tile order: the tile's stable partition.
 shared T wg_stage[TILE_ELEMENTS];
 
 // Puts the owned tile's kept elements in wg_stage. Needs only select_tile's result, not the
 // tile's prefix, so it runs before the look-back and the vectors need not be held through it.
 // The next barrier makes them visible.
-void stage_kept() {
+void stage_kept(uint tile) {
   const uint s = sg_id();
   const uint block = s == 0 ? 0u : wg_kept[SLOT_OWN * SUBGROUPS + s - 1];
+  const uint kept = wg_kept[SLOT_OWN * SUBGROUPS + SUBGROUPS - 1];
   for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
     uint at = block + owned_offsets[k];
+    // Partition: the element's position in the tile less the kept ones before it is its
+    // place among the rejected.
+    const uint first = VECTOR_ELEMENTS * (tile_vector_index(tile, k) - tile * TILE_VECTORS);
     for (uint c = 0; c < VECTOR_ELEMENTS; ++c) {
-      if ((owned_masks[k] & (1u << c)) != 0) wg_stage[at++] = owned_vectors[k][c];
+      if ((owned_masks[k] & (1u << c)) != 0) {
+        wg_stage[at++] = owned_vectors[k][c];
+      } else if (OPERATION == GS_COMPACT_PARTITION && tile * TILE_ELEMENTS + first + c < pc.n) {
+        wg_stage[kept + first + c - at] = owned_vectors[k][c];
+      }
     }
   }
 }
 
+void write_rejected(uint i, T x) {
+  const uvec2 words = t_to_words(x);
+  aux_words[T_WORDS * i] = words.x;
+  if (T_WORDS == 2) aux_words[T_WORDS * i + 1] = words.y;
+}
+
 // Writes the `kept` staged elements from position `tile_prefix` (kept elements before the
 // tile) on.
-void write_staged(uint tile_prefix, uint kept) {
+// Partition: the rejected ones after them go to the rejected output, from position
+// (rejected elements before the tile) on.
+void write_staged(uint tile, uint tile_prefix, uint kept) {
   for (uint i = gl_LocalInvocationIndex; i < kept; i += WORKGROUP_SIZE) {
     out_scalars[tile_prefix + i] = wg_stage[i];
+  }
+  if (OPERATION != GS_COMPACT_PARTITION) return;
+  const uint tile_start = tile * TILE_ELEMENTS;
+  const uint remaining = pc.n - tile_start;
+  const uint tile_elements = remaining < TILE_ELEMENTS ? remaining : TILE_ELEMENTS;
+  const uint rejected_before = tile_start - tile_prefix;
+  for (uint i = kept + gl_LocalInvocationIndex; i < tile_elements; i += WORKGROUP_SIZE) {
+    write_rejected(rejected_before + i - kept, wg_stage[i]);
   }
 }
 

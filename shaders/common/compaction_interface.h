@@ -9,6 +9,7 @@
 #define GS_COMPACT_SELECT_IF 0       // x[i] where x[i] <predicate> the constant
 #define GS_COMPACT_SELECT_FLAGGED 1  // x[i] where flags[i] != 0
 #define GS_COMPACT_UNIQUE 2          // x[i] where i == 0 or x[i] != x[i-1]
+#define GS_COMPACT_PARTITION 3       // select-if, and the rejected x[i] in order to a second output
 
 // Built-in predicates of select-if: x <op> c, c given as the init value (push constants
 // init_lo, init_hi).
@@ -25,7 +26,7 @@
 #define GS_COMPACT_BINDING_INPUT_VECTORS 0  // x as 16-byte vectors
 #define GS_COMPACT_BINDING_INPUT_SCALARS 1  // x as elements (tails)
 #define GS_COMPACT_BINDING_OUTPUT 2         // the kept elements, in order
-#define GS_COMPACT_BINDING_FLAGS 3          // select-flagged: the flags, as 32-bit words
+#define GS_COMPACT_BINDING_AUX 3  // select-flagged: the flags; partition: the rejected; 32-bit words
 #define GS_COMPACT_BINDING_COUNT 5          // the count: two 32-bit words, low first
 #if GS_COMPACT_BINDING_INPUT_VECTORS != GS_BINDING_INPUT_VECTORS || \
     GS_BINDING_SPINE_WORDS != 4 || GS_BINDING_CONTROL != 6

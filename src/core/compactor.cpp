@@ -10,10 +10,11 @@
 namespace gpuscan {
 namespace {
 
-constexpr std::array<std::pair<Compaction, std::string_view>, 3> compaction_names{{
+constexpr std::array<std::pair<Compaction, std::string_view>, 4> compaction_names{{
     {Compaction::select_if, "select"},
     {Compaction::select_flagged, "select-flagged"},
     {Compaction::unique, "unique"},
+    {Compaction::partition, "partition"},
 }};
 constexpr std::array<std::pair<Predicate, std::string_view>, 6> predicate_names{{
     {Predicate::lt, "lt"},
@@ -116,38 +117,70 @@ Compactor& Compactor::operator=(Compactor&&) noexcept = default;
 
 RunResult Compactor::run(const Buffer& in, Buffer& out, Buffer& count, std::size_t n,
                          std::optional<Value> constant, const Buffer* flags) {
+  if (spec_.compaction == Compaction::partition) {
+    throw UsageError("partition writes two outputs: call run_partition");
+  }
+  return checked_run(in, out, count, n, constant, flags, nullptr);
+}
+
+RunResult Compactor::run_partition(const Buffer& in, Buffer& selected, Buffer& rejected,
+                                   Buffer& count, std::size_t n, Value constant) {
+  if (spec_.compaction != Compaction::partition) {
+    throw UsageError("run_partition needs a partition Compactor, not " +
+                     std::string(to_string(spec_.compaction)));
+  }
+  return checked_run(in, selected, count, n, constant, nullptr, &rejected);
+}
+
+RunResult Compactor::checked_run(const Buffer& in, Buffer& out, Buffer& count, std::size_t n,
+                                 std::optional<Value> constant, const Buffer* flags,
+                                 const Buffer* rejected) {
   const std::size_t element = size_of(spec_.dtype);
+  const std::string name(to_string(spec_.compaction));
   Value compare_with{spec_.dtype, 0};
-  if (spec_.compaction == Compaction::select_if) {
-    if (!constant) throw UsageError("select-if needs the constant its predicate compares with");
+  if (spec_.compaction == Compaction::select_if || spec_.compaction == Compaction::partition) {
+    if (!constant) throw UsageError(name + " needs the constant its predicate compares with");
     if (constant->dtype != spec_.dtype) {
       throw UsageError("the predicate's constant is " + std::string(to_string(constant->dtype)) +
                        " but the input is " + std::string(to_string(spec_.dtype)));
     }
     compare_with = *constant;
   } else if (constant) {
-    throw UsageError(std::string(to_string(spec_.compaction)) + " takes no constant");
+    throw UsageError(name + " takes no constant");
   }
   if ((spec_.compaction == Compaction::select_flagged) != (flags != nullptr)) {
-    throw UsageError(flags ? std::string(to_string(spec_.compaction)) + " takes no flags"
-                           : "select-flagged needs a flags buffer");
+    throw UsageError(flags ? name + " takes no flags" : "select-flagged needs a flags buffer");
   }
-  // In-place is refused until a protocol for it is model-checked: a fallback may publish a
-  // tile's count before its owner has read its input (docs/protocol.md, "Compaction").
-  if (n > 0 && (in.impl() == out.impl() || (flags && flags->impl() == out.impl()))) {
-    throw UsageError("in and out are the same buffer: in-place compaction is not supported");
-  }
-  if (count.impl() == out.impl() || count.impl() == in.impl() ||
-      (flags && count.impl() == flags->impl())) {
-    throw UsageError("the count needs a buffer of its own");
+  // Every buffer a run writes must be a buffer of its own. In place is refused until a
+  // protocol for it is model-checked: a fallback may publish a tile's count before its owner
+  // has read its input (docs/protocol.md, "Compaction").
+  const std::vector<const Buffer*> read{&in, flags};
+  const std::vector<const Buffer*> written{&out, rejected, &count};
+  for (std::size_t w = 0; w < written.size(); ++w) {
+    if (!written[w]) continue;
+    for (const Buffer* r : read) {
+      if (r && r->impl() == written[w]->impl() && (n > 0 || written[w] == &count)) {
+        throw UsageError(written[w] == &count ? "the count needs a buffer of its own"
+                                              : "an output is an input buffer: in-place "
+                                                "compaction is not supported");
+      }
+    }
+    for (std::size_t v = w + 1; v < written.size(); ++v) {
+      if (written[v] && written[v]->impl() == written[w]->impl()) {
+        throw UsageError("the outputs and the count need buffers of their own");
+      }
+    }
   }
   if (in.size() / element < n || out.size() / element < n ||
+      (rejected && rejected->size() / element < n) ||
       (flags && flags->size() / size_of(spec_.flags_dtype) < n) || count.size() < 8) {
-    throw UsageError(
-        "buffers too small for " + std::to_string(n) + " elements of " +
-        std::string(to_string(spec_.dtype)) + " (input " + std::to_string(in.size()) +
-        " bytes, output " + std::to_string(out.size()) + ", count " + std::to_string(count.size()) +
-        (flags ? ", flags " + std::to_string(flags->size()) : "") + "; the count takes 8 bytes)");
+    throw UsageError("buffers too small for " + std::to_string(n) + " elements of " +
+                     std::string(to_string(spec_.dtype)) + " (input " + std::to_string(in.size()) +
+                     " bytes, output " + std::to_string(out.size()) +
+                     (rejected ? ", rejected " + std::to_string(rejected->size()) : "") +
+                     ", count " + std::to_string(count.size()) +
+                     (flags ? ", flags " + std::to_string(flags->size()) : "") +
+                     "; the count takes 8 bytes)");
   }
   const std::lock_guard lock(*run_mutex_);
   if (n == 0) {
@@ -160,21 +193,25 @@ RunResult Compactor::run(const Buffer& in, Buffer& out, Buffer& count, std::size
                      device_->info().name + " (at most " + std::to_string(impl_->max_elements()) +
                      "); compaction in chunks is not implemented yet");
   }
+  const Buffer* aux = flags ? flags : rejected;
   return impl_->run(*in.impl(), *out.impl(), *count.impl(), n, compare_with,
-                    flags ? flags->impl().get() : nullptr);
+                    aux ? aux->impl().get() : nullptr);
 }
 
 std::vector<std::byte> detail::compact_host(Device& device, const CompactSpec& spec,
                                             std::span<const std::byte> input,
                                             std::optional<Value> constant,
-                                            std::span<const std::byte> flags) {
-  const std::size_t n = input.size() / size_of(spec.dtype);
+                                            std::span<const std::byte> flags,
+                                            std::uint64_t* kept_count) {
+  const std::size_t element = size_of(spec.dtype);
+  const std::size_t n = input.size() / element;
   Compactor compactor(device, spec);
   // Buffers of at least one byte: a device allocation of zero bytes is refused.
-  Buffer in = device.allocate(std::max<std::size_t>(input.size(), 1));
-  Buffer out = device.allocate(std::max<std::size_t>(input.size(), 1));
+  const std::size_t bytes = std::max<std::size_t>(input.size(), 1);
+  Buffer in = device.allocate(bytes);
+  Buffer out = device.allocate(bytes);
   Buffer count = device.allocate(8);
-  device.upload(in, input);
+  if (n > 0) device.upload(in, input);
   std::optional<Buffer> flags_buffer;
   if (spec.compaction == Compaction::select_flagged) {
     if (flags.size() / size_of(spec.flags_dtype) != n) {
@@ -182,13 +219,22 @@ std::vector<std::byte> detail::compact_host(Device& device, const CompactSpec& s
                        " elements, the input " + std::to_string(n));
     }
     flags_buffer = device.allocate(std::max<std::size_t>(flags.size(), 1));
-    device.upload(*flags_buffer, flags);
+    if (n > 0) device.upload(*flags_buffer, flags);
   }
-  compactor.run(in, out, count, n, constant, flags_buffer ? &*flags_buffer : nullptr);
+  std::optional<Buffer> rejected;
+  if (spec.compaction == Compaction::partition) {
+    rejected = device.allocate(bytes);
+    compactor.run_partition(in, out, *rejected, count, n, *constant);
+  } else {
+    compactor.run(in, out, count, n, constant, flags_buffer ? &*flags_buffer : nullptr);
+  }
   std::uint64_t kept = 0;
   device.download(count, std::as_writable_bytes(std::span(&kept, 1)));
-  std::vector<std::byte> result(kept * size_of(spec.dtype));
-  if (kept > 0) device.download(out, result);
+  if (kept_count) *kept_count = kept;
+  std::vector<std::byte> result((rejected ? n : kept) * element);
+  const auto kept_bytes = std::span(result).first(kept * element);
+  if (kept > 0) device.download(out, kept_bytes);
+  if (rejected && kept < n) device.download(*rejected, std::span(result).subspan(kept * element));
   return result;
 }
 

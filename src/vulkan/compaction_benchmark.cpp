@@ -50,17 +50,20 @@ testing::CompactionBenchResult VulkanDevice::benchmark_compaction(
   }
   VulkanBuffer in(context_, c.n * element), out(context_, c.n * element);
   VulkanBuffer count(context_, 8), control(context_, ScanKernels::control_bytes);
-  std::unique_ptr<VulkanBuffer> flags_buffer;
+  // select-flagged's flags, or partition's rejected output.
+  std::unique_ptr<VulkanBuffer> aux;
   if (c.spec.compaction == Compaction::select_flagged) {
-    flags_buffer = std::make_unique<VulkanBuffer>(context_, flags.size());
-    vulkan::upload(context_, *flags_buffer, flags);
+    aux = std::make_unique<VulkanBuffer>(context_, flags.size());
+    vulkan::upload(context_, *aux, flags);
+  } else if (c.spec.compaction == Compaction::partition) {
+    aux = std::make_unique<VulkanBuffer>(context_, c.n * element);
   }
   vulkan::upload(context_, in, input);
   std::unique_ptr<VulkanBuffer> flush;
   if (!c.hot) flush = std::make_unique<VulkanBuffer>(context_, flush_bytes(info()));
   SpineBuffer spine(context_, compaction.spine_bytes(c.n));
   SpineBuffer copy_spine(context_, 8);
-  const CompactionBuffers buffers{in, out, flags_buffer.get(), count, spine, control};
+  const CompactionBuffers buffers{in, out, aux.get(), count, spine, control};
   const CompactionBindingSet set(context_, pipelines_->set_layout(), buffers);
   const ScanBuffers copy_buffers{in, out, copy_spine, control};
   const BindingSet copy_set(context_, pipelines_->set_layout(), copy_buffers);
@@ -137,9 +140,15 @@ testing::CompactionBenchResult VulkanDevice::benchmark_compaction(
     if (kept == expected_count && counts.abandoned == 0) ++result.counts_validated;
     if (compaction.counts_statistics()) result.statistics.push_back(counts.statistics());
   }
-  // The last run's output in full.
+  // The last run's output in full (partition: the selected, then the rejected).
   std::vector<std::byte> kept_bytes(expected_output.size());
-  if (!kept_bytes.empty()) vulkan::download(context_, out, kept_bytes);
+  const std::size_t selected_bytes = std::min(kept_bytes.size(), expected_count * element);
+  if (selected_bytes > 0) {
+    vulkan::download(context_, out, std::span(kept_bytes).first(selected_bytes));
+  }
+  if (c.spec.compaction == Compaction::partition && kept_bytes.size() > selected_bytes) {
+    vulkan::download(context_, *aux, std::span(kept_bytes).subspan(selected_bytes));
+  }
   result.output_validated =
       std::memcmp(kept_bytes.data(), expected_output.data(), expected_output.size()) == 0;
   return result;

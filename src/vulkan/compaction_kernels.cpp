@@ -24,6 +24,8 @@ std::uint32_t operation_code(Compaction compaction) {
       return GS_COMPACT_SELECT_FLAGGED;
     case Compaction::unique:
       return GS_COMPACT_UNIQUE;
+    case Compaction::partition:
+      return GS_COMPACT_PARTITION;
   }
   return GS_COMPACT_SELECT_IF;
 }
@@ -70,12 +72,12 @@ CompactionBindingSet::CompactionBindingSet(std::shared_ptr<const Context> contex
   check(context_->vk().vkAllocateDescriptorSets(context_->device(), &alloc, &set_),
         "vkAllocateDescriptorSets");
 
-  // Every binding of the layout gets a buffer; without flags, binding 3 sees the input
-  // (the kernel reads no flags then).
+  // Every binding of the layout gets a buffer; without an aux buffer, binding 3 sees the
+  // input (the kernel then neither reads nor writes it).
   std::array<const VulkanBuffer*, GS_BINDING_COUNT> bound{};
   bound[GS_COMPACT_BINDING_INPUT_VECTORS] = bound[GS_COMPACT_BINDING_INPUT_SCALARS] = &buffers.in;
   bound[GS_COMPACT_BINDING_OUTPUT] = &buffers.out;
-  bound[GS_COMPACT_BINDING_FLAGS] = buffers.flags ? buffers.flags : &buffers.in;
+  bound[GS_COMPACT_BINDING_AUX] = buffers.aux ? buffers.aux : &buffers.in;
   bound[GS_BINDING_SPINE_WORDS] = &buffers.spine.buffer();
   bound[GS_COMPACT_BINDING_COUNT] = &buffers.count;
   bound[GS_BINDING_CONTROL] = &buffers.control;

@@ -18,11 +18,12 @@
 
 namespace gpuscan::vulkan {
 
-// The buffers of one run. `flags` is null except for select-flagged.
+// The buffers of one run. `aux`: select-flagged's flags, partition's rejected output, else
+// null.
 struct CompactionBuffers {
   const VulkanBuffer& in;
   const VulkanBuffer& out;
-  const VulkanBuffer* flags;
+  const VulkanBuffer* aux;
   const VulkanBuffer& count;
   SpineBuffer& spine;
   const VulkanBuffer& control;

@@ -18,13 +18,13 @@ VulkanCompactor::VulkanCompactor(std::shared_ptr<const Context> context,
 
 RunResult VulkanCompactor::run(const detail::BufferImpl& in, detail::BufferImpl& out,
                                detail::BufferImpl& count, std::size_t n, Value constant,
-                               const detail::BufferImpl* flags) {
+                               const detail::BufferImpl* aux) {
   const std::size_t spine_bytes = kernels_.spine_bytes(n);
   if (!spine_ || spine_->half_bytes() < spine_bytes)
     spine_ = std::make_unique<SpineBuffer>(context_, spine_bytes);
   const CompactionBuffers buffers{dynamic_cast<const VulkanBuffer&>(in),
                                   dynamic_cast<const VulkanBuffer&>(out),
-                                  flags ? &dynamic_cast<const VulkanBuffer&>(*flags) : nullptr,
+                                  aux ? &dynamic_cast<const VulkanBuffer&>(*aux) : nullptr,
                                   dynamic_cast<const VulkanBuffer&>(count),
                                   *spine_,
                                   control_};

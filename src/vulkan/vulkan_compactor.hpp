@@ -16,7 +16,7 @@ class VulkanCompactor : public detail::CompactorImpl {
                   const CompactSpec& spec, const testing::Options& options);
   std::size_t max_elements() const override { return kernels_.max_elements(); }
   RunResult run(const detail::BufferImpl& in, detail::BufferImpl& out, detail::BufferImpl& count,
-                std::size_t n, Value constant, const detail::BufferImpl* flags) override;
+                std::size_t n, Value constant, const detail::BufferImpl* aux) override;
 
  private:
   std::shared_ptr<const Context> context_;

@@ -78,7 +78,8 @@ Value middle_value(DType dtype) {
 
 // The kept elements on the CPU, and their number.
 std::vector<std::byte> kept_on_host(const CompactSpec& spec, const std::vector<std::byte>& in,
-                                    const std::vector<std::byte>& flags, Value constant) {
+                                    const std::vector<std::byte>& flags, Value constant,
+                                    std::uint64_t* kept_count) {
   std::vector<std::byte> kept;
   kept.reserve(in.size());
   reference::visit(spec.dtype, [&](auto tag) {
@@ -87,7 +88,7 @@ std::vector<std::byte> kept_on_host(const CompactSpec& spec, const std::vector<s
     const std::uint32_t* f = reinterpret_cast<const std::uint32_t*>(flags.data());
     const T c = constant.as<T>();
     const std::size_t n = in.size() / sizeof(T);
-    std::vector<T> out;
+    std::vector<T> out, rejected;
     out.reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
       bool keep = false;
@@ -101,9 +102,18 @@ std::vector<std::byte> kept_on_host(const CompactSpec& spec, const std::vector<s
         case Compaction::unique:
           keep = i == 0 || !(x[i] == x[i - 1]);
           break;
+        case Compaction::partition:
+          keep = x[i] < c;
+          break;
       }
-      if (keep) out.push_back(x[i]);
+      if (keep) {
+        out.push_back(x[i]);
+      } else if (spec.compaction == Compaction::partition) {
+        rejected.push_back(x[i]);
+      }
     }
+    if (kept_count) *kept_count = out.size();
+    out.insert(out.end(), rejected.begin(), rejected.end());
     kept.resize(out.size() * sizeof(T));
     std::memcpy(kept.data(), out.data(), kept.size());
   });
@@ -119,10 +129,17 @@ int run_compact(const CompactOptions& options) {
   spec.algorithm = options.algorithm;
   std::optional<Value> constant;
   std::optional<NpyArray> flags;
+  if (options.compaction == Compaction::partition && !options.flags.empty()) {
+    throw UsageError(
+        "partition takes a predicate (--lt, --le, --gt, --ge, --eq, --ne V); "
+        "partition by --flags is not implemented yet");
+  }
   if (options.compaction != Compaction::unique) {
     if (options.predicate.has_value() == !options.flags.empty()) {
       throw UsageError(
-          "select needs exactly one of --lt, --le, --gt, --ge, --eq, --ne V or --flags F.npy");
+          std::string(options.compaction == Compaction::partition ? "partition" : "select") +
+          " needs exactly one of --lt, --le, --gt, --ge, --eq, --ne V" +
+          (options.compaction == Compaction::partition ? "" : " or --flags F.npy"));
     }
     if (options.predicate) {
       spec.predicate = *options.predicate;
@@ -148,10 +165,14 @@ int run_compact(const CompactOptions& options) {
   }
   OutputFile output_file(options.output);
   Device device = Device::open(options.backend, options.device);
+  std::uint64_t selected = 0;
   const std::vector<std::byte> kept = detail::compact_host(
       device, spec, input.data, constant,
-      flags ? std::span<const std::byte>(flags->data) : std::span<const std::byte>());
+      flags ? std::span<const std::byte>(flags->data) : std::span<const std::byte>(), &selected);
   write_npy(output_file, input.dtype, kept);
+  if (spec.compaction == Compaction::partition) {
+    std::printf("selected: %llu\n", static_cast<unsigned long long>(selected));
+  }
   return 0;
 }
 
@@ -180,9 +201,10 @@ int run_compaction_bench(const CompactionBenchOptions& options) {
   }
   const std::string date = utc_now();
   const std::string operation(to_string(spec.compaction));
-  const std::string op_column = spec.compaction == Compaction::select_if        ? "lt"
-                                : spec.compaction == Compaction::select_flagged ? "flags_u32"
-                                                                                : "";
+  const std::string op_column =
+      spec.compaction == Compaction::select_if || spec.compaction == Compaction::partition ? "lt"
+      : spec.compaction == Compaction::select_flagged ? "flags_u32"
+                                                      : "";
   std::string rows =
       "date,commit,device,backend,algorithm,dtype,op,kind,n,runs,median_ms,gelems_per_s,"
       "vs_memcpy,validated,blocking_mask,spins,lookback_steps,fallbacks,insertions,vs_limit\n";
@@ -202,9 +224,11 @@ int run_compaction_bench(const CompactionBenchOptions& options) {
       for (std::size_t i = 0; i < n; ++i) f[i] = static_cast<std::uint32_t>(rng() & 1);
     }
     const Value constant =
-        spec.compaction == Compaction::select_if ? middle_value(spec.dtype) : Value{spec.dtype, 0};
-    const std::vector<std::byte> expected = kept_on_host(spec, input, flags, constant);
-    const std::uint64_t kept = expected.size() / element;
+        spec.compaction == Compaction::select_if || spec.compaction == Compaction::partition
+            ? middle_value(spec.dtype)
+            : Value{spec.dtype, 0};
+    std::uint64_t kept = 0;
+    const std::vector<std::byte> expected = kept_on_host(spec, input, flags, constant, &kept);
     std::vector<std::optional<std::uint32_t>> masks{options.options.blocking_mask};
     if (options.blocking) masks.push_back(1u);
     for (const std::optional<std::uint32_t> blocking_mask : masks) {
@@ -216,7 +240,8 @@ int run_compaction_bench(const CompactionBenchOptions& options) {
       const double op_ms = testing::median(r.compaction_ms);
       // The memory-bound limit: this run's bytes read and written at memcpy's rate (memcpy
       // moves 2 n elements).
-      const double bytes = static_cast<double>(n * element + kept * element + flags.size());
+      const std::size_t written = spec.compaction == Compaction::partition ? n : kept;
+      const double bytes = static_cast<double>(n * element + written * element + flags.size());
       const double memcpy_bytes = 2.0 * static_cast<double>(n * element);
       const double limit = memcpy_bytes / bytes;  // the op's best time ratio over memcpy's
       const double vs_memcpy = memcpy_ms / op_ms;

@@ -1,4 +1,5 @@
-// gpuscan: the command-line tool. Subcommands: devices, scan, select, unique, bench.
+// gpuscan: the command-line tool. Subcommands: devices, scan, select, partition, unique,
+// bench, stress.
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
@@ -123,6 +124,23 @@ int main(int argc, char** argv) {
   }
   select_cmd->add_option("--flags", select.flags,
                          "Keep x[i] where F[i] != 0 (a .npy of u4, i4, u8 or i8, as long as IN)");
+  cli::CompactOptions partition;
+  partition.compaction = Compaction::partition;
+  CLI::App* partition_cmd = app.add_subcommand(
+      "partition",
+      "Write the elements that satisfy a predicate, then the others, each in order; print "
+      "\"selected: K\"");
+  partition_cmd->add_option("IN", partition.input, "Input .npy file (1-D, any gpuscan dtype)")
+      ->required();
+  partition_cmd->add_option("OUT", partition.output, "Output .npy file, as long as IN")->required();
+  std::array<std::string, 6> partition_values;
+  std::array<CLI::Option*, 6> partition_options{};
+  for (std::size_t p = 0; p < partition_values.size(); ++p) {
+    const std::string name(to_string(static_cast<Predicate>(p)));
+    partition_options[p] = partition_cmd->add_option("--" + name, partition_values[p],
+                                                     "Selected: x where x " + name + " V");
+  }
+  partition_cmd->add_option("--flags", partition.flags, "Not implemented yet");
   cli::CompactOptions unique_options;
   unique_options.compaction = Compaction::unique;
   CLI::App* unique_cmd = app.add_subcommand(
@@ -131,12 +149,14 @@ int main(int argc, char** argv) {
       ->required();
   unique_cmd->add_option("OUT", unique_options.output, "Output .npy file")->required();
   std::string compact_algorithm = "csdldf", compact_backend = "any";
-  for (CLI::App* cmd : {select_cmd, unique_cmd}) {
+  for (CLI::App* cmd : {select_cmd, partition_cmd, unique_cmd}) {
     cmd->add_option("--algorithm", compact_algorithm, "csdldf or csdl")->capture_default_str();
     cmd->add_option("--backend", compact_backend, "any or vulkan")->capture_default_str();
   }
   select_cmd->add_option("--device", select.device,
                          "Pick the device whose name contains this text");
+  partition_cmd->add_option("--device", partition.device,
+                            "Pick the device whose name contains this text");
   unique_cmd->add_option("--device", unique_options.device,
                          "Pick the device whose name contains this text");
 
@@ -211,7 +231,8 @@ int main(int argc, char** argv) {
   std::string operation;
   CLI::Option* operation_option = bench_cmd->add_option(
       "--operation", operation,
-      "Time a compaction instead of the scans: select, select-flagged or unique, against the "
+      "Time a compaction instead of the scans: select, select-flagged, unique or partition, "
+      "against the "
       "memcpy kernel (Vulkan; default sizes 26:30 on a GPU, runs 10)");
 
   cli::StressOptions stress;
@@ -250,7 +271,9 @@ int main(int argc, char** argv) {
       if (init_option->count() > 0) scan.init = scan_init;
       return cli::run_scan(scan);
     }
-    for (auto [cmd, options] : {std::pair{select_cmd, &select}, {unique_cmd, &unique_options}}) {
+    for (auto [cmd, options] : {std::pair{select_cmd, &select},
+                                {partition_cmd, &partition},
+                                {unique_cmd, &unique_options}}) {
       if (!cmd->parsed()) continue;
       options->algorithm = parse_choice<Algorithm>("--algorithm", compact_algorithm,
                                                    parse_algorithm, "csdldf, csdl");
@@ -259,13 +282,16 @@ int main(int argc, char** argv) {
       }
       options->backend =
           parse_choice<Backend>("--backend", compact_backend, parse_backend, "any, vulkan");
+      const bool partitions = cmd == partition_cmd;
       for (std::size_t p = 0; p < predicate_options.size(); ++p) {
-        if (predicate_options[p]->count() == 0) continue;
+        const CLI::Option* given = partitions ? partition_options[p] : predicate_options[p];
+        if (cmd == unique_cmd || given->count() == 0) continue;
         if (options->predicate) {
-          throw UsageError("select takes one predicate (--lt, --le, --gt, --ge, --eq, --ne)");
+          throw UsageError(std::string(partitions ? "partition" : "select") +
+                           " takes one predicate (--lt, --le, --gt, --ge, --eq, --ne)");
         }
         options->predicate = static_cast<Predicate>(p);
-        options->constant = predicate_values[p];
+        options->constant = partitions ? partition_values[p] : predicate_values[p];
       }
       return cli::run_compact(*options);
     }
@@ -283,8 +309,9 @@ int main(int argc, char** argv) {
       bench.kind = parse_choice<Kind>("--kind", kind, parse_kind, "inclusive, exclusive, reduce");
       if (operation_option->count() > 0) {
         cli::CompactionBenchOptions compaction;
-        compaction.compaction = parse_choice<Compaction>("--operation", operation, parse_compaction,
-                                                         "select, select-flagged, unique");
+        compaction.compaction =
+            parse_choice<Compaction>("--operation", operation, parse_compaction,
+                                     "select, select-flagged, unique, partition");
         if (algorithms_option->count() > 0 || bench.warm_code) {
           throw UsageError("--operation takes neither --algorithms nor --warm-code");
         }
