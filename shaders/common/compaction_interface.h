@@ -26,10 +26,11 @@
 #define GS_COMPACT_BINDING_INPUT_VECTORS 0  // x as 16-byte vectors
 #define GS_COMPACT_BINDING_INPUT_SCALARS 1  // x as elements (tails)
 #define GS_COMPACT_BINDING_OUTPUT 2         // the kept elements, in order
-#define GS_COMPACT_BINDING_AUX 3  // select-flagged: the flags; partition: the rejected; 32-bit words
-#define GS_COMPACT_BINDING_COUNT 5          // the count: two 32-bit words, low first
-#if GS_COMPACT_BINDING_INPUT_VECTORS != GS_BINDING_INPUT_VECTORS || \
-    GS_BINDING_SPINE_WORDS != 4 || GS_BINDING_CONTROL != 6
+#define GS_COMPACT_BINDING_AUX \
+  3  // select-flagged: the flags; partition: the rejected; 32-bit words
+#define GS_COMPACT_BINDING_COUNT 5  // the count: two 32-bit words, low first
+#if GS_COMPACT_BINDING_INPUT_VECTORS != GS_BINDING_INPUT_VECTORS || GS_BINDING_SPINE_WORDS != 4 || \
+    GS_BINDING_CONTROL != 6
 #error "compaction bindings overlap the spine or the control words"
 #endif
 
