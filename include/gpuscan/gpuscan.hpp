@@ -2,6 +2,7 @@
 #pragma once
 
 #include "gpuscan/algorithms.hpp"
+#include "gpuscan/compactor.hpp"
 #include "gpuscan/device.hpp"
 #include "gpuscan/error.hpp"
 #include "gpuscan/scanner.hpp"

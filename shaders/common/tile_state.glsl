@@ -8,7 +8,7 @@
 // through shuffles. All accesses are relaxed atomics: a tile's message counts only when
 // all K of its words carry the same state.
 //
-// The portable form splits a tile's value over K = SPLIT_WORDS 32-bit words. Built with
+// The portable form splits a tile's value over K = TILE_SPLIT_WORDS 32-bit words. Built with
 // GS_PACKED_STATE (devices with 64-bit buffer atomics), one lane holds a whole tile, K = 1:
 // each 32-bit half of the value takes a 64-bit spine word of its own, the state in its high
 // half (the same codes) and the half in its low half; one word for 32-bit types, two for
@@ -27,12 +27,26 @@
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_ballot : require
 
+// The value a tile posts: the scan's element T under its monoid, unless the kernel defines
+// TILE_VALUE first, with TILE_VALUE_WORDS (32-bit words), tile_value_to_words,
+// tile_value_from_words, tile_identity and tile_combine (the compaction kernels post a
+// 64-bit count: shaders/common/compaction.glsl).
+#ifndef TILE_VALUE
+#define TILE_VALUE T
+#define TILE_VALUE_WORDS T_WORDS
+#define tile_value_to_words t_to_words
+#define tile_value_from_words t_from_words
+#define tile_identity identity
+#define tile_combine combine
+#endif
+#define TILE_SPLIT_WORDS (2 * TILE_VALUE_WORDS)
+
 #if GS_PACKED_STATE
 #extension GL_EXT_shader_atomic_int64 : require
 #define WORDS_PER_TILE 1u
 #define SPINE_WORD uint64_t
-#define PARTS T_WORDS  // spine words a lane's TILE_WORD spans
-#if T_WORDS == 1
+#define PARTS TILE_VALUE_WORDS  // spine words a lane's TILE_WORD spans
+#if TILE_VALUE_WORDS == 1
 #define TILE_WORD uint64_t
 uint64_t part_of(TILE_WORD word, uint p) { return word; }
 void set_part(inout TILE_WORD word, uint p, uint64_t x) { word = x; }
@@ -48,11 +62,11 @@ uint state_of(TILE_WORD word) {
   }
   return state;
 }
-uint64_t part_word(uint state, T value, uint p) {
-  return (uint64_t(state) << 32) | t_to_words(value)[p];
+uint64_t part_word(uint state, TILE_VALUE value, uint p) {
+  return (uint64_t(state) << 32) | tile_value_to_words(value)[p];
 }
 #else
-#define WORDS_PER_TILE SPLIT_WORDS
+#define WORDS_PER_TILE TILE_SPLIT_WORDS
 #define SPINE_WORD uint
 #define PARTS 1
 #define TILE_WORD uint
@@ -77,9 +91,9 @@ uint window_slot() { return sg_lane() / WORDS_PER_TILE; }  // 0: the newest tile
 #if !GS_PACKED_STATE
 // Part p (the only one) of this lane's word of `value` in `state`: the 16-bit piece the
 // word carries, and the state.
-SPINE_WORD part_word(uint state, T value, uint p) {
+SPINE_WORD part_word(uint state, TILE_VALUE value, uint p) {
   const uint j = word_index();
-  return state | ((t_to_words(value)[j >> 1] >> (GS_PIECE_BITS * (j & 1))) & GS_PIECE_MASK);
+  return state | ((tile_value_to_words(value)[j >> 1] >> (GS_PIECE_BITS * (j & 1))) & GS_PIECE_MASK);
 }
 #endif
 
@@ -101,7 +115,7 @@ void clear_other_half() {
 
 // Moves `tile`'s words to `state` carrying `value`; a word already in a later state keeps
 // it. Returns, in the lanes of window slot 0, the words as they were before.
-TILE_WORD post_tile(uint tile, uint state, T value) {
+TILE_WORD post_tile(uint tile, uint state, TILE_VALUE value) {
   TILE_WORD before = TILE_WORD(GS_STATE_NOT_READY);
   if (window_slot() != 0) return before;
   for (uint p = 0; p < PARTS; ++p) {
@@ -138,31 +152,31 @@ uint tile_state(TILE_WORD word) {
 }
 
 // The value of this lane's tile, joined from the pieces of its K lanes.
-T tile_value(TILE_WORD word) {
+TILE_VALUE tile_value(TILE_WORD word) {
 #if GS_PACKED_STATE
   uvec2 halves = uvec2(0u);
   for (uint p = 0; p < PARTS; ++p) halves[p] = uint(part_of(word, p));
-  return t_from_words(halves);
+  return tile_value_from_words(halves);
 #else
   const uint first = sg_lane() - word_index() + (gl_SubgroupInvocationID - sg_lane());
   uvec2 words = uvec2(0u);
-  for (uint j = 0; j < SPLIT_WORDS; ++j) {
+  for (uint j = 0; j < TILE_SPLIT_WORDS; ++j) {
     const uint piece = subgroupShuffle(word & GS_PIECE_MASK, first + j);
     words[j >> 1] |= piece << (GS_PIECE_BITS * (j & 1));
   }
-  return t_from_words(words);
+  return tile_value_from_words(words);
 #endif
 }
 
 // Combines the values of window slots [first, end) in tile order (oldest first), the result
 // in every look-back lane. An ordered butterfly: at each step a lane joins its partner's
 // partial, the higher lane's (older tiles) on the left.
-T reduce_window(T value, uint first, uint end) {
+TILE_VALUE reduce_window(TILE_VALUE value, uint first, uint end) {
   const uint s = window_slot();
-  T x = word_index() == 0 && s >= first && s < end ? value : identity();
+  TILE_VALUE x = word_index() == 0 && s >= first && s < end ? value : tile_identity();
   for (uint d = 1; d < SUBGROUP_SIZE; d <<= 1) {
-    const T partner = subgroupShuffleXor(x, d);
-    x = (sg_lane() & d) == 0 ? combine(partner, x) : combine(x, partner);
+    const TILE_VALUE partner = subgroupShuffleXor(x, d);
+    x = (sg_lane() & d) == 0 ? tile_combine(partner, x) : tile_combine(x, partner);
   }
   return x;
 }

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "core/bench_target.hpp"
+#include "gpuscan/compaction_bench.hpp"
+#include "gpuscan/compactor.hpp"
 #include "gpuscan/device.hpp"
 #include "gpuscan/scanner.hpp"
 #include "gpuscan/testing.hpp"
@@ -42,6 +44,17 @@ class ScannerImpl {
                              const Rows& rows) = 0;
 };
 
+class CompactorImpl {
+ public:
+  virtual ~CompactorImpl() = default;
+  // The most elements one run takes.
+  virtual std::size_t max_elements() const = 0;
+  // Compacts n >= 1 elements (checked by Compactor): the kept ones to `out`, their number
+  // to `count` (8 bytes). `aux`: select-flagged's flags, partition's rejected output.
+  virtual RunResult run(const BufferImpl& in, BufferImpl& out, BufferImpl& count, std::size_t n,
+                        Value constant, const BufferImpl* aux) = 0;
+};
+
 class DeviceImpl {
  public:
   virtual ~DeviceImpl() = default;
@@ -52,6 +65,14 @@ class DeviceImpl {
                         std::size_t source_offset = 0) = 0;
   virtual std::unique_ptr<ScannerImpl> make_scanner(const ScanSpec& spec,
                                                     const testing::Options& options) = 0;
+  // The compaction family (DESIGN 3e); a backend without it says so.
+  virtual std::unique_ptr<CompactorImpl> make_compactor(const CompactSpec& spec,
+                                                        const testing::Options& options);
+  // The compaction benchmark (gpuscan/compaction_bench.hpp); a backend without it says so.
+  virtual testing::CompactionBenchResult benchmark_compaction(
+      const testing::CompactionBenchCase& bench_case, std::span<const std::byte> input,
+      std::span<const std::byte> flags, std::uint64_t expected_count,
+      std::span<const std::byte> expected_output);
   // The backend's side of a benchmark; `input` holds bench_case.n elements of its dtype.
   virtual std::unique_ptr<BenchTarget> bench_target(const testing::BenchCase& bench_case,
                                                     std::span<const std::byte> input) = 0;

@@ -27,6 +27,8 @@ std::uint32_t ceil_div(std::size_t a, std::size_t b) {
   return static_cast<std::uint32_t>((a + b - 1) / b);
 }
 
+}  // namespace
+
 // The tile shape of large inputs: the policy table's, or what the options fix.
 TileShape choose_shape(const Context& context, DType dtype, const detail::ScanPolicy& policy,
                        const testing::Options& options) {
@@ -54,6 +56,8 @@ TileShape choose_shape(const Context& context, DType dtype, const detail::ScanPo
   return shape;
 }
 
+namespace {
+
 // The policy's shape for small inputs, where the options fix no shape and the device takes
 // workgroups that large.
 std::optional<TileShape> choose_small_shape(const Context& context, const TileShape& shape,
@@ -68,6 +72,8 @@ std::optional<TileShape> choose_small_shape(const Context& context, const TileSh
   small.vectors_per_thread = policy.small_shape.vectors_per_thread;
   return small;
 }
+
+}  // namespace
 
 std::string kernel_name(std::string_view kernel, DType dtype) {
   std::string name(kernel);
@@ -92,6 +98,8 @@ std::uint32_t csdldf_max_spins(const DeviceInfo& info, std::uint32_t requested) 
   const std::uint32_t cap = info.is_cpu() ? csdl_wait_limit(info) / 64 : requested;
   return std::clamp<std::uint32_t>(requested, 1, std::max<std::uint32_t>(cap, 1));
 }
+
+namespace {
 
 // The seven bindings of shaders/common/interface.h over a run's four buffers: the input and
 // the output each twice (vector and element views), the spine twice (words and values),

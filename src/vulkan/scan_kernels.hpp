@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
+#include <string_view>
 
 #include "core/policy.hpp"
 #include "core/spine_halves.hpp"
@@ -26,6 +28,16 @@ struct TileShape {
   std::uint32_t vector_elements = 4;  // elements in one 16-byte vector: 4, or 2 of 64 bits
   std::uint32_t elements() const { return vector_elements * workgroup_size * vectors_per_thread; }
 };
+
+// The pieces of the scans' configuration that the compaction kernels share
+// (vulkan_compactor.cpp): the tile shape of large inputs (the policy's, or what the options
+// fix, checked against the device), a shader variant's name ("chained_scan.u32"), csdl's
+// wait before it gives up and csdldf's max_spins as the shader takes them.
+TileShape choose_shape(const Context& context, DType dtype, const detail::ScanPolicy& policy,
+                       const testing::Options& options);
+std::string kernel_name(std::string_view kernel, DType dtype);
+std::uint32_t csdl_wait_limit(const DeviceInfo& info);
+std::uint32_t csdldf_max_spins(const DeviceInfo& info, std::uint32_t requested);
 
 // The tile-state spine of the chained scans, in two halves that take turns: a run works in
 // one half and zeroes the words the run before it wrote in the other, so that no run needs

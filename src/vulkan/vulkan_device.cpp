@@ -6,6 +6,7 @@
 
 #include "gpuscan/error.hpp"
 #include "vulkan/buffer.hpp"
+#include "vulkan/vulkan_compactor.hpp"
 #include "vulkan/vulkan_scanner.hpp"
 
 namespace gpuscan::vulkan {
@@ -48,6 +49,11 @@ void VulkanDevice::download(const detail::BufferImpl& source, std::span<std::byt
 std::unique_ptr<detail::ScannerImpl> VulkanDevice::make_scanner(const ScanSpec& spec,
                                                                 const testing::Options& options) {
   return std::make_unique<VulkanScanner>(context_, pipelines_, spec, options);
+}
+
+std::unique_ptr<detail::CompactorImpl> VulkanDevice::make_compactor(
+    const CompactSpec& spec, const testing::Options& options) {
+  return std::make_unique<VulkanCompactor>(context_, pipelines_, spec, options);
 }
 
 std::vector<DeviceInfo> list_devices() {

@@ -1,12 +1,15 @@
-// gpuscan: the command-line tool. Subcommands: devices, scan, bench.
+// gpuscan: the command-line tool. Subcommands: devices, scan, select, partition, unique,
+// bench, stress.
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <sstream>
 
 #include "bench_command.hpp"
+#include "compact_command.hpp"
 #include "gpuscan/gpuscan.hpp"
 #include "gpuscan/testing.hpp"
 #include "scan_command.hpp"
@@ -109,6 +112,59 @@ int main(int argc, char** argv) {
                        "Scan each row of a 2-D array (-1, the last axis); without it a 2-D "
                        "array is scanned flattened");
 
+  // The compaction family (DESIGN 3e, section 4): select and unique; partition and rle are
+  // not implemented yet.
+  cli::CompactOptions select;
+  CLI::App* select_cmd = app.add_subcommand(
+      "select", "Keep the elements that satisfy a predicate or whose flag is nonzero, in order");
+  select_cmd->add_option("IN", select.input, "Input .npy file (1-D, any gpuscan dtype)")
+      ->required();
+  select_cmd->add_option("OUT", select.output, "Output .npy file: the kept elements")->required();
+  std::array<std::string, 6> predicate_values;
+  std::array<CLI::Option*, 6> predicate_options{};
+  for (std::size_t p = 0; p < predicate_values.size(); ++p) {
+    const std::string name(to_string(static_cast<Predicate>(p)));
+    predicate_options[p] = select_cmd->add_option(
+        "--" + name, predicate_values[p], "Keep x where x " + name + " V (V in the input's dtype)");
+  }
+  select_cmd->add_option("--flags", select.flags,
+                         "Keep x[i] where F[i] != 0 (a .npy of u4, i4, u8 or i8, as long as IN)");
+  cli::CompactOptions partition;
+  partition.compaction = Compaction::partition;
+  CLI::App* partition_cmd = app.add_subcommand(
+      "partition",
+      "Write the elements that satisfy a predicate, then the others, each in order; print "
+      "\"selected: K\"");
+  partition_cmd->add_option("IN", partition.input, "Input .npy file (1-D, any gpuscan dtype)")
+      ->required();
+  partition_cmd->add_option("OUT", partition.output, "Output .npy file, as long as IN")->required();
+  std::array<std::string, 6> partition_values;
+  std::array<CLI::Option*, 6> partition_options{};
+  for (std::size_t p = 0; p < partition_values.size(); ++p) {
+    const std::string name(to_string(static_cast<Predicate>(p)));
+    partition_options[p] = partition_cmd->add_option("--" + name, partition_values[p],
+                                                     "Selected: x where x " + name + " V");
+  }
+  partition_cmd->add_option("--flags", partition.flags, "Not implemented yet");
+  cli::CompactOptions unique_options;
+  unique_options.compaction = Compaction::unique;
+  CLI::App* unique_cmd = app.add_subcommand(
+      "unique", "Keep the first element of each run of equal elements, in order");
+  unique_cmd->add_option("IN", unique_options.input, "Input .npy file (1-D, any gpuscan dtype)")
+      ->required();
+  unique_cmd->add_option("OUT", unique_options.output, "Output .npy file")->required();
+  std::string compact_algorithm = "csdldf", compact_backend = "any";
+  for (CLI::App* cmd : {select_cmd, partition_cmd, unique_cmd}) {
+    cmd->add_option("--algorithm", compact_algorithm, "csdldf or csdl")->capture_default_str();
+    cmd->add_option("--backend", compact_backend, "any or vulkan")->capture_default_str();
+  }
+  select_cmd->add_option("--device", select.device,
+                         "Pick the device whose name contains this text");
+  partition_cmd->add_option("--device", partition.device,
+                            "Pick the device whose name contains this text");
+  unique_cmd->add_option("--device", unique_options.device,
+                         "Pick the device whose name contains this text");
+
   cli::BenchOptions bench;
   std::string algorithms;
   CLI::App* bench_cmd =
@@ -180,6 +236,12 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "counter", "dispatch"}));
   bench_cmd->add_option("--csv", bench.csv, "Also write the results as CSV to this file");
+  std::string operation;
+  CLI::Option* operation_option = bench_cmd->add_option(
+      "--operation", operation,
+      "Time a compaction instead of the scans: select, select-flagged, unique or partition, "
+      "against the "
+      "memcpy kernel (Vulkan; default sizes 26:30 on a GPU, runs 10)");
 
   cli::StressOptions stress;
   CLI::App* stress_cmd = app.add_subcommand(
@@ -217,6 +279,30 @@ int main(int argc, char** argv) {
       if (init_option->count() > 0) scan.init = scan_init;
       return cli::run_scan(scan);
     }
+    for (auto [cmd, options] : {std::pair{select_cmd, &select},
+                                {partition_cmd, &partition},
+                                {unique_cmd, &unique_options}}) {
+      if (!cmd->parsed()) continue;
+      options->algorithm = parse_choice<Algorithm>("--algorithm", compact_algorithm,
+                                                   parse_algorithm, "csdldf, csdl");
+      if (options->algorithm == Algorithm::rts) {
+        throw UsageError("--algorithm: rts is not single pass; compaction runs csdldf or csdl");
+      }
+      options->backend =
+          parse_choice<Backend>("--backend", compact_backend, parse_backend, "any, vulkan");
+      const bool partitions = cmd == partition_cmd;
+      for (std::size_t p = 0; p < predicate_options.size(); ++p) {
+        const CLI::Option* given = partitions ? partition_options[p] : predicate_options[p];
+        if (cmd == unique_cmd || given->count() == 0) continue;
+        if (options->predicate) {
+          throw UsageError(std::string(partitions ? "partition" : "select") +
+                           " takes one predicate (--lt, --le, --gt, --ge, --eq, --ne)");
+        }
+        options->predicate = static_cast<Predicate>(p);
+        options->constant = partitions ? partition_values[p] : predicate_values[p];
+      }
+      return cli::run_compact(*options);
+    }
     if (stress_cmd->parsed()) {
       stress.backend =
           parse_choice<Backend>("--backend", stress_backend, parse_backend, "any, vulkan, cuda");
@@ -229,6 +315,26 @@ int main(int argc, char** argv) {
           parse_choice<DType>("--dtype", dtype, parse_dtype, "u32, i32, f32, u64, i64, f64");
       bench.op = parse_choice<Op>("--op", op, parse_op, "add, mul, min, max, and, or, xor");
       bench.kind = parse_choice<Kind>("--kind", kind, parse_kind, "inclusive, exclusive, reduce");
+      if (operation_option->count() > 0) {
+        cli::CompactionBenchOptions compaction;
+        compaction.compaction =
+            parse_choice<Compaction>("--operation", operation, parse_compaction,
+                                     "select, select-flagged, unique, partition");
+        if (algorithms_option->count() > 0 || bench.warm_code) {
+          throw UsageError("--operation takes neither --algorithms nor --warm-code");
+        }
+        compaction.blocking = bench.blocking;
+        compaction.backend = bench.backend;
+        compaction.device = bench.device;
+        compaction.dtype = bench.dtype;
+        compaction.sizes = bench.sizes;
+        compaction.runs = bench.runs;
+        compaction.hot = bench.hot;
+        compaction.seed = bench.seed;
+        compaction.options = bench.options;
+        compaction.csv = bench.csv;
+        return cli::run_compaction_bench(compaction);
+      }
       if (bench.blocking && !algorithms_option->count()) algorithms = "csdldf,memcpy";
       // Empty: every algorithm that applies to the device and case (run_bench decides).
       if (!algorithms.empty()) bench.implementations = parse_implementations(algorithms);

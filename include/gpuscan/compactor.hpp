@@ -1,0 +1,140 @@
+// The compaction family (DESIGN 3e): select-if, select-flagged, unique and partition, single
+// pass with decoupled fallback, the count written on the device. Vulkan for now; run-length
+// encoding comes next (issue 25).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "gpuscan/device.hpp"
+#include "gpuscan/scanner.hpp"
+#include "gpuscan/types.hpp"
+
+namespace gpuscan {
+
+enum class Compaction {
+  select_if,       // x[i] where x[i] <predicate> constant
+  select_flagged,  // x[i] where flags[i] != 0
+  unique,          // x[i] where i == 0 or x[i] != x[i-1] (==: +0.0 equals -0.0, NaN nothing)
+  partition,       // select_if, and the rejected x[i] in order to a second output
+};
+// select-if's built-in predicates: x < c, x <= c, ... (floats: every comparison with NaN is
+// false, except ne).
+enum class Predicate { lt, le, gt, ge, eq, ne };
+
+std::string_view to_string(Compaction);
+std::string_view to_string(Predicate);
+std::optional<Compaction> parse_compaction(std::string_view);
+std::optional<Predicate> parse_predicate(std::string_view);
+
+struct CompactSpec {
+  Compaction compaction = Compaction::select_if;
+  DType dtype = DType::u32;
+  Predicate predicate = Predicate::lt;      // select_if
+  DType flags_dtype = DType::u32;           // select_flagged: an integer type
+  Algorithm algorithm = Algorithm::csdldf;  // csdldf or csdl
+};
+
+namespace detail {
+class CompactorImpl;
+}
+class Compactor;
+namespace testing {
+struct Options;
+Compactor make_compactor(Device& device, const CompactSpec& spec, const Options& options);
+}  // namespace testing
+
+// Runs of one Compactor take turns, as a Scanner's do.
+class Compactor {
+ public:
+  Compactor(Device& device, CompactSpec spec, Tuning tuning = {});
+  ~Compactor();
+  Compactor(Compactor&&) noexcept;
+  Compactor& operator=(Compactor&&) noexcept;
+
+  // Writes the kept elements of the n elements of `in` to the start of `out` (which holds
+  // n elements), in order, and their number as one uint64 to `count` (8 bytes), on the
+  // device. `constant` (select_if, the spec's dtype) is what the predicate compares with;
+  // `flags` (select_flagged) holds n elements of the spec's flags dtype. `out` must not be
+  // `in`: in-place compaction is refused (docs/protocol.md, "Compaction").
+  RunResult run(const Buffer& in, Buffer& out, Buffer& count, std::size_t n,
+                std::optional<Value> constant = {}, const Buffer* flags = nullptr);
+
+  // Partition: the elements that satisfy the predicate go to `selected` as run() writes
+  // them, the others to `rejected`, both in order (stable), their number to `count` (the
+  // selected ones; n - count were rejected). `selected` and `rejected` hold n elements each.
+  // One array of selected then rejected would need the count before the first rejected
+  // element is written, which a single pass does not have.
+  RunResult run_partition(const Buffer& in, Buffer& selected, Buffer& rejected, Buffer& count,
+                          std::size_t n, Value constant);
+
+  const CompactSpec& spec() const { return spec_; }
+  // The most elements one run takes on this device; larger runs are refused (compaction in
+  // chunks is not implemented yet).
+  std::size_t max_elements() const;
+
+ private:
+  friend Compactor testing::make_compactor(Device&, const CompactSpec&, const testing::Options&);
+  Compactor(Device& device, const CompactSpec& spec, const testing::Options& options);
+  RunResult checked_run(const Buffer& in, Buffer& out, Buffer& count, std::size_t n,
+                        std::optional<Value> constant, const Buffer* flags, const Buffer* rejected);
+
+  CompactSpec spec_;
+  std::shared_ptr<detail::DeviceImpl> device_;
+  std::unique_ptr<detail::CompactorImpl> impl_;
+  std::unique_ptr<std::mutex> run_mutex_ = std::make_unique<std::mutex>();
+};
+
+namespace detail {
+// Compacts host data: upload, run, download; returns the kept elements' bytes (for
+// partition, the selected ones' followed by the rejected ones').
+std::vector<std::byte> compact_host(Device& device, const CompactSpec& spec,
+                                    std::span<const std::byte> input, std::optional<Value> constant,
+                                    std::span<const std::byte> flags,
+                                    std::uint64_t* kept_count = nullptr);
+template <class T>
+std::vector<T> kept_as(const std::vector<std::byte>& bytes) {
+  std::vector<T> out(bytes.size() / sizeof(T));
+  std::memcpy(out.data(), bytes.data(), out.size() * sizeof(T));
+  return out;
+}
+}  // namespace detail
+
+// One-call compactions of host data.
+template <class T>
+std::vector<T> select_if(Device& device, std::span<const T> in, Predicate predicate, T constant) {
+  const CompactSpec spec{Compaction::select_if, dtype_of<T>(), predicate};
+  return detail::kept_as<T>(
+      detail::compact_host(device, spec, std::as_bytes(in), Value::of(constant), {}));
+}
+
+template <class T, class F>
+std::vector<T> select_flagged(Device& device, std::span<const T> in, std::span<const F> flags) {
+  const CompactSpec spec{Compaction::select_flagged, dtype_of<T>(), Predicate::lt, dtype_of<F>()};
+  return detail::kept_as<T>(
+      detail::compact_host(device, spec, std::as_bytes(in), std::nullopt, std::as_bytes(flags)));
+}
+
+// The selected elements in order, then the rejected ones in order.
+template <class T>
+std::vector<T> partition(Device& device, std::span<const T> in, Predicate predicate, T constant) {
+  const CompactSpec spec{Compaction::partition, dtype_of<T>(), predicate};
+  return detail::kept_as<T>(
+      detail::compact_host(device, spec, std::as_bytes(in), Value::of(constant), {}));
+}
+
+template <class T>
+std::vector<T> unique(Device& device, std::span<const T> in) {
+  const CompactSpec spec{Compaction::unique, dtype_of<T>()};
+  return detail::kept_as<T>(
+      detail::compact_host(device, spec, std::as_bytes(in), std::nullopt, {}));
+}
+
+}  // namespace gpuscan

@@ -1,0 +1,44 @@
+// The contract between host and the compaction kernels (shaders/select.comp), included by
+// both C++ and GLSL beside interface.h (DESIGN 3e).
+#ifndef GPUSCAN_COMPACTION_INTERFACE_H
+#define GPUSCAN_COMPACTION_INTERFACE_H
+
+#include "interface.h"
+
+// Operations. A tile's aggregate is the number of elements it keeps (a 64-bit count).
+#define GS_COMPACT_SELECT_IF 0       // x[i] where x[i] <predicate> the constant
+#define GS_COMPACT_SELECT_FLAGGED 1  // x[i] where flags[i] != 0
+#define GS_COMPACT_UNIQUE 2          // x[i] where i == 0 or x[i] != x[i-1]
+#define GS_COMPACT_PARTITION 3       // select-if, and the rejected x[i] in order to a second output
+
+// Built-in predicates of select-if: x <op> c, c given as the init value (push constants
+// init_lo, init_hi).
+#define GS_PREDICATE_LT 0
+#define GS_PREDICATE_LE 1
+#define GS_PREDICATE_GT 2
+#define GS_PREDICATE_GE 3
+#define GS_PREDICATE_EQ 4
+#define GS_PREDICATE_NE 5
+
+// The compaction kernels use the one descriptor set layout of interface.h (seven storage
+// buffers) with bindings of their own meaning; the spine and control words stay where
+// tile_state.glsl and run_control.glsl expect them.
+#define GS_COMPACT_BINDING_INPUT_VECTORS 0  // x as 16-byte vectors
+#define GS_COMPACT_BINDING_INPUT_SCALARS 1  // x as elements (tails)
+#define GS_COMPACT_BINDING_OUTPUT 2         // the kept elements, in order
+#define GS_COMPACT_BINDING_AUX \
+  3  // select-flagged: the flags; partition: the rejected; 32-bit words
+#define GS_COMPACT_BINDING_COUNT 5  // the count: two 32-bit words, low first
+#if GS_COMPACT_BINDING_INPUT_VECTORS != GS_BINDING_INPUT_VECTORS || GS_BINDING_SPINE_WORDS != 4 || \
+    GS_BINDING_CONTROL != 6
+#error "compaction bindings overlap the spine or the control words"
+#endif
+
+// The compaction kernels take one specialization constant at GS_SPEC_PHASE (which only the
+// reduce-then-scan and validation kernels use otherwise): the operation in bits 0-3, the
+// predicate in bits 4-7, the flags' 32-bit words per element (1 or 2) in bits 8-11.
+#define GS_SPEC_COMPACTION GS_SPEC_PHASE
+#define GS_COMPACTION_SPEC(operation, predicate, flag_words) \
+  ((operation) | ((predicate) << 4) | ((flag_words) << 8))
+
+#endif

@@ -1,0 +1,94 @@
+#version 460
+#pragma use_vulkan_memory_model
+// The compaction family in one pass (DESIGN 3e): select-if, select-flagged and unique keep
+// some elements of x, in order, and write how many; partition also writes the others, in
+// order, to a second output. A tile's aggregate is its count of
+// kept elements; the chained protocol is the scan's (look_back.glsl: decoupled fallback
+// with FALLBACK, decoupled look-back without), and a fallback counts a stalled tile's kept
+// elements from its input (compaction.glsl's select_tile, the owner's own code).
+#include "common/interface.h"
+#include "common/compaction_interface.h"
+#include "common/tile_state.h"
+#include "common/types.glsl"
+#include "common/tile_shape.glsl"
+#include "common/monoid.glsl"
+#include "common/subgroup_scan.glsl"
+#include "common/compaction.glsl"
+#include "common/tile_state.glsl"
+#include "common/run_control.glsl"
+#include "common/look_back.glsl"
+
+// Tiles in dispatch order (workgroup id) instead of from the tile counter: csdldf only.
+layout(constant_id = GS_SPEC_DISPATCH_ORDER) const bool DISPATCH_ORDER = false;
+
+shared uint wg_tile;
+shared uint wg_lookback;  // LOOKBACK_DONE, or the tile the workgroup must count
+shared uint64_t wg_prefix;
+
+void main() {
+  clear_for_next_run();
+  uint tile = linear_workgroup_id();
+  if (!DISPATCH_ORDER) {
+    if (gl_LocalInvocationIndex == 0) wg_tile = atomicAdd(control[GS_CONTROL_TILE_COUNTER], 1);
+    barrier();
+    tile = wg_tile;
+  }
+  if (tile >= pc.tile_count) return;
+
+  TILE_WORD early = TILE_WORD(GS_STATE_NOT_READY);
+  if (is_lookback_lane() && tile != 0) early = read_window(tile - 1, 0);
+  const uint64_t kept = select_tile(tile, SLOT_OWN);
+  stage_kept(tile);
+
+  uint early_end = NO_TILE;
+  uint64_t early_value = 0;
+  uint cursor = tile - 1;
+  uint64_t prefix = 0;
+  bool done = tile == 0;
+  if (is_lookback_lane()) {
+    if (tile == 0) {
+      post_tile(tile, GS_STATE_INCLUSIVE, kept);
+    } else {
+      if (!is_blocked(tile)) post_tile(tile, GS_STATE_READY, kept);
+      note_early_window(tile, early, early_end, early_value);
+      if (STATISTICS) ++step_count;
+    }
+  }
+  for (;;) {
+    if (is_lookback_lane()) {
+      if (!done) done = look_back(tile, cursor, prefix, early_end, early_value);
+      if (done && tile != 0) post_tile(tile, GS_STATE_INCLUSIVE, prefix + kept);
+      if (sg_lane() == 0) {
+        wg_lookback = done ? LOOKBACK_DONE : cursor;
+        wg_prefix = prefix;
+      }
+    }
+    barrier();
+    const uint target = wg_lookback;
+    if (target == LOOKBACK_DONE) break;
+    const uint64_t count = select_tile(target, SLOT_FALLBACK);
+    if (is_lookback_lane()) {
+      done = insert_fallback(cursor, prefix, count, cursor == 0);
+      early_end = wg_early_end;
+      early_value = wg_early_value;
+    }
+  }
+
+  if (STATISTICS && is_lookback_lane() && sg_lane() == 0) add_statistics();
+  const uint64_t before = wg_prefix;
+  // The last tile writes the count, added to what the count buffer holds (zero, or the
+  // count of the chunks before this run). Before the elements: on lavapipe, a count written
+  // after partition's writes of the rejected elements was lost (read back as the fill's zero)
+  // whenever the last tile was partial and held more than one element; the cause is not
+  // understood yet (docs/performance-new-compact.md).
+  if (tile == pc.tile_count - 1 && gl_LocalInvocationIndex == 0) {
+    const uint64_t total =
+        packUint2x32(uvec2(count_words[0], count_words[1])) + before + kept;
+    const uvec2 words = unpackUint2x32(total);
+    count_words[0] = words.x;
+    count_words[1] = words.y;
+  }
+  // The loop's barriers made the staged elements visible. Within one run the counts stay
+  // below 2^32 (n does).
+  write_staged(tile, uint(before), uint(kept));
+}

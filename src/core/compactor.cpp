@@ -1,0 +1,241 @@
+// The public Compactor: argument checks shared by every backend, then the backend's run.
+#include <array>
+#include <string>
+#include <utility>
+
+#include "core/backend.hpp"
+#include "core/options.hpp"
+#include "gpuscan/error.hpp"
+
+namespace gpuscan {
+namespace {
+
+constexpr std::array<std::pair<Compaction, std::string_view>, 4> compaction_names{{
+    {Compaction::select_if, "select"},
+    {Compaction::select_flagged, "select-flagged"},
+    {Compaction::unique, "unique"},
+    {Compaction::partition, "partition"},
+}};
+constexpr std::array<std::pair<Predicate, std::string_view>, 6> predicate_names{{
+    {Predicate::lt, "lt"},
+    {Predicate::le, "le"},
+    {Predicate::gt, "gt"},
+    {Predicate::ge, "ge"},
+    {Predicate::eq, "eq"},
+    {Predicate::ne, "ne"},
+}};
+
+template <class E, std::size_t N>
+std::string_view name_of(const std::array<std::pair<E, std::string_view>, N>& names, E value) {
+  for (const auto& [e, name] : names) {
+    if (e == value) return name;
+  }
+  return "?";
+}
+
+template <class E, std::size_t N>
+std::optional<E> value_of(const std::array<std::pair<E, std::string_view>, N>& names,
+                          std::string_view text) {
+  for (const auto& [e, name] : names) {
+    if (name == text) return e;
+  }
+  return std::nullopt;
+}
+
+bool is_integer(DType dtype) {
+  return !is_float(dtype);
+}
+
+}  // namespace
+
+std::string_view to_string(Compaction v) {
+  return name_of(compaction_names, v);
+}
+std::string_view to_string(Predicate v) {
+  return name_of(predicate_names, v);
+}
+std::optional<Compaction> parse_compaction(std::string_view s) {
+  return value_of(compaction_names, s);
+}
+std::optional<Predicate> parse_predicate(std::string_view s) {
+  return value_of(predicate_names, s);
+}
+
+std::unique_ptr<detail::CompactorImpl> detail::DeviceImpl::make_compactor(const CompactSpec& spec,
+                                                                          const testing::Options&) {
+  throw UsageError(std::string(to_string(spec.compaction)) + " is not available on " + info().name +
+                   " yet (the compaction family runs on Vulkan devices)");
+}
+
+testing::CompactionBenchResult detail::DeviceImpl::benchmark_compaction(
+    const testing::CompactionBenchCase& bench_case, std::span<const std::byte>,
+    std::span<const std::byte>, std::uint64_t, std::span<const std::byte>) {
+  throw UsageError("the " + std::string(to_string(bench_case.spec.compaction)) +
+                   " benchmark is not available on " + info().name +
+                   " yet (the compaction family runs on Vulkan devices)");
+}
+
+testing::CompactionBenchResult testing::benchmark_compaction(
+    Device& device, const CompactionBenchCase& bench_case, std::span<const std::byte> input,
+    std::span<const std::byte> flags, std::uint64_t expected_count,
+    std::span<const std::byte> expected_output) {
+  if (bench_case.n == 0 || bench_case.runs < 1) {
+    throw UsageError("a compaction benchmark needs n >= 1 and at least one run");
+  }
+  detail::check_options(bench_case.spec.algorithm, bench_case.options);
+  return device.impl()->benchmark_compaction(bench_case, input, flags, expected_count,
+                                             expected_output);
+}
+
+Compactor::Compactor(Device& device, CompactSpec spec, Tuning tuning)
+    : Compactor(device, spec, testing::Options{.tuning = tuning}) {}
+
+Compactor testing::make_compactor(Device& device, const CompactSpec& spec, const Options& options) {
+  return Compactor(device, spec, options);
+}
+
+Compactor::Compactor(Device& device, const CompactSpec& spec, const testing::Options& options)
+    : spec_(spec), device_(device.impl()) {
+  if (spec.algorithm == Algorithm::rts) {
+    throw UsageError("compaction runs csdldf or csdl (single pass), not rts");
+  }
+  if (spec.compaction == Compaction::select_flagged && !is_integer(spec.flags_dtype)) {
+    throw UsageError("flags must have an integer dtype (u32, i32, u64, i64), not " +
+                     std::string(to_string(spec.flags_dtype)));
+  }
+  detail::check_options(spec.algorithm, options);
+  impl_ = device.impl()->make_compactor(spec, options);
+}
+
+std::size_t Compactor::max_elements() const {
+  return impl_->max_elements();
+}
+
+Compactor::~Compactor() = default;
+Compactor::Compactor(Compactor&&) noexcept = default;
+Compactor& Compactor::operator=(Compactor&&) noexcept = default;
+
+RunResult Compactor::run(const Buffer& in, Buffer& out, Buffer& count, std::size_t n,
+                         std::optional<Value> constant, const Buffer* flags) {
+  if (spec_.compaction == Compaction::partition) {
+    throw UsageError("partition writes two outputs: call run_partition");
+  }
+  return checked_run(in, out, count, n, constant, flags, nullptr);
+}
+
+RunResult Compactor::run_partition(const Buffer& in, Buffer& selected, Buffer& rejected,
+                                   Buffer& count, std::size_t n, Value constant) {
+  if (spec_.compaction != Compaction::partition) {
+    throw UsageError("run_partition needs a partition Compactor, not " +
+                     std::string(to_string(spec_.compaction)));
+  }
+  return checked_run(in, selected, count, n, constant, nullptr, &rejected);
+}
+
+RunResult Compactor::checked_run(const Buffer& in, Buffer& out, Buffer& count, std::size_t n,
+                                 std::optional<Value> constant, const Buffer* flags,
+                                 const Buffer* rejected) {
+  const std::size_t element = size_of(spec_.dtype);
+  const std::string name(to_string(spec_.compaction));
+  Value compare_with{spec_.dtype, 0};
+  if (spec_.compaction == Compaction::select_if || spec_.compaction == Compaction::partition) {
+    if (!constant) throw UsageError(name + " needs the constant its predicate compares with");
+    if (constant->dtype != spec_.dtype) {
+      throw UsageError("the predicate's constant is " + std::string(to_string(constant->dtype)) +
+                       " but the input is " + std::string(to_string(spec_.dtype)));
+    }
+    compare_with = *constant;
+  } else if (constant) {
+    throw UsageError(name + " takes no constant");
+  }
+  if ((spec_.compaction == Compaction::select_flagged) != (flags != nullptr)) {
+    throw UsageError(flags ? name + " takes no flags" : "select-flagged needs a flags buffer");
+  }
+  // Every buffer a run writes must be a buffer of its own. In place is refused until a
+  // protocol for it is model-checked: a fallback may publish a tile's count before its owner
+  // has read its input (docs/protocol.md, "Compaction").
+  const std::vector<const Buffer*> read{&in, flags};
+  const std::vector<const Buffer*> written{&out, rejected, &count};
+  for (std::size_t w = 0; w < written.size(); ++w) {
+    if (!written[w]) continue;
+    for (const Buffer* r : read) {
+      if (r && r->impl() == written[w]->impl() && (n > 0 || written[w] == &count)) {
+        throw UsageError(written[w] == &count ? "the count needs a buffer of its own"
+                                              : "an output is an input buffer: in-place "
+                                                "compaction is not supported");
+      }
+    }
+    for (std::size_t v = w + 1; v < written.size(); ++v) {
+      if (written[v] && written[v]->impl() == written[w]->impl()) {
+        throw UsageError("the outputs and the count need buffers of their own");
+      }
+    }
+  }
+  if (in.size() / element < n || out.size() / element < n ||
+      (rejected && rejected->size() / element < n) ||
+      (flags && flags->size() / size_of(spec_.flags_dtype) < n) || count.size() < 8) {
+    throw UsageError("buffers too small for " + std::to_string(n) + " elements of " +
+                     std::string(to_string(spec_.dtype)) + " (input " + std::to_string(in.size()) +
+                     " bytes, output " + std::to_string(out.size()) +
+                     (rejected ? ", rejected " + std::to_string(rejected->size()) : "") +
+                     ", count " + std::to_string(count.size()) +
+                     (flags ? ", flags " + std::to_string(flags->size()) : "") +
+                     "; the count takes 8 bytes)");
+  }
+  const std::lock_guard lock(*run_mutex_);
+  if (n == 0) {
+    const std::uint64_t zero = 0;
+    device_->upload(*count.impl(), std::as_bytes(std::span(&zero, 1)));
+    return {};
+  }
+  if (n > impl_->max_elements()) {
+    throw UsageError(std::to_string(n) + " elements are more than one compaction run takes on " +
+                     device_->info().name + " (at most " + std::to_string(impl_->max_elements()) +
+                     "); compaction in chunks is not implemented yet");
+  }
+  const Buffer* aux = flags ? flags : rejected;
+  return impl_->run(*in.impl(), *out.impl(), *count.impl(), n, compare_with,
+                    aux ? aux->impl().get() : nullptr);
+}
+
+std::vector<std::byte> detail::compact_host(Device& device, const CompactSpec& spec,
+                                            std::span<const std::byte> input,
+                                            std::optional<Value> constant,
+                                            std::span<const std::byte> flags,
+                                            std::uint64_t* kept_count) {
+  const std::size_t element = size_of(spec.dtype);
+  const std::size_t n = input.size() / element;
+  Compactor compactor(device, spec);
+  // Buffers of at least one byte: a device allocation of zero bytes is refused.
+  const std::size_t bytes = std::max<std::size_t>(input.size(), 1);
+  Buffer in = device.allocate(bytes);
+  Buffer out = device.allocate(bytes);
+  Buffer count = device.allocate(8);
+  if (n > 0) device.upload(in, input);
+  std::optional<Buffer> flags_buffer;
+  if (spec.compaction == Compaction::select_flagged) {
+    if (flags.size() / size_of(spec.flags_dtype) != n) {
+      throw UsageError("flags hold " + std::to_string(flags.size() / size_of(spec.flags_dtype)) +
+                       " elements, the input " + std::to_string(n));
+    }
+    flags_buffer = device.allocate(std::max<std::size_t>(flags.size(), 1));
+    if (n > 0) device.upload(*flags_buffer, flags);
+  }
+  std::optional<Buffer> rejected;
+  if (spec.compaction == Compaction::partition) {
+    rejected = device.allocate(bytes);
+    compactor.run_partition(in, out, *rejected, count, n, *constant);
+  } else {
+    compactor.run(in, out, count, n, constant, flags_buffer ? &*flags_buffer : nullptr);
+  }
+  std::uint64_t kept = 0;
+  device.download(count, std::as_writable_bytes(std::span(&kept, 1)));
+  if (kept_count) *kept_count = kept;
+  std::vector<std::byte> result((rejected ? n : kept) * element);
+  const auto kept_bytes = std::span(result).first(kept * element);
+  if (kept > 0) device.download(out, kept_bytes);
+  if (rejected && kept < n) device.download(*rejected, std::span(result).subspan(kept * element));
+  return result;
+}
+
+}  // namespace gpuscan

@@ -1,0 +1,157 @@
+// The Vulkan side of the compaction benchmark (gpuscan/compaction_bench.hpp): the compaction
+// kernel and the memcpy kernel on the same input, every timed run in one command buffer,
+// bracketed by timestamps, after a poison fill of the output and a cache flush; each
+// compaction run's count is copied out and checked, and the last run's output is compared
+// in full on the host.
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <string>
+
+#include "core/reference.hpp"
+#include "gpuscan/error.hpp"
+#include "shaders/common/interface.h"
+#include "vulkan/compaction_kernels.hpp"
+#include "vulkan/timestamps.hpp"
+#include "vulkan/vulkan_device.hpp"
+
+namespace gpuscan::vulkan {
+namespace {
+
+constexpr std::uint32_t poison = 0xDEADBEEFu;
+
+// As the scan benchmark's (benchmark.cpp): a write larger than the last-level cache.
+std::size_t flush_bytes(const DeviceInfo& info) {
+  return info.is_cpu() ? std::size_t{32} << 20 : std::size_t{512} << 20;
+}
+
+void to_everything(const Context& context, VkCommandBuffer cmd) {
+  context.barrier(cmd,
+                  VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                  VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_SHADER_WRITE_BIT,
+                  VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
+                  VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT |
+                      VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT);
+}
+
+}  // namespace
+
+testing::CompactionBenchResult VulkanDevice::benchmark_compaction(
+    const testing::CompactionBenchCase& c, std::span<const std::byte> input,
+    std::span<const std::byte> flags, std::uint64_t expected_count,
+    std::span<const std::byte> expected_output) {
+  const std::size_t element = size_of(c.spec.dtype);
+  const CompactionKernels compaction(context_, pipelines_, c.spec, c.options);
+  const ScanKernels copy(context_, pipelines_, c.spec.dtype, Op::add, Kind::inclusive, std::nullopt,
+                         testing::Options{});
+  if (c.n > compaction.max_elements() || c.n > copy.max_elements()) {
+    throw UsageError(std::to_string(c.n) + " elements are more than one run takes on " +
+                     info().name);
+  }
+  VulkanBuffer in(context_, c.n * element), out(context_, c.n * element);
+  VulkanBuffer count(context_, 8), control(context_, ScanKernels::control_bytes);
+  // select-flagged's flags, or partition's rejected output.
+  std::unique_ptr<VulkanBuffer> aux;
+  if (c.spec.compaction == Compaction::select_flagged) {
+    aux = std::make_unique<VulkanBuffer>(context_, flags.size());
+    vulkan::upload(context_, *aux, flags);
+  } else if (c.spec.compaction == Compaction::partition) {
+    aux = std::make_unique<VulkanBuffer>(context_, c.n * element);
+  }
+  vulkan::upload(context_, in, input);
+  std::unique_ptr<VulkanBuffer> flush;
+  if (!c.hot) flush = std::make_unique<VulkanBuffer>(context_, flush_bytes(info()));
+  SpineBuffer spine(context_, compaction.spine_bytes(c.n));
+  SpineBuffer copy_spine(context_, 8);
+  const CompactionBuffers buffers{in, out, aux.get(), count, spine, control};
+  const CompactionBindingSet set(context_, pipelines_->set_layout(), buffers);
+  const ScanBuffers copy_buffers{in, out, copy_spine, control};
+  const BindingSet copy_set(context_, pipelines_->set_layout(), copy_buffers);
+
+  // Untimed runs first: the first of each builds the pipelines; then, on a GPU, runs go on
+  // until the device has been busy for a while, as in the scan benchmark (benchmark.cpp,
+  // warm_up): a GPU left idle while the host makes the input lowers its shader clock, which
+  // slows a latency-bound kernel far more than memcpy. Without this, an H100 ran memcpy at
+  // 1.6 TB/s in some sweeps and 2.9 TB/s in others.
+  using clock = std::chrono::steady_clock;
+  const clock::time_point start = clock::now();
+  std::size_t repeats = 1;
+  for (;;) {
+    const clock::time_point before = clock::now();
+    context_->submit([&](VkCommandBuffer cmd) {
+      for (std::size_t r = 0; r < repeats; ++r) {
+        compaction.record(cmd, buffers, set.handle(), c.n, c.constant);
+        to_everything(*context_, cmd);
+        copy.record(cmd, copy_buffers, copy_set.handle(), c.n, Value{c.spec.dtype, 0});
+        to_everything(*context_, cmd);
+      }
+    });
+    const clock::time_point now = clock::now();
+    if (info().is_cpu() || now - start >= std::chrono::milliseconds(300)) break;
+    const double took = std::chrono::duration<double>(now - before).count();
+    repeats = std::clamp<std::size_t>(
+        static_cast<std::size_t>(static_cast<double>(repeats) * 0.02 / took), 1, 4096);
+  }
+
+  const std::uint32_t slots = static_cast<std::uint32_t>(2 * c.runs);
+  Timestamps timestamps(context_, slots);
+  // Per compaction run: its count, then its control words (RunCounts).
+  constexpr std::size_t per_run = 8 + sizeof(RunCounts);
+  VulkanBuffer checks(context_, c.runs * per_run, VulkanBuffer::Memory::staging);
+  context_->submit([&](VkCommandBuffer cmd) {
+    timestamps.reset(cmd);
+    const VolkDeviceTable& vk = context_->vk();
+    vk.vkCmdFillBuffer(cmd, control.handle(), 0, VK_WHOLE_SIZE, 0);
+    for (int r = 0; r < c.runs; ++r) {
+      for (int which = 0; which < 2; ++which) {  // memcpy first, then the compaction
+        const std::uint32_t slot = static_cast<std::uint32_t>(2 * r + which);
+        to_everything(*context_, cmd);
+        vk.vkCmdFillBuffer(cmd, out.handle(), 0, VK_WHOLE_SIZE, poison);
+        if (flush) vk.vkCmdFillBuffer(cmd, flush->handle(), 0, VK_WHOLE_SIZE, slot);
+        to_everything(*context_, cmd);
+        if (which == 0) {
+          timestamps.begin(cmd, slot);
+          copy.record(cmd, copy_buffers, copy_set.handle(), c.n, Value{c.spec.dtype, 0});
+          timestamps.end(cmd, slot);
+          continue;
+        }
+        // record() zeroes the count and the control words it needs before its dispatch,
+        // inside the timed bracket: two small fills, as a caller's run has them.
+        timestamps.begin(cmd, slot);
+        compaction.record(cmd, buffers, set.handle(), c.n, c.constant);
+        timestamps.end(cmd, slot);
+        to_everything(*context_, cmd);
+        const VkBufferCopy count_copy{0, r * per_run, 8};
+        vk.vkCmdCopyBuffer(cmd, count.handle(), checks.handle(), 1, &count_copy);
+        const VkBufferCopy counts_copy{RunCounts::offset, r * per_run + 8, sizeof(RunCounts)};
+        vk.vkCmdCopyBuffer(cmd, control.handle(), checks.handle(), 1, &counts_copy);
+      }
+    }
+  });
+  const std::vector<double> ms = timestamps.milliseconds();
+  testing::CompactionBenchResult result;
+  for (int r = 0; r < c.runs; ++r) {
+    result.memcpy_ms.push_back(ms[2 * r]);
+    result.compaction_ms.push_back(ms[2 * r + 1]);
+    std::uint64_t kept = 0;
+    RunCounts counts{};
+    std::memcpy(&kept, checks.mapped() + r * per_run, 8);
+    std::memcpy(&counts, checks.mapped() + r * per_run + 8, sizeof(RunCounts));
+    if (kept == expected_count && counts.abandoned == 0) ++result.counts_validated;
+    if (compaction.counts_statistics()) result.statistics.push_back(counts.statistics());
+  }
+  // The last run's output in full (partition: the selected, then the rejected).
+  std::vector<std::byte> kept_bytes(expected_output.size());
+  const std::size_t selected_bytes = std::min(kept_bytes.size(), expected_count * element);
+  if (selected_bytes > 0) {
+    vulkan::download(context_, out, std::span(kept_bytes).first(selected_bytes));
+  }
+  if (c.spec.compaction == Compaction::partition && kept_bytes.size() > selected_bytes) {
+    vulkan::download(context_, *aux, std::span(kept_bytes).subspan(selected_bytes));
+  }
+  result.output_validated =
+      std::memcmp(kept_bytes.data(), expected_output.data(), expected_output.size()) == 0;
+  return result;
+}
+
+}  // namespace gpuscan::vulkan

@@ -1,0 +1,217 @@
+#include "vulkan/compaction_kernels.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include "core/options.hpp"
+#include "gpuscan/error.hpp"
+#include "shaders/common/compaction_interface.h"
+#include "vulkan/check.hpp"
+#include "vulkan/policy.hpp"
+
+namespace gpuscan::vulkan {
+namespace {
+
+std::uint32_t ceil_div(std::size_t a, std::size_t b) {
+  return static_cast<std::uint32_t>((a + b - 1) / b);
+}
+
+std::uint32_t operation_code(Compaction compaction) {
+  switch (compaction) {
+    case Compaction::select_if:
+      return GS_COMPACT_SELECT_IF;
+    case Compaction::select_flagged:
+      return GS_COMPACT_SELECT_FLAGGED;
+    case Compaction::unique:
+      return GS_COMPACT_UNIQUE;
+    case Compaction::partition:
+      return GS_COMPACT_PARTITION;
+  }
+  return GS_COMPACT_SELECT_IF;
+}
+
+std::uint32_t predicate_code(Predicate predicate) {
+  switch (predicate) {
+    case Predicate::lt:
+      return GS_PREDICATE_LT;
+    case Predicate::le:
+      return GS_PREDICATE_LE;
+    case Predicate::gt:
+      return GS_PREDICATE_GT;
+    case Predicate::ge:
+      return GS_PREDICATE_GE;
+    case Predicate::eq:
+      return GS_PREDICATE_EQ;
+    case Predicate::ne:
+      return GS_PREDICATE_NE;
+  }
+  return GS_PREDICATE_LT;
+}
+
+// A tile's count is 64 bits: four 16-bit pieces in the split tile state, two 64-bit words
+// in the packed one; 16 bytes a tile either way.
+constexpr std::size_t spine_bytes_per_tile = 16;
+
+}  // namespace
+
+CompactionBindingSet::CompactionBindingSet(std::shared_ptr<const Context> context,
+                                           VkDescriptorSetLayout layout,
+                                           const CompactionBuffers& buffers)
+    : context_(std::move(context)) {
+  const VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, GS_BINDING_COUNT};
+  VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  pool_info.maxSets = 1;
+  pool_info.poolSizeCount = 1;
+  pool_info.pPoolSizes = &size;
+  check(context_->vk().vkCreateDescriptorPool(context_->device(), &pool_info, nullptr, &pool_),
+        "vkCreateDescriptorPool");
+  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  alloc.descriptorPool = pool_;
+  alloc.descriptorSetCount = 1;
+  alloc.pSetLayouts = &layout;
+  check(context_->vk().vkAllocateDescriptorSets(context_->device(), &alloc, &set_),
+        "vkAllocateDescriptorSets");
+
+  // Every binding of the layout gets a buffer; without an aux buffer, binding 3 sees the
+  // input (the kernel then neither reads nor writes it).
+  std::array<const VulkanBuffer*, GS_BINDING_COUNT> bound{};
+  bound[GS_COMPACT_BINDING_INPUT_VECTORS] = bound[GS_COMPACT_BINDING_INPUT_SCALARS] = &buffers.in;
+  bound[GS_COMPACT_BINDING_OUTPUT] = &buffers.out;
+  bound[GS_COMPACT_BINDING_AUX] = buffers.aux ? buffers.aux : &buffers.in;
+  bound[GS_BINDING_SPINE_WORDS] = &buffers.spine.buffer();
+  bound[GS_COMPACT_BINDING_COUNT] = &buffers.count;
+  bound[GS_BINDING_CONTROL] = &buffers.control;
+  const VkDeviceSize max_range = context_->limits().maxStorageBufferRange;
+  std::array<VkDescriptorBufferInfo, GS_BINDING_COUNT> infos{};
+  std::array<VkWriteDescriptorSet, GS_BINDING_COUNT> writes{};
+  for (std::uint32_t i = 0; i < GS_BINDING_COUNT; ++i) {
+    infos[i] = {bound[i]->handle(), 0,
+                std::min<VkDeviceSize>(bound[i]->allocated(), max_range & ~VkDeviceSize{31})};
+    writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    writes[i].dstSet = set_;
+    writes[i].dstBinding = i;
+    writes[i].descriptorCount = 1;
+    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[i].pBufferInfo = &infos[i];
+  }
+  context_->vk().vkUpdateDescriptorSets(context_->device(), GS_BINDING_COUNT, writes.data(), 0,
+                                        nullptr);
+}
+
+CompactionBindingSet::~CompactionBindingSet() {
+  context_->vk().vkDestroyDescriptorPool(context_->device(), pool_, nullptr);
+}
+
+CompactionKernels::CompactionKernels(std::shared_ptr<const Context> context,
+                                     std::shared_ptr<PipelineCache> pipelines,
+                                     const CompactSpec& spec, const testing::Options& options)
+    : context_(std::move(context)),
+      pipelines_(std::move(pipelines)),
+      shape_(choose_shape(*context_, spec.dtype, policy_for(context_->info(), size_of(spec.dtype)),
+                          options)),
+      blocking_mask_(options.blocking_mask.value_or(GS_NO_BLOCKING)),
+      statistics_(options.statistics) {
+  // The count is 64-bit in every variant.
+  if (!context_->has_int64()) {
+    throw DeviceError(context_->info().name +
+                      " has no 64-bit integer support in shaders; compaction needs it for "
+                      "its 64-bit counts");
+  }
+  if (spec.dtype == DType::f64 && !context_->has_float64()) {
+    throw DeviceError(context_->info().name + " has no 64-bit float support in shaders");
+  }
+  detail::check_options(spec.algorithm, options);
+  const bool fallback = spec.algorithm == Algorithm::csdldf;
+  const bool can_pack = context_->has_int64_atomics();
+  if (options.tile_state == testing::TileState::packed && !can_pack) {
+    throw UsageError("a packed tile state needs 64-bit buffer atomics, which " +
+                     context_->info().name + " does not have");
+  }
+  shader_ = kernel_name("select", spec.dtype);
+  if (can_pack && options.tile_state != testing::TileState::split) {
+    shader_ = kernel_name("select_packed", spec.dtype);
+    spine_word_bytes_ = sizeof(std::uint64_t);
+  }
+  const detail::ScanPolicy& policy = policy_for(context_->info(), size_of(spec.dtype));
+  spec_[GS_SPEC_SUBGROUP_SIZE] = shape_.subgroup_size;
+  spec_[GS_SPEC_WORKGROUP_SIZE] = shape_.workgroup_size;
+  spec_[GS_SPEC_VECTORS_PER_THREAD] = shape_.vectors_per_thread;
+  spec_[GS_SPEC_FALLBACK] = fallback;
+  spec_[GS_SPEC_MAX_SPINS] = fallback ? csdldf_max_spins(context_->info(), options.tuning.max_spins)
+                                      : csdl_wait_limit(context_->info());
+  spec_[GS_SPEC_STATISTICS] = options.statistics;
+  spec_[GS_SPEC_LOOKBACK_DEPTH] =
+      options.lookback_depth ? options.lookback_depth : std::max(1u, policy.lookback_depth);
+  if (spec_[GS_SPEC_LOOKBACK_DEPTH] > 16) throw UsageError("look-back depth must be in [1, 16]");
+  const bool dispatch_order = options.dispatch_order.value_or(fallback && policy.dispatch_order);
+  if (dispatch_order && context_->info().is_cpu()) {
+    throw UsageError("dispatch-order tiles are for GPUs; " + context_->info().name +
+                     " may start workgroups far out of order");
+  }
+  spec_[GS_SPEC_DISPATCH_ORDER] = dispatch_order;
+  const std::uint32_t flag_words = spec.compaction == Compaction::select_flagged
+                                       ? static_cast<std::uint32_t>(size_of(spec.flags_dtype) / 4)
+                                       : 1u;
+  spec_[GS_SPEC_COMPACTION] = GS_COMPACTION_SPEC(operation_code(spec.compaction),
+                                                 predicate_code(spec.predicate), flag_words);
+  // The workgroup stages its tile's kept elements in shared memory (compaction.glsl).
+  const std::size_t shared = std::size_t{shape_.elements()} * size_of(spec.dtype) +
+                             2 * (shape_.workgroup_size / shape_.subgroup_size) * 4 + 64;
+  if (shared > context_->limits().maxComputeSharedMemorySize) {
+    throw UsageError("a compaction tile of " + std::to_string(shape_.elements()) + " " +
+                     std::string(to_string(spec.dtype)) + " elements needs more shared memory (" +
+                     std::to_string(shared) + " bytes) than " + context_->info().name + " has");
+  }
+  // As for the scans (ScanKernels): the control words are reset where the kernel uses the
+  // tile counter, csdl's report or the statistics.
+  resets_control_ = !dispatch_order || !fallback || options.statistics;
+}
+
+std::size_t CompactionKernels::max_elements() const {
+  const std::size_t element = GS_VECTOR_BYTES / shape_.vector_elements;
+  const std::size_t by_binding = (context_->info().max_binding_bytes & ~std::size_t{31}) / element;
+  // Element indices and counts within a run are 32-bit in the shader.
+  const std::size_t by_index = (std::size_t{1} << 32) - shape_.elements();
+  return std::min(by_binding, by_index);
+}
+
+std::size_t CompactionKernels::spine_bytes(std::size_t n) const {
+  return ceil_div(n, shape_.elements()) * spine_bytes_per_tile;
+}
+
+void CompactionKernels::record(VkCommandBuffer cmd, const CompactionBuffers& buffers,
+                               VkDescriptorSet set, std::size_t n, Value constant) const {
+  const VolkDeviceTable& vk = context_->vk();
+  PushConstants push{};
+  push.n = static_cast<std::uint32_t>(n);
+  push.tile_count = ceil_div(n, shape_.elements());
+  push.blocking_mask = blocking_mask_;
+  push.init_lo = static_cast<std::uint32_t>(constant.bits);
+  push.init_hi = static_cast<std::uint32_t>(constant.bits >> 32);
+  // The run's half of the spine was zeroed by the run before it; this one zeroes the other
+  // half for the run after it (docs/protocol.md, "Reset between runs").
+  const SpineBuffer::Turn turn = buffers.spine.take(spine_bytes(n));
+  push.spine_base = static_cast<std::uint32_t>(turn.base / spine_word_bytes_);
+  push.clear_base = static_cast<std::uint32_t>(turn.clear_base / spine_word_bytes_);
+  push.clear_count = static_cast<std::uint32_t>(turn.clear_bytes / spine_word_bytes_);
+  // The last tile adds the run's count to what the count buffer holds.
+  vk.vkCmdFillBuffer(cmd, buffers.count.handle(), 0, 8, 0);
+  if (resets_control_ || turn.clear_bytes == 0) {
+    vk.vkCmdFillBuffer(cmd, buffers.control.handle(), 0, GS_CONTROL_RUN_WORDS * 4, 0);
+  }
+  context_->barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                    VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                    VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
+  const std::uint32_t max_x = context_->limits().maxComputeWorkGroupCount[0];
+  const std::uint32_t width = std::min(push.tile_count, max_x);
+  const std::uint32_t height = ceil_div(push.tile_count, width);
+  push.grid_width = width;
+  vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines_->get(shader_, spec_));
+  vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines_->layout(), 0, 1, &set,
+                             0, nullptr);
+  vk.vkCmdPushConstants(cmd, pipelines_->layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push),
+                        &push);
+  vk.vkCmdDispatch(cmd, width, height, 1);
+}
+
+}  // namespace gpuscan::vulkan

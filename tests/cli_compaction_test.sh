@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# `gpuscan select` and `gpuscan unique` end to end (DESIGN section 4): random .npy inputs of
+# every dtype, outputs checked element by element against a reference computed here; every
+# bad request refused with exit status 2, one "gpuscan: error:" line and no output file.
+# Fixtures are written and outputs read with Python's struct module: no numpy needed.
+# Usage: cli_compaction_test.sh path/to/gpuscan
+set -euo pipefail
+
+gpuscan=$1
+[[ $gpuscan == */* ]] && gpuscan=$(realpath "$gpuscan")
+python=/usr/bin/python3
+[[ -x $python ]] || python=python3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+mkdir in out
+seed=${GPUSCAN_TEST_SEED:-$RANDOM$RANDOM}
+echo "GPUSCAN_TEST_SEED=$seed"
+
+fail() {
+  echo "FAIL: $* (GPUSCAN_TEST_SEED=$seed)" >&2
+  exit 1
+}
+
+cat >npy.py <<'PY'
+import ast, random, struct, sys
+FORMATS = {'u4': 'I', 'i4': 'i', 'f4': 'f', 'u8': 'Q', 'i8': 'q', 'f8': 'd'}
+
+def write(path, code, values):
+    text = "{'descr': '<%s', 'fortran_order': False, 'shape': (%d,), }" % (code, len(values))
+    text += ' ' * ((64 - (10 + len(text) + 1) % 64) % 64) + '\n'
+    with open(path, 'wb') as f:
+        f.write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(text)) + text.encode('latin1'))
+        f.write(struct.pack('<%d%s' % (len(values), FORMATS[code]), *values))
+
+def read(path):
+    blob = open(path, 'rb').read()
+    (length,) = struct.unpack('<H', blob[8:10])
+    header = ast.literal_eval(blob[10:10 + length].decode('latin1'))
+    code = header['descr'][1:]
+    n = header['shape'][0]
+    return code, list(struct.unpack('<%d%s' % (n, FORMATS[code]), blob[10 + length:]))
+
+def make(seed):
+    rng = random.Random(int(seed))
+    for code in FORMATS:
+        for n in (0, 1, 4099, 70001):
+            values, x = [], 0
+            while len(values) < n:  # runs of lengths 1..15 of small values
+                x = rng.randint(-300 if code[0] != 'u' else 0, 300)
+                values += [float(x) / 4 if code[0] == 'f' else x] * rng.randint(1, 15)
+            write('in/%s_%d.npy' % (code, n), code, values[:n])
+            write('in/%s_%d_flags.npy' % (code, n), 'u8' if code[1] == '8' else 'i4',
+                  [rng.choice([0, 0, 1, 7, -1 if code[1] == '4' else 1 << 40]) for _ in range(n)])
+
+def check(op, input_path, output_path, arg=None):
+    code, x = read(input_path)
+    out_code, got = read(output_path)
+    assert out_code == code, (out_code, code)
+    if op == 'partition':
+        c = float(arg)
+        expected = [v for v in x if v < c] + [v for v in x if not v < c]
+    elif op == 'unique':
+        expected = [v for i, v in enumerate(x) if i == 0 or v != x[i - 1]]
+    elif op == 'flags':
+        _, flags = read(arg)
+        expected = [v for v, f in zip(x, flags) if f != 0]
+    else:
+        c = float(arg)
+        test = {'lt': c.__gt__, 'le': c.__ge__, 'gt': c.__lt__, 'ge': c.__le__,
+                'eq': c.__eq__, 'ne': c.__ne__}[op]
+        expected = [v for v in x if test(v)]
+    assert got == expected, '%s: %d elements, expected %d; first difference at %s' % (
+        output_path, len(got), len(expected),
+        next((i for i, (g, e) in enumerate(zip(got, expected)) if g != e), min(len(got), len(expected))))
+
+if __name__ == '__main__':
+    if sys.argv[1] == 'make':
+        make(sys.argv[2])
+    else:
+        try:
+            check(*sys.argv[2:])
+        except AssertionError as e:
+            sys.exit('check %s: %s' % (' '.join(sys.argv[2:]), e))
+PY
+"$python" npy.py make "$seed"
+
+# ok CHECK-ARGS -- GPUSCAN-ARGS: a run that must succeed, leaving exactly out/o.npy, which
+# must match the reference.
+ok() {
+  local check=()
+  while [[ $1 != -- ]]; do check+=("$1"); shift; done
+  shift
+  "$gpuscan" "$@" || fail "gpuscan $*: exit status $?"
+  [[ $(ls -A out) == o.npy ]] || fail "gpuscan $*: out/ holds $(ls -A out)"
+  "$python" npy.py check "${check[0]}" "${check[1]}" out/o.npy "${check[@]:2}" || fail "gpuscan $*"
+  rm out/o.npy
+}
+
+# Every dtype at sizes 0, 4099 and 70001 (some predicates each, so that the test stays near
+# a minute on lavapipe: each run opens the device and builds its pipeline); every predicate
+# on f32 and u64.
+for code in u4 i4 f4 u8 i8 f8; do
+  for n in 0 4099 70001; do
+    input=in/${code}_$n.npy
+    ok unique "$input" -- unique "$input" out/o.npy
+    ok lt "$input" 10 -- select "$input" out/o.npy --lt 10
+  done
+  for n in 4099 70001; do
+    ok flags "in/${code}_$n.npy" "in/${code}_${n}_flags.npy" -- select "in/${code}_$n.npy" out/o.npy --flags "in/${code}_${n}_flags.npy"
+  done
+  echo "ok: $code: select (lt, flags) and unique at 0, 4099, 70001"
+done
+for code in f4 u8; do
+  for p in le gt ge eq ne; do
+    ok $p in/${code}_70001.npy 10 -- select in/${code}_70001.npy out/o.npy --$p 10
+  done
+  echo "ok: $code: every predicate"
+done
+for code in u4 i8 f8; do
+  for n in 0 4099 70001; do
+    "$gpuscan" partition in/${code}_$n.npy out/o.npy --lt 10 >stdout || fail "partition ${code}_$n"
+    "$python" npy.py check partition in/${code}_$n.npy out/o.npy 10 || fail "partition ${code}_$n"
+    [[ $(cat stdout) == "selected: "* ]] || fail "partition printed $(cat stdout)"
+    rm out/o.npy
+  done
+  echo "ok: $code: partition --lt at 0, 4099, 70001 ($(cat stdout))"
+done
+ok lt in/f4_4099.npy -2.5 -- select in/f4_4099.npy out/o.npy --lt -2.5 --algorithm csdl
+ok unique in/i8_70001.npy -- unique in/i8_70001.npy out/o.npy --algorithm csdl --backend vulkan
+echo "ok: csdl, --backend vulkan"
+
+refused() {
+  local what=$1 status=0
+  shift
+  "$gpuscan" "$@" >/dev/null 2>stderr || status=$?
+  [[ $status == 2 ]] || fail "$what: exit status $status, expected 2 (stderr: $(cat stderr))"
+  [[ $(wc -l <stderr) == 1 && $(head -c 16 stderr) == "gpuscan: error: " ]] ||
+    fail "$what: stderr is not one 'gpuscan: error:' line: $(cat stderr)"
+  [[ -z $(ls -A out) ]] || fail "$what: left $(ls -A out) behind"
+  echo "ok: $what: $(cat stderr)"
+}
+refused "no predicate" select in/u4_1.npy out/o.npy
+refused "two predicates" select in/u4_1.npy out/o.npy --lt 1 --gt 2
+refused "a predicate and flags" select in/u4_1.npy out/o.npy --lt 1 --flags in/u4_1_flags.npy
+refused "a constant not of the dtype" select in/i4_1.npy out/o.npy --lt 1.5
+refused "a constant out of range" select in/u4_1.npy out/o.npy --ge -1
+refused "float flags" select in/u4_1.npy out/o.npy --flags in/f4_1.npy
+refused "flags of another length" select in/u4_4099.npy out/o.npy --flags in/u4_1_flags.npy
+refused "missing input" select in/missing.npy out/o.npy --lt 1
+refused "missing flags" select in/u4_1.npy out/o.npy --flags in/missing.npy
+refused "partition by flags" partition in/u4_1.npy out/o.npy --flags in/u4_1_flags.npy
+refused "partition without a predicate" partition in/u4_1.npy out/o.npy
+refused "rts" unique in/u4_1.npy out/o.npy --algorithm rts
+refused "unknown algorithm" unique in/u4_1.npy out/o.npy --algorithm fast
+refused "an OUT in a missing folder" unique in/u4_1.npy nowhere/o.npy
+refused "bench --operation with an unknown operation" bench --operation sort
+refused "bench --operation past one run" bench --operation select --sizes 40:40
+echo "cli_compaction_test: all passed"

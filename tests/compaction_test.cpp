@@ -1,0 +1,500 @@
+// The compaction family on Vulkan (DESIGN 3e, issue 25): select-if with every built-in
+// predicate, select-flagged with every integer flags type, unique; every dtype, odd sizes,
+// all and none kept, one run and every element its own run, every blocking rate in both
+// tile states, statistics, csdl, logical subgroups of 4, repeated runs, and the refusals.
+// Inputs are random (seed printed), outputs poisoned before each run and checked whole:
+// the kept elements, the count, and that nothing past the count was written.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/reference.hpp"
+#include "gpuscan/compactor.hpp"
+#include "gpuscan/error.hpp"
+#include "gpuscan/testing.hpp"
+#include "seed.hpp"
+#include "test_support.hpp"
+
+namespace gpuscan::testing {
+namespace {
+
+constexpr std::byte poison{0xA5};
+const std::vector<DType> all_dtypes{DType::u32, DType::i32, DType::f32,
+                                    DType::u64, DType::i64, DType::f64};
+const std::vector<DType> integer_dtypes{DType::u32, DType::i32, DType::u64, DType::i64};
+const std::vector<Predicate> all_predicates{Predicate::lt, Predicate::le, Predicate::gt,
+                                            Predicate::ge, Predicate::eq, Predicate::ne};
+
+// One element of any dtype, as a double for comparisons (exact for the small values the
+// tests draw) and as its bits for storage.
+double value_at(DType dtype, const std::vector<std::byte>& data, std::size_t i) {
+  return reference::visit(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    T x;
+    std::memcpy(&x, data.data() + i * sizeof(T), sizeof(T));
+    return static_cast<double>(x);
+  });
+}
+void set_value(DType dtype, std::vector<std::byte>& data, std::size_t i, double x) {
+  reference::visit(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T v = static_cast<T>(x);
+    std::memcpy(data.data() + i * sizeof(T), &v, sizeof(T));
+  });
+}
+bool elements_equal(DType dtype, const std::vector<std::byte>& data, std::size_t i, std::size_t j) {
+  return reference::visit(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    T a, b;
+    std::memcpy(&a, data.data() + i * sizeof(T), sizeof(T));
+    std::memcpy(&b, data.data() + j * sizeof(T), sizeof(T));
+    return a == b;
+  });
+}
+
+bool satisfies(Predicate p, double x, double c) {
+  switch (p) {
+    case Predicate::lt:
+      return x < c;
+    case Predicate::le:
+      return x <= c;
+    case Predicate::gt:
+      return x > c;
+    case Predicate::ge:
+      return x >= c;
+    case Predicate::eq:
+      return x == c;
+    case Predicate::ne:
+      return x != c;
+  }
+  return false;
+}
+
+// The CPU reference: the indices of the kept elements, in order (partition: the selected
+// ones; partition's rejected are the others, in order).
+std::vector<std::size_t> kept_indices(const CompactSpec& spec, const std::vector<std::byte>& in,
+                                      std::size_t n, double constant,
+                                      const std::vector<std::byte>& flags) {
+  std::vector<std::size_t> kept;
+  for (std::size_t i = 0; i < n; ++i) {
+    bool keep = false;
+    switch (spec.compaction) {
+      case Compaction::select_if:
+      case Compaction::partition:
+        keep = satisfies(spec.predicate, value_at(spec.dtype, in, i), constant);
+        break;
+      case Compaction::select_flagged: {
+        const std::size_t width = size_of(spec.flags_dtype);
+        for (std::size_t b = 0; b < width; ++b) keep = keep || flags[i * width + b] != std::byte{0};
+        break;
+      }
+      case Compaction::unique:
+        keep = i == 0 || !elements_equal(spec.dtype, in, i, i - 1);
+        break;
+    }
+    if (keep) kept.push_back(i);
+  }
+  return kept;
+}
+
+// Small random values (so that comparisons and runs are exact in every dtype), signed where
+// the dtype is. For unique, runs of lengths uniform in [1, 2 * mean_run - 1].
+std::vector<std::byte> random_values(DType dtype, std::size_t n, std::mt19937_64& rng,
+                                     std::size_t mean_run = 1) {
+  std::vector<std::byte> data(n * size_of(dtype));
+  const bool is_signed = dtype == DType::i32 || dtype == DType::i64 || is_float(dtype);
+  std::uniform_int_distribution<int> value(is_signed ? -500 : 0, 500);
+  std::uniform_int_distribution<std::size_t> run(1, 2 * mean_run - 1);
+  double x = value(rng);
+  for (std::size_t i = 0; i < n;) {
+    const std::size_t length = run(rng);
+    for (std::size_t j = 0; j < length && i < n; ++j, ++i) set_value(dtype, data, i, x);
+    const double next = value(rng);
+    x = next == x ? next + 1 : next;
+  }
+  return data;
+}
+
+// Runs one compaction on poisoned buffers and checks everything it wrote.
+void expect_compaction_matches(Device& device, const CompactSpec& spec, const Options& options,
+                               const std::vector<std::byte>& in, double constant,
+                               const std::vector<std::byte>& flags = {},
+                               Compactor* reuse = nullptr) {
+  const std::size_t element = size_of(spec.dtype);
+  const std::size_t n = in.size() / element;
+  std::optional<Compactor> own;
+  if (!reuse) own.emplace(make_compactor(device, spec, options));
+  Compactor& compactor = reuse ? *reuse : *own;
+  Buffer in_buffer = device.allocate(std::max<std::size_t>(in.size(), 1));
+  Buffer out = device.allocate(std::max<std::size_t>(in.size(), 1));
+  Buffer count = device.allocate(8);
+  if (n) device.upload(in_buffer, in);
+  std::vector<std::byte> poisoned(std::max<std::size_t>(in.size(), 1), poison);
+  device.upload(out, poisoned);
+  const std::uint64_t count_poison = 0xA5A5A5A5A5A5A5A5ull;
+  device.upload(count, std::as_bytes(std::span(&count_poison, 1)));
+  std::optional<Buffer> flags_buffer;
+  if (spec.compaction == Compaction::select_flagged) {
+    flags_buffer = device.allocate(std::max<std::size_t>(flags.size(), 1));
+    if (n) device.upload(*flags_buffer, flags);
+  }
+  const bool partition = spec.compaction == Compaction::partition;
+  Buffer rejected = device.allocate(std::max<std::size_t>(in.size(), 1));
+  device.upload(rejected, poisoned);
+  std::optional<Value> value;
+  if (spec.compaction == Compaction::select_if || partition) {
+    std::vector<std::byte> bits(element);
+    set_value(spec.dtype, bits, 0, constant);
+    Value v{spec.dtype, 0};
+    std::memcpy(&v.bits, bits.data(), element);
+    value = v;
+  }
+  const bool completed = run_accepting_csdl_give_up(spec.algorithm, [&] {
+    if (partition) {
+      compactor.run_partition(in_buffer, out, rejected, count, n, *value);
+    } else {
+      compactor.run(in_buffer, out, count, n, value, flags_buffer ? &*flags_buffer : nullptr);
+    }
+  });
+  if (!completed) return;
+  std::uint64_t kept_count = 0;
+  device.download(count, std::as_writable_bytes(std::span(&kept_count, 1)));
+  std::vector<std::byte> result(std::max<std::size_t>(in.size(), 1));
+  device.download(out, result);
+  const auto kept = kept_indices(spec, in, n, constant, flags);
+  ASSERT_EQ(kept_count, kept.size()) << "count, n = " << n;
+  for (std::size_t j = 0; j < kept.size(); ++j) {
+    ASSERT_EQ(std::memcmp(result.data() + j * element, in.data() + kept[j] * element, element), 0)
+        << "kept element " << j << " (input index " << kept[j] << ") of " << kept.size()
+        << ", n = " << n;
+  }
+  for (std::size_t b = kept.size() * element; b < in.size(); ++b) {
+    ASSERT_EQ(result[b], poison) << "byte " << b << " past the count was written, n = " << n;
+  }
+  // Partition's rejected output: the others, in order; nothing past n - count written. Any
+  // other operation must not have touched it.
+  std::vector<std::byte> others(std::max<std::size_t>(in.size(), 1));
+  device.download(rejected, others);
+  std::size_t j = 0;
+  for (std::size_t i = 0, next_kept = 0; partition && i < n; ++i) {
+    if (next_kept < kept.size() && kept[next_kept] == i) {
+      ++next_kept;
+      continue;
+    }
+    ASSERT_EQ(std::memcmp(others.data() + j * element, in.data() + i * element, element), 0)
+        << "rejected element " << j << " (input index " << i << "), n = " << n;
+    ++j;
+  }
+  for (std::size_t b = j * element; b < in.size(); ++b) {
+    ASSERT_EQ(others[b], poison) << "rejected byte " << b << " written, n = " << n;
+  }
+}
+
+class Compaction_ : public VulkanTest {
+ protected:
+  std::mt19937_64 rng{next_seed()};
+  // Half the elements or so pass `lt` against the input's median-ish value 0 (signed) or
+  // 250 (unsigned).
+  double middle(DType dtype) const { return dtype == DType::u32 || dtype == DType::u64 ? 250 : 0; }
+  Options options() const {
+    Options o;
+    o.subgroup_size = test_subgroup_size(Backend::vulkan);
+    o.tile_state = test_tile_state();
+    return o;
+  }
+};
+using CompactionTest = Compaction_;
+
+TEST_F(CompactionTest, SelectIfEveryDtypeAndPredicate) {
+  for (DType dtype : all_dtypes) {
+    for (Predicate predicate : all_predicates) {
+      SCOPED_TRACE(std::string(to_string(dtype)) + " " + std::string(to_string(predicate)));
+      for (std::size_t n :
+           {std::size_t{1}, std::size_t{7}, std::size_t{4099}, std::size_t{70001}}) {
+        const auto in = random_values(dtype, n, rng, predicate == Predicate::eq ? 4 : 1);
+        expect_compaction_matches(device(), {Compaction::select_if, dtype, predicate}, options(),
+                                  in, middle(dtype));
+      }
+    }
+  }
+}
+
+TEST_F(CompactionTest, SelectFlaggedEveryDtypeAndFlagsType) {
+  for (DType dtype : all_dtypes) {
+    for (DType flags_dtype : integer_dtypes) {
+      SCOPED_TRACE(std::string(to_string(dtype)) + " flags " + std::string(to_string(flags_dtype)));
+      for (std::size_t n : {std::size_t{3}, std::size_t{8193}, std::size_t{50001}}) {
+        const auto in = random_values(dtype, n, rng);
+        // Flags: zero about half the time, else a value with one random byte set (for 64-bit
+        // flags often only in the high word).
+        const std::size_t width = size_of(flags_dtype);
+        std::vector<std::byte> flags(n * width, std::byte{0});
+        std::uniform_int_distribution<std::size_t> byte(0, width - 1);
+        for (std::size_t i = 0; i < n; ++i) {
+          if (rng() & 1)
+            flags[i * width + byte(rng)] = std::byte{static_cast<unsigned char>(1 + rng() % 255)};
+        }
+        expect_compaction_matches(device(),
+                                  {Compaction::select_flagged, dtype, Predicate::lt, flags_dtype},
+                                  options(), in, 0, flags);
+      }
+    }
+  }
+}
+
+TEST_F(CompactionTest, PartitionEveryDtypeIsStable) {
+  for (DType dtype : all_dtypes) {
+    for (Predicate predicate : {Predicate::lt, Predicate::eq, Predicate::ne}) {
+      SCOPED_TRACE(std::string(to_string(dtype)) + " " + std::string(to_string(predicate)));
+      for (std::size_t n : {std::size_t{1}, std::size_t{4097}, std::size_t{70001}}) {
+        // Runs of equal values, so that stability shows: equal elements keep their order.
+        const auto in = random_values(dtype, n, rng, 3);
+        expect_compaction_matches(device(), {Compaction::partition, dtype, predicate}, options(),
+                                  in, middle(dtype));
+      }
+    }
+  }
+  // All selected, none selected, every blocking rate.
+  const std::size_t n = 40 * 4096 + 77;
+  std::vector<std::byte> same(n * 4);
+  for (std::size_t i = 0; i < n; ++i) set_value(DType::u32, same, i, 42);
+  expect_compaction_matches(device(), {Compaction::partition, DType::u32, Predicate::eq}, options(),
+                            same, 42);
+  expect_compaction_matches(device(), {Compaction::partition, DType::u32, Predicate::ne}, options(),
+                            same, 42);
+  for (std::uint32_t k = 0; k <= 9; ++k) {
+    Options o = options();
+    o.blocking_mask = (1u << k) - 1;
+    SCOPED_TRACE("blocking mask " + std::to_string(*o.blocking_mask));
+    expect_compaction_matches(device(), {Compaction::partition, DType::f64, Predicate::lt}, o,
+                              random_values(DType::f64, n / 2, rng), 0);
+  }
+  const std::vector<std::int32_t> x{5, -3, 8, 8, 1, 0, -3, 7};
+  EXPECT_EQ(partition(device(), std::span<const std::int32_t>(x), Predicate::gt, 4),
+            (std::vector<std::int32_t>{5, 8, 8, 7, -3, 1, 0, -3}));
+}
+
+TEST_F(CompactionTest, UniqueEveryDtypeAndRunLength) {
+  for (DType dtype : all_dtypes) {
+    for (std::size_t mean_run : {std::size_t{1}, std::size_t{8}, std::size_t{3000}}) {
+      SCOPED_TRACE(std::string(to_string(dtype)) + " runs of mean length " +
+                   std::to_string(mean_run));
+      for (std::size_t n : {std::size_t{2}, std::size_t{4097}, std::size_t{60007}}) {
+        expect_compaction_matches(device(), {Compaction::unique, dtype}, options(),
+                                  random_values(dtype, n, rng, mean_run), 0);
+      }
+    }
+  }
+}
+
+TEST_F(CompactionTest, AllNoneOneRunAndEveryElementItsOwnRun) {
+  for (DType dtype : all_dtypes) {
+    SCOPED_TRACE(to_string(dtype));
+    const std::size_t n = 3 * 4096 + 5;
+    std::vector<std::byte> same(n * size_of(dtype));
+    for (std::size_t i = 0; i < n; ++i) set_value(dtype, same, i, 42);
+    std::vector<std::byte> distinct(n * size_of(dtype));
+    for (std::size_t i = 0; i < n; ++i) set_value(dtype, distinct, i, static_cast<double>(i));
+    // All kept, none kept.
+    expect_compaction_matches(device(), {Compaction::select_if, dtype, Predicate::eq}, options(),
+                              same, 42);
+    expect_compaction_matches(device(), {Compaction::select_if, dtype, Predicate::ne}, options(),
+                              same, 42);
+    // One run; every element its own run (neighbours always differ).
+    expect_compaction_matches(device(), {Compaction::unique, dtype}, options(), same, 0);
+    std::vector<std::byte> alternating(n * size_of(dtype));
+    for (std::size_t i = 0; i < n; ++i)
+      set_value(dtype, alternating, i, static_cast<double>(i % 3));
+    expect_compaction_matches(device(), {Compaction::unique, dtype}, options(), alternating, 0);
+    expect_compaction_matches(device(), {Compaction::unique, dtype}, options(), distinct, 0);
+  }
+}
+
+TEST_F(CompactionTest, DesignSizes) {
+  std::vector<std::size_t> sizes{0,    1,    2,    3,    4,    5,    4095,  4096,   4097,
+                                 8191, 8192, 8193, 2047, 2048, 2049, 65537, 131071, 1000003};
+  for (int k = 10; k <= 20; k += 5) {
+    sizes.push_back((std::size_t{1} << k) - 1);
+    sizes.push_back((std::size_t{1} << k) + 1);
+  }
+  for (std::size_t n : sizes) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    expect_compaction_matches(device(), {Compaction::select_if, DType::u32, Predicate::lt},
+                              options(), random_values(DType::u32, n, rng), 250);
+    expect_compaction_matches(device(), {Compaction::unique, DType::u64}, options(),
+                              random_values(DType::u64, n, rng, 8), 0);
+  }
+}
+
+// Simulated blocking at every rate, 1 in 1 to 1 in 512, in both tile states where the
+// device has both: results exact, and the statistics show the fallbacks.
+TEST_F(CompactionTest, EveryBlockingRateInBothTileStates) {
+  std::vector<TileState> states{TileState::split};
+  if (device().info().is_cpu() || true) states.push_back(TileState::automatic);
+  const std::size_t n = 40 * 4096 + 77;
+  for (TileState state : states) {
+    for (std::uint32_t k = 0; k <= 9; ++k) {
+      Options o = options();
+      o.tile_state = state;
+      o.blocking_mask = (1u << k) - 1;
+      SCOPED_TRACE("blocking mask " + std::to_string(*o.blocking_mask) +
+                   (state == TileState::split ? " split" : " automatic"));
+      expect_compaction_matches(device(), {Compaction::select_if, DType::u32, Predicate::ge}, o,
+                                random_values(DType::u32, n, rng), 250);
+      expect_compaction_matches(device(), {Compaction::unique, DType::f64}, o,
+                                random_values(DType::f64, n / 2, rng, 8), 0);
+      std::vector<std::byte> flags(n * 8, std::byte{0});
+      for (std::size_t i = 0; i < n; ++i)
+        flags[i * 8 + 7] = std::byte{static_cast<unsigned char>(rng() & 1)};
+      expect_compaction_matches(device(),
+                                {Compaction::select_flagged, DType::i32, Predicate::lt, DType::u64},
+                                o, random_values(DType::i32, n, rng), 0, flags);
+    }
+  }
+}
+
+// How many tiles fall back is the device's scheduling (a blocked tile still posts its
+// inclusive count, and a successor that finds it needs no fallback; see the scans'
+// StatisticsKeepTheirInvariants): with every tile blocked and the shortest wait, some run of
+// up to 20 must count fallbacks, unless lavapipe runs one worker thread.
+TEST_F(CompactionTest, StatisticsCountTheFallbacksOfBlockedTiles) {
+  Options o = options();
+  o.statistics = true;
+  o.blocking_mask = 0;
+  o.tuning.max_spins = 1;
+  const std::size_t n = 256 * 4096;
+  const CompactSpec spec{Compaction::select_if, DType::u32, Predicate::lt};
+  Compactor compactor = make_compactor(device(), spec, o);
+  Buffer in_buffer = device().allocate(n * 4);
+  Buffer out = device().allocate(n * 4);
+  Buffer count = device().allocate(8);
+  std::uint64_t fallbacks = 0;
+  int runs = 0;
+  for (; runs < 20 && fallbacks == 0; ++runs) {
+    const auto in = random_values(DType::u32, n, rng);
+    device().upload(in_buffer, in);
+    const RunResult result = compactor.run(in_buffer, out, count, n, Value::of(std::uint32_t{250}));
+    ASSERT_TRUE(result.statistics);
+    const Statistics& s = *result.statistics;
+    EXPECT_GE(s.fallbacks, s.insertions);
+    EXPECT_GT(s.lookback_steps, 0u);
+    fallbacks += s.fallbacks;
+    // And the result is exact.
+    expect_compaction_matches(device(), spec, o, in, 250, {}, &compactor);
+  }
+  const char* threads = std::getenv("LP_NUM_THREADS");
+  if (threads && *threads && std::atoi(threads) <= 1) return;
+  EXPECT_GT(fallbacks, 0u) << "every tile blocked, yet no look-back fell back in " << runs
+                           << " runs";
+}
+
+TEST_F(CompactionTest, RepeatedRunsOnOneCompactorStayCorrect) {
+  Compactor compactor = make_compactor(device(), {Compaction::unique, DType::i64}, options());
+  for (int run = 0; run < 6; ++run) {
+    // Sizes that shrink and grow, so the spine halves' turns cover stale words.
+    const std::size_t n = run % 2 ? 30011 : 3001;
+    expect_compaction_matches(device(), {Compaction::unique, DType::i64}, options(),
+                              random_values(DType::i64, n, rng, 3), 0, {}, &compactor);
+  }
+}
+
+TEST_F(CompactionTest, CsdlAndLogicalSubgroupsOfFour) {
+  for (Algorithm algorithm : {Algorithm::csdl, Algorithm::csdldf}) {
+    Options o = options();
+    if (algorithm == Algorithm::csdldf) o.subgroup_size = 4;
+    SCOPED_TRACE(to_string(algorithm));
+    for (std::size_t n : {std::size_t{5}, std::size_t{4097}, std::size_t{100003}}) {
+      expect_compaction_matches(
+          device(), {Compaction::select_if, DType::f32, Predicate::gt, DType::u32, algorithm}, o,
+          random_values(DType::f32, n, rng), 0);
+      expect_compaction_matches(
+          device(), {Compaction::unique, DType::u64, Predicate::lt, DType::u32, algorithm}, o,
+          random_values(DType::u64, n, rng, 8), 0);
+    }
+    if (algorithm == Algorithm::csdldf) {
+      o.blocking_mask = 0;
+      expect_compaction_matches(device(), {Compaction::unique, DType::u32}, o,
+                                random_values(DType::u32, 9 * 4096 + 1, rng, 8), 0);
+    }
+  }
+}
+
+TEST_F(CompactionTest, FloatEdgesCompareAsIeee) {
+  // NaN is kept only by ne; -0.0 equals +0.0; unique keeps each NaN (NaN != NaN).
+  const float nan = std::nanf("");
+  const std::vector<float> values{1.0f, nan, -0.0f, 0.0f, nan, nan, 2.0f, -1.0f, 0.0f, -0.0f};
+  std::vector<std::byte> in(values.size() * 4);
+  std::memcpy(in.data(), values.data(), in.size());
+  for (Predicate predicate : all_predicates) {
+    expect_compaction_matches(device(), {Compaction::select_if, DType::f32, predicate}, options(),
+                              in, 0);
+  }
+  expect_compaction_matches(device(), {Compaction::unique, DType::f32}, options(), in, 0);
+  EXPECT_EQ(unique(device(), std::span<const float>(values)).size(), 8u);
+}
+
+TEST_F(CompactionTest, OneCallHelpers) {
+  const std::vector<std::int32_t> x{5, -3, 8, 8, 8, 0, -3, 7};
+  EXPECT_EQ(select_if(device(), std::span<const std::int32_t>(x), Predicate::gt, 4),
+            (std::vector<std::int32_t>{5, 8, 8, 8, 7}));
+  const std::vector<std::uint64_t> flags{0, 1, 0, 0, 1ull << 40, 0, 0, 2};
+  EXPECT_EQ(select_flagged(device(), std::span<const std::int32_t>(x),
+                           std::span<const std::uint64_t>(flags)),
+            (std::vector<std::int32_t>{-3, 8, 7}));
+  EXPECT_EQ(unique(device(), std::span<const std::int32_t>(x)),
+            (std::vector<std::int32_t>{5, -3, 8, 0, -3, 7}));
+  EXPECT_TRUE(unique(device(), std::span<const std::int32_t>()).empty());
+}
+
+TEST_F(CompactionTest, RefusesWhatItCannotDo) {
+  Device& d = device();
+  Buffer a = d.allocate(4096), b = d.allocate(4096), count = d.allocate(8);
+  Compactor select(d, {Compaction::select_if, DType::u32, Predicate::lt});
+  const Value c = Value::of(std::uint32_t{3});
+  // In place (out over in) is refused: a fallback may publish a count before the tile's
+  // owner has read its input.
+  EXPECT_THROW(select.run(a, a, count, 100, c), UsageError);
+  EXPECT_THROW(select.run(a, b, a, 100, c), UsageError);
+  EXPECT_THROW(select.run(a, b, count, 100), UsageError);                   // no constant
+  EXPECT_THROW(select.run(a, b, count, 100, Value::of(3.0f)), UsageError);  // wrong dtype
+  EXPECT_THROW(select.run(a, b, count, 2000, c), UsageError);               // too small
+  EXPECT_THROW(select.run(a, b, count, 100, c, &b), UsageError);            // flags for select-if
+  Compactor flagged(d, {Compaction::select_flagged, DType::u32, Predicate::lt, DType::u32});
+  EXPECT_THROW(flagged.run(a, b, count, 100), UsageError);                    // no flags
+  EXPECT_THROW(flagged.run(a, b, count, 100, std::nullopt, &b), UsageError);  // flags are out
+  // Partition has two outputs: run() refuses it, run_partition refuses the others, and no
+  // output may be an input or another output.
+  Buffer c2 = d.allocate(4096);
+  Compactor parts(d, {Compaction::partition, DType::u32, Predicate::lt});
+  EXPECT_THROW(parts.run(a, b, count, 100, c), UsageError);
+  EXPECT_THROW(select.run_partition(a, b, c2, count, 100, c), UsageError);
+  EXPECT_THROW(parts.run_partition(a, b, b, count, 100, c), UsageError);
+  EXPECT_THROW(parts.run_partition(a, b, a, count, 100, c), UsageError);
+  EXPECT_THROW(parts.run_partition(a, b, c2, c2, 100, c), UsageError);
+  EXPECT_THROW(Compactor(d, {Compaction::select_flagged, DType::u32, Predicate::lt, DType::f32}),
+               UsageError);
+  EXPECT_THROW(
+      Compactor(d, {Compaction::unique, DType::u32, Predicate::lt, DType::u32, Algorithm::rts}),
+      UsageError);
+  Options blocked;
+  blocked.blocking_mask = 0;
+  EXPECT_THROW(
+      make_compactor(
+          d, {Compaction::unique, DType::u32, Predicate::lt, DType::u32, Algorithm::csdl}, blocked),
+      UsageError);
+  // Nothing to compact: the count is zero.
+  const std::uint64_t junk = 99;
+  d.upload(count, std::as_bytes(std::span(&junk, 1)));
+  select.run(a, b, count, 0, c);
+  std::uint64_t zero = 1;
+  d.download(count, std::as_writable_bytes(std::span(&zero, 1)));
+  EXPECT_EQ(zero, 0u);
+}
+
+}  // namespace
+}  // namespace gpuscan::testing

@@ -1,0 +1,292 @@
+#include "compact_command.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <random>
+#include <type_traits>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "bench_command.hpp"
+#include "core/reference.hpp"
+#include "gpuscan/compaction_bench.hpp"
+#include "npy.hpp"
+#include "output_file.hpp"
+#include "scan_command.hpp"
+
+extern const char* const gpuscan_build_commit;
+
+namespace gpuscan::cli {
+namespace {
+
+std::string utc_now() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+// The benchmark's input: uniform random values; for unique, runs of lengths uniform in
+// [1, 15], each value differing from the one before.
+std::vector<std::byte> bench_input(DType dtype, Compaction compaction, std::size_t n,
+                                   std::mt19937_64& rng) {
+  std::vector<std::byte> data(n * size_of(dtype));
+  reference::visit(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    T* x = reinterpret_cast<T*>(data.data());
+    const auto draw = [&] {
+      if constexpr (std::is_floating_point_v<T>) {
+        return static_cast<T>(std::uniform_real_distribution<double>(0, 1)(rng));
+      } else {
+        return static_cast<T>(rng());
+      }
+    };
+    if (compaction != Compaction::unique) {
+      for (std::size_t i = 0; i < n; ++i) x[i] = draw();
+      return;
+    }
+    std::uniform_int_distribution<std::size_t> length(1, 15);
+    T value = draw();
+    for (std::size_t i = 0; i < n;) {
+      for (std::size_t j = length(rng); j > 0 && i < n; --j) x[i++] = value;
+      T next = draw();
+      while (next == value) next = draw();
+      value = next;
+    }
+  });
+  return data;
+}
+
+// select's constant for 50% kept with `lt`: the middle of the values' range.
+Value middle_value(DType dtype) {
+  return reference::visit(dtype, [](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) {
+      return Value::of(T(0.5));
+    } else if constexpr (std::is_signed_v<T>) {
+      return Value::of(T(0));
+    } else {
+      return Value::of(static_cast<T>(T(~T(0)) / 2 + 1));
+    }
+  });
+}
+
+// The kept elements on the CPU, and their number.
+std::vector<std::byte> kept_on_host(const CompactSpec& spec, const std::vector<std::byte>& in,
+                                    const std::vector<std::byte>& flags, Value constant,
+                                    std::uint64_t* kept_count) {
+  std::vector<std::byte> kept;
+  kept.reserve(in.size());
+  reference::visit(spec.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = reinterpret_cast<const T*>(in.data());
+    const std::uint32_t* f = reinterpret_cast<const std::uint32_t*>(flags.data());
+    const T c = constant.as<T>();
+    const std::size_t n = in.size() / sizeof(T);
+    std::vector<T> out, rejected;
+    out.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      bool keep = false;
+      switch (spec.compaction) {
+        case Compaction::select_if:
+          keep = x[i] < c;
+          break;
+        case Compaction::select_flagged:
+          keep = f[i] != 0;
+          break;
+        case Compaction::unique:
+          keep = i == 0 || !(x[i] == x[i - 1]);
+          break;
+        case Compaction::partition:
+          keep = x[i] < c;
+          break;
+      }
+      if (keep) {
+        out.push_back(x[i]);
+      } else if (spec.compaction == Compaction::partition) {
+        rejected.push_back(x[i]);
+      }
+    }
+    if (kept_count) *kept_count = out.size();
+    out.insert(out.end(), rejected.begin(), rejected.end());
+    kept.resize(out.size() * sizeof(T));
+    std::memcpy(kept.data(), out.data(), kept.size());
+  });
+  return kept;
+}
+
+}  // namespace
+
+int run_compact(const CompactOptions& options) {
+  const NpyArray input = read_npy(options.input);
+  const std::string dtype_name(to_string(input.dtype));
+  CompactSpec spec{options.compaction, input.dtype};
+  spec.algorithm = options.algorithm;
+  std::optional<Value> constant;
+  std::optional<NpyArray> flags;
+  if (options.compaction == Compaction::partition && !options.flags.empty()) {
+    throw UsageError(
+        "partition takes a predicate (--lt, --le, --gt, --ge, --eq, --ne V); "
+        "partition by --flags is not implemented yet");
+  }
+  if (options.compaction != Compaction::unique) {
+    if (options.predicate.has_value() == !options.flags.empty()) {
+      throw UsageError(
+          std::string(options.compaction == Compaction::partition ? "partition" : "select") +
+          " needs exactly one of --lt, --le, --gt, --ge, --eq, --ne V" +
+          (options.compaction == Compaction::partition ? "" : " or --flags F.npy"));
+    }
+    if (options.predicate) {
+      spec.predicate = *options.predicate;
+      constant = parse_value(input.dtype, options.constant);
+      if (!constant) {
+        throw UsageError("--" + std::string(to_string(*options.predicate)) + ": '" +
+                         options.constant + "' is not a value of the input's dtype, " + dtype_name);
+      }
+    } else {
+      spec.compaction = Compaction::select_flagged;
+      flags = read_npy(options.flags);
+      if (is_float(flags->dtype)) {
+        throw UsageError("--flags: '" + options.flags + "' holds " +
+                         std::string(to_string(flags->dtype)) +
+                         "; flags must be integers (u4, i4, u8, i8), nonzero = selected");
+      }
+      if (flags->size() != input.size()) {
+        throw UsageError("--flags: '" + options.flags + "' holds " + std::to_string(flags->size()) +
+                         " elements, '" + options.input + "' " + std::to_string(input.size()));
+      }
+      spec.flags_dtype = flags->dtype;
+    }
+  }
+  OutputFile output_file(options.output);
+  Device device = Device::open(options.backend, options.device);
+  std::uint64_t selected = 0;
+  const std::vector<std::byte> kept = detail::compact_host(
+      device, spec, input.data, constant,
+      flags ? std::span<const std::byte>(flags->data) : std::span<const std::byte>(), &selected);
+  write_npy(output_file, input.dtype, kept);
+  if (spec.compaction == Compaction::partition) {
+    std::printf("selected: %llu\n", static_cast<unsigned long long>(selected));
+  }
+  return 0;
+}
+
+int run_compaction_bench(const CompactionBenchOptions& options) {
+  std::optional<std::vector<std::size_t>> requested_sizes;
+  if (!options.sizes.empty()) requested_sizes = parse_sizes(options.sizes);
+  std::optional<OutputFile> csv;
+  if (!options.csv.empty()) csv.emplace(options.csv);
+  Device device = Device::open(options.backend, options.device);
+  const DeviceInfo& info = device.info();
+  const bool cpu = info.is_cpu();
+  const auto sizes = requested_sizes ? *requested_sizes : parse_sizes(cpu ? "10:22" : "26:30");
+  const int runs = options.runs > 0 ? options.runs : (cpu ? 5 : 10);
+  CompactSpec spec{options.compaction, options.dtype};
+  spec.flags_dtype = DType::u32;
+  // Every size is checked before anything runs: a size past one run's limit is a usage
+  // error up front, not after the sizes before it.
+  const std::size_t max_n = Compactor(device, spec).max_elements();
+  for (std::size_t n : sizes) {
+    if (n > max_n) {
+      throw UsageError("--sizes: " + std::to_string(n) + " elements are more than one " +
+                       std::string(to_string(spec.compaction)) + " run takes on " + info.name +
+                       " (at most " + std::to_string(max_n) +
+                       "; compaction in chunks is not implemented yet)");
+    }
+  }
+  const std::string date = utc_now();
+  const std::string operation(to_string(spec.compaction));
+  const std::string op_column =
+      spec.compaction == Compaction::select_if || spec.compaction == Compaction::partition ? "lt"
+      : spec.compaction == Compaction::select_flagged ? "flags_u32"
+                                                      : "";
+  std::string rows =
+      "date,commit,device,backend,algorithm,dtype,op,kind,n,runs,median_ms,gelems_per_s,"
+      "vs_memcpy,validated,blocking_mask,spins,lookback_steps,fallbacks,insertions,vs_limit\n";
+  std::fprintf(stderr, "%s on %s, %d runs each, %s\n", operation.c_str(), info.name.c_str(), runs,
+               options.hot ? "hot" : "L2 flushed");
+  std::printf("%-15s %12s %10s %10s %10s %10s %9s %9s\n", "operation", "n", "memcpy ms", "op ms",
+              "x memcpy", "limit", "of limit", "valid");
+  int failures = 0;
+  std::mt19937_64 rng(options.seed);
+  for (std::size_t n : sizes) {
+    const std::size_t element = size_of(spec.dtype);
+    const std::vector<std::byte> input = bench_input(spec.dtype, spec.compaction, n, rng);
+    std::vector<std::byte> flags;
+    if (spec.compaction == Compaction::select_flagged) {
+      flags.resize(n * 4);
+      auto* f = reinterpret_cast<std::uint32_t*>(flags.data());
+      for (std::size_t i = 0; i < n; ++i) f[i] = static_cast<std::uint32_t>(rng() & 1);
+    }
+    const Value constant =
+        spec.compaction == Compaction::select_if || spec.compaction == Compaction::partition
+            ? middle_value(spec.dtype)
+            : Value{spec.dtype, 0};
+    std::uint64_t kept = 0;
+    const std::vector<std::byte> expected = kept_on_host(spec, input, flags, constant, &kept);
+    std::vector<std::optional<std::uint32_t>> masks{options.options.blocking_mask};
+    if (options.blocking) masks.push_back(1u);
+    for (const std::optional<std::uint32_t> blocking_mask : masks) {
+      testing::CompactionBenchCase c{spec, n, runs, options.hot, options.options, constant};
+      c.options.blocking_mask = blocking_mask;
+      const testing::CompactionBenchResult r =
+          testing::benchmark_compaction(device, c, input, flags, kept, expected);
+      const double memcpy_ms = testing::median(r.memcpy_ms);
+      const double op_ms = testing::median(r.compaction_ms);
+      // The memory-bound limit: this run's bytes read and written at memcpy's rate (memcpy
+      // moves 2 n elements).
+      const std::size_t written = spec.compaction == Compaction::partition ? n : kept;
+      const double bytes = static_cast<double>(n * element + written * element + flags.size());
+      const double memcpy_bytes = 2.0 * static_cast<double>(n * element);
+      const double limit = memcpy_bytes / bytes;  // the op's best time ratio over memcpy's
+      const double vs_memcpy = memcpy_ms / op_ms;
+      const double of_limit = vs_memcpy / limit;
+      const int validated = r.output_validated ? r.counts_validated : 0;
+      failures += runs - validated;
+      const std::string label =
+          operation + (blocking_mask ? " 1/" + std::to_string(*blocking_mask + 1) : "");
+      std::printf("%-15s %12zu %10.4f %10.4f %10.3f %10.3f %9.3f %6d/%d\n", label.c_str(), n,
+                  memcpy_ms, op_ms, vs_memcpy, limit, of_limit, validated, runs);
+      std::fflush(stdout);
+      const auto gelems = [&](double ms) { return static_cast<double>(n) / (ms * 1e-3) * 1e-9; };
+      const std::string common =
+          fmt::format("{},{},{},vulkan,", date, gpuscan_build_commit, info.name);
+      std::string stats = ",,,";
+      if (!r.statistics.empty()) {
+        double mean[4] = {};
+        for (const Statistics& s : r.statistics) {
+          mean[0] += static_cast<double>(s.spins);
+          mean[1] += static_cast<double>(s.lookback_steps);
+          mean[2] += static_cast<double>(s.fallbacks);
+          mean[3] += static_cast<double>(s.insertions);
+        }
+        const double k = static_cast<double>(r.statistics.size());
+        stats = fmt::format("{:.1f},{:.1f},{:.1f},{:.1f}", mean[0] / k, mean[1] / k, mean[2] / k,
+                            mean[3] / k);
+      }
+      const std::string mask = blocking_mask ? std::to_string(*blocking_mask) : "";
+      rows += fmt::format("{}memcpy,{},,copy,{},{},{:.6f},{:.4f},1.0000,{},,,,,,\n", common,
+                          to_string(spec.dtype), n, runs, memcpy_ms, gelems(memcpy_ms), runs);
+      rows += fmt::format("{}{},{},{},{},{},{},{:.6f},{:.4f},{:.4f},{},{},{},{:.4f}\n", common,
+                          to_string(spec.algorithm), to_string(spec.dtype), op_column, operation, n,
+                          runs, op_ms, gelems(op_ms), vs_memcpy, validated, mask,
+                          stats.empty() ? ",,," : stats, of_limit);
+    }
+  }
+  if (csv) {
+    csv->write(std::as_bytes(std::span(rows.data(), rows.size())));
+    csv->commit();
+  }
+  if (failures > 0) {
+    std::fprintf(stderr, "gpuscan: error: %d runs failed validation\n", failures);
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace gpuscan::cli
