@@ -64,11 +64,24 @@ fn look_back(tile: u32, cursor: ptr<function, u32>, prefix: ptr<function, T>) ->
     return true;
   }
   var spins = 0u;
-  if (FALLBACK && !starved) {
-    starved = lookback_uniform(atomicLoad(&control[control_word(GS_CONTROL_STARVED)])) != 0u;
+  // The starvation mark is loaded with the first window, in the same round trip (docs/
+  // protocol.md, "The starvation mark"), and made uniform only once that window's load is
+  // out: a shuffle of the mark before it would hold the window back by a round trip.
+  let read_mark = FALLBACK && !starved;
+  var mark = 0u;
+  if (read_mark) {
+    mark = atomicLoad(&control[control_word(GS_CONTROL_STARVED)]);
+    if ((EXPERIMENT & 1u) == 0u) {
+      starved = lookback_uniform(mark) != 0u;
+    }
   }
+  var first_step = true;
   loop {
     let window = read_window(*cursor);
+    if ((EXPERIMENT & 1u) != 0u && read_mark && first_step) {
+      starved = lookback_uniform(mark) != 0u;
+    }
+    first_step = false;
     if (STATISTICS) {
       step_count += 1u;
     }
