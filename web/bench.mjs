@@ -141,6 +141,15 @@ async function main() {
   const resolve = device.createBuffer({ size: 8 * stampCount, usage: U.QUERY_RESOLVE | U.COPY_SRC });
   const read = device.createBuffer({ size: 8 * stampCount, usage: U.MAP_READ | U.COPY_DST });
 
+  // The device kept busy for about half a second before the first timed run, so that its
+  // clocks are up (docs/performance.md V12: an idle H100 started timing at 345 MHz).
+  {
+    const encoder = device.createCommandEncoder();
+    for (let i = 0; i < 500; i++) encoder.copyBufferToBuffer(input, 0, output, 0, 4 * maxN);
+    device.queue.submit([encoder.finish()]);
+    await device.queue.onSubmittedWorkDone();
+  }
+
   const rows = [];
   const date = new Date().toISOString();
   for (const n of args.sizes) {

@@ -188,7 +188,8 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
 
   var cursor = tile - 1u;
   var prefix = identity();
-  var done = tile == 0u;
+  // EXPERIMENT bit 16 (a diagnostic, wrong results): no look-back, the tile's own path only.
+  var done = tile == 0u || (EXPERIMENT & 16u) != 0u;
   if (is_lookback_lane()) {
     if (tile == 0u) {
       post_tile(tile, GS_STATE_INCLUSIVE, aggregate);

@@ -34,9 +34,32 @@ fn slot_value(word: u32) -> T {
   return t_from_bits(low | (high << GS_PIECE_BITS));
 }
 
+// A window slot as this lane sees it: the tile's state if both its words agree (else
+// NOT_READY) and its value.
+struct Slot {
+  state: u32,
+  value: T,
+}
+fn read_slot(word: u32) -> Slot {
+  if ((EXPERIMENT & 4u) != 0u) {
+    // One shuffle brings the tile's other word: its state and its piece at once.
+    let other = subgroupShuffleXor(word, 1u);
+    let state = word & GS_STATE_MASK;
+    let agreed = select(GS_STATE_NOT_READY, state, (other & GS_STATE_MASK) == state);
+    let even = LANE % TILE_WORDS == 0u;
+    let low = select(other, word, even) & GS_PIECE_MASK;
+    let high = select(word, other, even) & GS_PIECE_MASK;
+    return Slot(agreed, t_from_bits(low | (high << GS_PIECE_BITS)));
+  }
+  return Slot(slot_state(word), slot_value(word));
+}
+
 // The first (or last before `end`) window slot whose first lane votes, or window_tiles().
 fn first_voting_slot(vote: bool) -> u32 {
   let ballot = subgroupBallot(vote && LANE % TILE_WORDS == 0u);
+  if ((EXPERIMENT & 4u) != 0u && SG_SIZE <= 32u) {
+    return select(window_tiles(), firstTrailingBit(ballot.x) / TILE_WORDS, ballot.x != 0u);
+  }
   for (var i = 0u; i < 4u; i++) {
     if (ballot[i] != 0u) {
       return (32u * i + firstTrailingBit(ballot[i])) / TILE_WORDS;
@@ -46,6 +69,9 @@ fn first_voting_slot(vote: bool) -> u32 {
 }
 fn last_voting_slot(vote: bool) -> u32 {
   let ballot = subgroupBallot(vote && LANE % TILE_WORDS == 0u);
+  if ((EXPERIMENT & 4u) != 0u && SG_SIZE <= 32u) {
+    return select(window_tiles(), firstLeadingBit(ballot.x) / TILE_WORDS, ballot.x != 0u);
+  }
   for (var i = 4u; i > 0u; i--) {
     if (ballot[i - 1u] != 0u) {
       return (32u * (i - 1u) + firstLeadingBit(ballot[i - 1u])) / TILE_WORDS;
@@ -58,6 +84,9 @@ fn last_voting_slot(vote: bool) -> u32 {
 fn reduce_window(value: T, first: u32, end: u32) -> T {
   let slot = window_slot();
   var x = select(identity(), value, LANE % TILE_WORDS == 0u && slot >= first && slot < end);
+  if ((EXPERIMENT & 8u) != 0u && !T_IS_FLOAT) {
+    return lanes_join_commutative(x);  // integers: any order gives the same bits
+  }
   for (var d = 1u; d < SG_SIZE; d <<= 1u) {
     let partner = subgroupShuffleXor(x, d);
     x = select(combine(x, partner), combine(partner, x), (LANE & d) == 0u);
@@ -69,8 +98,9 @@ fn reduce_window(value: T, first: u32, end: u32) -> T {
 // ending with an INCLUSIVE one if it comes before any not-ready slot (then `complete`).
 // Tile `early_end` counts as INCLUSIVE with `early_value` (the early window).
 fn take_window(word: Window, cursor: u32, early_end: u32, early_value: T) -> Taken {
-  var state = slot_state(word);
-  var value = slot_value(word);
+  let read = read_slot(word);
+  var state = read.state;
+  var value = read.value;
   let slot = window_slot();
   if (early_end != NO_TILE && slot <= cursor && cursor - slot == early_end) {
     state = GS_STATE_INCLUSIVE;
@@ -87,8 +117,9 @@ fn take_window(word: Window, cursor: u32, early_end: u32, early_value: T) -> Tak
 // window"): the newest INCLUSIVE slot and the READY slots after it up to the newest
 // not-ready one, joined; `end` is the newest tile of that run (NO_TILE: none).
 fn early_window(word: Window, tile: u32) -> Early {
-  let state = slot_state(word);
-  let value = slot_value(word);
+  let read = read_slot(word);
+  let state = read.state;
+  let value = read.value;
   let slot = window_slot();
   let inclusive = first_voting_slot(state == GS_STATE_INCLUSIVE && slot < tile);
   let not_ready = last_voting_slot(state == GS_STATE_NOT_READY && slot < inclusive);
