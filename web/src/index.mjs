@@ -113,7 +113,11 @@ export class Scanner {
     if (lookbackLanes === "subgroup" && !subgroups) {
       throw new UsageError('lookbackLanes "subgroup" needs subgroups');
     }
-    const subgroupSize = options.subgroupSize ?? 0;
+    // A GPU that runs one subgroup size gets it compiled in, as the Vulkan kernels take it
+    // as a specialization constant (docs/performance.md W7); CPU drivers keep the run-time
+    // size, which the tests cover there.
+    const oneSize = info.subgroupMinSize !== undefined && info.subgroupMinSize === info.subgroupMaxSize;
+    const subgroupSize = options.subgroupSize ?? (subgroups && !cpu && oneSize ? info.subgroupMinSize : 0);
     if (subgroupSize !== 0) {
       if (!subgroups) throw new UsageError("subgroupSize needs subgroups");
       const lo = info.subgroupMinSize ?? WEB.MIN_SUBGROUP_SIZE;

@@ -71,14 +71,11 @@ fn look_back(tile: u32, cursor: ptr<function, u32>, prefix: ptr<function, T>) ->
   var mark = 0u;
   if (read_mark) {
     mark = atomicLoad(&control[control_word(GS_CONTROL_STARVED)]);
-    if ((EXPERIMENT & 1u) == 0u) {
-      starved = lookback_uniform(mark) != 0u;
-    }
   }
   var first_step = true;
   loop {
     let window = read_window(*cursor);
-    if ((EXPERIMENT & 1u) != 0u && read_mark && first_step) {
+    if (read_mark && first_step) {
       starved = lookback_uniform(mark) != 0u;
     }
     first_step = false;
@@ -114,8 +111,8 @@ fn look_back(tile: u32, cursor: ptr<function, u32>, prefix: ptr<function, T>) ->
 // (docs/protocol.md, "Fallback and insertion"). Returns true when the prefix is complete.
 fn insert_fallback(cursor: ptr<function, u32>, prefix: ptr<function, T>, reduction: T) -> bool {
   let fallback_tile = *cursor;
-  let before = post_tile(fallback_tile, select(GS_STATE_READY, GS_STATE_INCLUSIVE, fallback_tile == 0u),
-                         reduction);
+  let before = post_tile_returning(
+      fallback_tile, select(GS_STATE_READY, GS_STATE_INCLUSIVE, fallback_tile == 0u), reduction);
   let inserted = ((before.x | before.y) & GS_STATE_MASK) == GS_STATE_NOT_READY;
   if (STATISTICS) {
     fallback_count += 1u;
@@ -176,7 +173,7 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
 
   // The look-back lanes read the window before the tile while the tile loads.
   var early: Window;
-  if (is_lookback_lane() && tile != 0u) {
+  if (is_lookback_lane() && tile != 0u && (EXPERIMENT & 64u) == 0u) {
     early = read_window(tile - 1u);
   }
   var loaded = load_thread_vectors(tile);
@@ -188,13 +185,14 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
 
   var cursor = tile - 1u;
   var prefix = identity();
-  // EXPERIMENT bit 16 (a diagnostic, wrong results): no look-back, the tile's own path only.
+  // Diagnostics under EXPERIMENT (wrong results, timing only): bit 16 no look-back, 64 no
+  // early window, 128 no posts.
   var done = tile == 0u || (EXPERIMENT & 16u) != 0u;
   if (is_lookback_lane()) {
     if (tile == 0u) {
       post_tile(tile, GS_STATE_INCLUSIVE, aggregate);
     } else {
-      if (!is_blocked(tile)) {
+      if (!is_blocked(tile) && (EXPERIMENT & 128u) == 0u) {
         post_tile(tile, GS_STATE_READY, aggregate);
       }
       let settled = early_window(early, tile);
@@ -214,7 +212,7 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
       }
       if (done) {
         let inclusive = select(combine(prefix, aggregate), aggregate, tile == 0u);
-        if (tile != 0u) {
+        if (tile != 0u && (EXPERIMENT & 128u) == 0u) {
           post_tile(tile, GS_STATE_INCLUSIVE, inclusive);
         }
         if (tile == P.tile_count - 1u && LID == 0u) {

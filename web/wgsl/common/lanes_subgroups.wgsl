@@ -53,22 +53,10 @@ fn lanes_row_total(rows: ptr<function, array<T, VECTORS_PER_THREAD>>, k: u32) ->
   return subgroupShuffle((*rows)[k], SG_SIZE - 1u);
 }
 
-// The join of `x` over the lanes, in every lane, in no particular order: for commutative
-// operators only (the integer ones).
+// The join of `x` over the lanes, in every lane, in no particular order, by WGSL's subgroup
+// operations (one instruction on some GPUs): integer operators only, whose bits do not
+// depend on the order. Compiled for every type; called for integers only.
 fn lanes_reduce_commutative(x: T) -> T {
-  if ((EXPERIMENT & 8u) != 0u) {
-    return lanes_join_commutative(x);
-  }
-  var y = x;
-  for (var d = 1u; d < SG_SIZE; d <<= 1u) {
-    y = combine(y, subgroupShuffleXor(y, d));
-  }
-  return y;
-}
-
-// The same with the subgroup operations of WGSL (one instruction on some GPUs): integer
-// operators only, where the order does not change the bits.
-fn lanes_join_commutative(x: T) -> T {
   switch (OP) {
     case GS_OP_ADD: { return subgroupAdd(x); }
     case GS_OP_MUL: { return subgroupMul(x); }

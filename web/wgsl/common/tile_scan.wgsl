@@ -29,11 +29,11 @@ fn combine_vector(a: T, v: TV) -> TV {
 // rows one after another from a carry, and the subgroups' totals across the workgroup in
 // slot `slot`. Returns the tile's total (uniform across the workgroup).
 fn scan_loaded(loaded: ptr<function, array<TV, VECTORS_PER_THREAD>>, slot: u32) -> T {
-  if ((EXPERIMENT & 2u) != 0u && !T_IS_FLOAT && slot == SLOT_FALLBACK) {
+  if (!T_IS_FLOAT && slot == SLOT_FALLBACK) {
     // A fallback needs the reduction only. Integer operators are associative and
     // commutative, so any order gives the owner's bits (I2): each thread reduces its
-    // vectors, and the lanes scan once instead of once per row (shaders/common/
-    // tile_scan.glsl does the same).
+    // vectors, and the lanes join once instead of scanning every row (as shaders/common/
+    // tile_scan.glsl does; docs/performance.md W9).
     var total = identity();
     for (var k = 0u; k < VECTORS_PER_THREAD; k++) {
       total = combine(total, thread_scan((*loaded)[k]).w);
