@@ -186,7 +186,7 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
   var cursor = tile - 1u;
   var prefix = identity();
   // Diagnostics under EXPERIMENT (wrong results, timing only): bit 16 no look-back, 64 no
-  // early window, 128 no posts.
+  // early window, 128 no posts, 256 no fallback code.
   var done = tile == 0u || (EXPERIMENT & 16u) != 0u;
   if (is_lookback_lane()) {
     if (tile == 0u) {
@@ -230,7 +230,10 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
     if (fallback_tile == LOOKBACK_DONE) {
       break;
     }
-    var reduction = tile_local_scan(fallback_tile, SLOT_FALLBACK);
+    if ((EXPERIMENT & 256u) != 0u) {
+      break;  // diagnostic: no fallback code at all
+    }
+    var reduction = fallback_reduction(fallback_tile);
     if (fallback_tile == 0u) {
       reduction = combine(init_value(), reduction);
     }
