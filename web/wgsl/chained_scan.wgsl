@@ -203,45 +203,80 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
       }
     }
   }
-  loop {
-    // The look-back lanes' next step; then the workgroup learns what to do
-    // (LOOKBACK_DONE, or the tile to reduce for a fallback) and what precedes the tile.
-    if (is_lookback_lane()) {
-      if (!done) {
-        done = look_back(tile, &cursor, &prefix);
-      }
-      if (done) {
-        let inclusive = select(combine(prefix, aggregate), aggregate, tile == 0u);
-        if (tile != 0u && (EXPERIMENT & 128u) == 0u) {
-          post_tile(tile, GS_STATE_INCLUSIVE, inclusive);
-        }
-        if (tile == P.tile_count - 1u && LID == 0u) {
-          atomicStore(&control[control_word(WEB_CONTROL_CARRY)], t_bits(inclusive));
-        }
-        if (LID == 0u) {
-          wg_prefix = select(prefix, init_value(), tile == 0u);
-        }
-      }
-      if (LID == 0u) {
-        wg_lookback = select(cursor, LOOKBACK_DONE, done);
+  var fallback_tile = lookback_round(tile, aggregate, &done, &cursor, &prefix);
+  if ((EXPERIMENT & 1024u) != 0u && fallback_tile != LOOKBACK_DONE) {
+    // EXPERIMENT bit 1024, not yet measured (docs/performance.md W16): the owned tile is let
+    // go while fallbacks run, so that its registers serve the fallback's tile instead of
+    // adding to it (every workgroup pays for the most registers live anywhere in the kernel:
+    // W14 measured the fallback code's mere presence at a third of the speed), and is read
+    // and scanned again after them, to the same bits.
+    loop {
+      fallback_round(fallback_tile, &done, &cursor, &prefix);
+      fallback_tile = lookback_round(tile, aggregate, &done, &cursor, &prefix);
+      if (fallback_tile == LOOKBACK_DONE) {
+        break;
       }
     }
-    let fallback_tile = workgroupUniformLoad(&wg_lookback);
+    var again = load_thread_vectors(tile);
+    _ = scan_loaded(&again, SLOT_OWN);
+    finish_tile(tile);
+    return;
+  }
+  loop {
     if (fallback_tile == LOOKBACK_DONE) {
       break;
     }
     if ((EXPERIMENT & 256u) != 0u) {
       break;  // diagnostic: no fallback code at all
     }
-    var reduction = fallback_reduction(fallback_tile);
-    if (fallback_tile == 0u) {
-      reduction = combine(init_value(), reduction);
+    fallback_round(fallback_tile, &done, &cursor, &prefix);
+    fallback_tile = lookback_round(tile, aggregate, &done, &cursor, &prefix);
+  }
+  finish_tile(tile);
+}
+
+// The look-back lanes' next step, then what the workgroup learns: LOOKBACK_DONE (and in
+// wg_prefix what precedes the tile), or the tile to reduce for a fallback. Call from uniform
+// control flow.
+fn lookback_round(tile: u32, aggregate: T, done: ptr<function, bool>, cursor: ptr<function, u32>,
+                  prefix: ptr<function, T>) -> u32 {
+  if (is_lookback_lane()) {
+    if (!*done) {
+      *done = look_back(tile, cursor, prefix);
     }
-    if (is_lookback_lane()) {
-      done = insert_fallback(&cursor, &prefix, reduction);
+    if (*done) {
+      let inclusive = select(combine(*prefix, aggregate), aggregate, tile == 0u);
+      if (tile != 0u && (EXPERIMENT & 128u) == 0u) {
+        post_tile(tile, GS_STATE_INCLUSIVE, inclusive);
+      }
+      if (tile == P.tile_count - 1u && LID == 0u) {
+        atomicStore(&control[control_word(WEB_CONTROL_CARRY)], t_bits(inclusive));
+      }
+      if (LID == 0u) {
+        wg_prefix = select(*prefix, init_value(), tile == 0u);
+      }
+    }
+    if (LID == 0u) {
+      wg_lookback = select(*cursor, LOOKBACK_DONE, *done);
     }
   }
+  return workgroupUniformLoad(&wg_lookback);
+}
 
+// The workgroup reduces tile `fallback_tile` and the look-back lanes offer it (insert_fallback).
+// Call from uniform control flow.
+fn fallback_round(fallback_tile: u32, done: ptr<function, bool>, cursor: ptr<function, u32>,
+                  prefix: ptr<function, T>) {
+  var reduction = tile_local_scan(fallback_tile, SLOT_FALLBACK);
+  if (fallback_tile == 0u) {
+    reduction = combine(init_value(), reduction);
+  }
+  if (is_lookback_lane()) {
+    *done = insert_fallback(cursor, prefix, reduction);
+  }
+}
+
+fn finish_tile(tile: u32) {
   if (STATISTICS && LID == 0u) {
     add_statistics();
   }

@@ -71,29 +71,6 @@ fn tile_local_scan(tile: u32, slot: u32) -> T {
   return scan_loaded(&loaded, slot);
 }
 
-// A fallback's reduction of `tile`. EXPERIMENT bit 512, integers: one vector at a time, in a
-// loop whose bound the compiler cannot see (VECTORS_PER_THREAD at run time), so that the
-// fallback's loads do not occupy a tile's worth of registers beside the owned tile's.
-fn fallback_reduction(tile: u32) -> T {
-  if ((EXPERIMENT & 512u) != 0u && !T_IS_FLOAT) {
-    let rows = min(VECTORS_PER_THREAD, P.tile_count + VECTORS_PER_THREAD);
-    let full = is_full_tile(tile);
-    var total = identity();
-    for (var k = 0u; k < rows; k++) {
-      let v = tile_vector_index(tile, k);
-      var x: TV;
-      if (full) {
-        x = in_vectors[v];
-      } else {
-        x = load_vector(v);
-      }
-      total = combine(total, thread_scan(x).w);
-    }
-    return wg_join_subgroups(SLOT_FALLBACK, lanes_reduce_commutative(total)).total;
-  }
-  return tile_local_scan(tile, SLOT_FALLBACK);
-}
-
 // Writes the owned tile, whose predecessors reduce to `tile_prefix`: its inclusive or
 // exclusive scan, or for a reduction the last tile's total as the one output (out_tail[0]).
 fn store_tile(tile: u32, tile_prefix: T) {

@@ -1,0 +1,12 @@
+import { create, globals } from "webgpu";
+import { Scanner } from "/work/wt-webgpu/web/src/index.mjs";
+Object.assign(globalThis, globals);
+const toggles = (process.argv[2] ?? "").split(";").filter(Boolean);
+const gpu = create(toggles);
+globalThis.g = gpu;
+const adapter = await gpu.requestAdapter();
+const device = await adapter.requestDevice({ requiredFeatures: ["subgroups"].filter(f=>adapter.features.has(f)) });
+device.addEventListener?.("uncapturederror", e => console.error(e.error.message));
+const s = await Scanner.create(device, JSON.parse(process.argv[3]));
+console.log("ok", s.config);
+device.destroy();
