@@ -10,6 +10,7 @@
 //                      [--dtype u32] [--op add] [--kind inclusive] [--blocking-mask M]
 //                      [--stats] [--tile-order dispatch|counter] [--vectors-per-thread V]
 //                      [--lookback-lanes subgroup|single] [--dawn-toggles a,b]
+//                      [--variants "name:option=value+option=value;name2:..."]
 //                      [--device NAME] [--commit SHA] [--csv FILE]
 import { writeFileSync } from "node:fs";
 import { create, globals } from "webgpu";
@@ -28,7 +29,7 @@ function parseArgs(argv) {
   const args = {
     algorithms: "csdldf,rts,memcpy", sizes: "16:28", runs: 20, dtype: "u32", op: "add",
     kind: "inclusive", blockingMask: undefined, stats: false, tileOrder: undefined,
-    vectorsPerThread: undefined, lookbackLanes: undefined, dawnToggles: "", device: "", commit: process.env.GPUSCAN_COMMIT ?? "", csv: "",
+    vectorsPerThread: undefined, lookbackLanes: undefined, variants: "", dawnToggles: "", device: "", commit: process.env.GPUSCAN_COMMIT ?? "", csv: "",
   };
   for (let i = 2; i < argv.length; i++) {
     const key = argv[i].replace(/^--/, "").replace(/-([a-z])/g, (_, c) => c.toUpperCase());
@@ -43,6 +44,19 @@ function parseArgs(argv) {
   args.algorithms = args.algorithms.split(",");
   if (args.blockingMask !== undefined) args.blockingMask = Number(args.blockingMask);
   if (args.vectorsPerThread !== undefined) args.vectorsPerThread = Number(args.vectorsPerThread);
+  // --variants "a:;b:subgroupSize=32+experiment=1": the chained scans once per variant, each
+  // with these Scanner options on top (numbers or words), labelled algorithm:name.
+  args.variants = args.variants
+    ? args.variants.split(";").filter(Boolean).map((v) => {
+      const [name, list = ""] = v.split(":");
+      const options = {};
+      for (const kv of list.split("+").filter(Boolean)) {
+        const [k, value] = kv.split("=");
+        options[k] = /^-?\d+$/.test(value) ? Number(value) : value;
+      }
+      return { name, options };
+    })
+    : [{ name: "", options: {} }];
   return args;
 }
 
@@ -101,52 +115,75 @@ async function main() {
   // One configuration per algorithm; with --blocking-mask the chained scans run both
   // unblocked and blocked, so that their ratio comes from one process.
   const configs = [];
-  for (const algorithm of args.algorithms) {
-    const chained = algorithm === "csdldf" || algorithm === "csdl";
-    for (const blockingMask of chained && args.blockingMask !== undefined ? [undefined, args.blockingMask] : [undefined]) {
-      const options = { dtype: args.dtype, op: args.op, kind: args.kind, algorithm, blockingMask };
-      if (args.tileOrder && algorithm === "csdldf") options.tileOrder = args.tileOrder;
-      if (args.vectorsPerThread) options.vectorsPerThread = args.vectorsPerThread;
-      if (args.lookbackLanes && chained) options.lookbackLanes = args.lookbackLanes;
-      if (args.stats && chained) options.statistics = true;
-      const scanner = await Scanner.create(device, options);
-      const label = blockingMask === undefined ? algorithm : `${algorithm}/blocked`;
-      configs.push({ label, algorithm, scanner, validator: await Validator.create(device, scanner, WARMUP + args.runs) });
+  for (const base of args.algorithms) {
+    const chained = base === "csdldf" || base === "csdl";
+    for (const variant of chained ? args.variants : [{ name: "", options: {} }]) {
+      const algorithm = variant.name ? `${base}:${variant.name}` : base;
+      for (const blockingMask of chained && args.blockingMask !== undefined ? [undefined, args.blockingMask] : [undefined]) {
+        const options = { dtype: args.dtype, op: args.op, kind: args.kind, algorithm: base, blockingMask };
+        if (args.tileOrder && base === "csdldf") options.tileOrder = args.tileOrder;
+        if (args.vectorsPerThread) options.vectorsPerThread = args.vectorsPerThread;
+        if (args.lookbackLanes && chained) options.lookbackLanes = args.lookbackLanes;
+        if (args.stats && chained) options.statistics = true;
+        Object.assign(options, variant.options);
+        const scanner = await Scanner.create(device, options);
+        const label = blockingMask === undefined ? algorithm : `${algorithm}/blocked`;
+        configs.push({ label, algorithm, scanner, validator: await Validator.create(device, scanner, WARMUP + args.runs) });
+      }
     }
   }
-  const querySet = device.createQuerySet({ type: "timestamp", count: 2 * (WARMUP + args.runs) });
-  const resolve = device.createBuffer({ size: 16 * (WARMUP + args.runs), usage: U.QUERY_RESOLVE | U.COPY_SRC });
-  const read = device.createBuffer({ size: 16 * (WARMUP + args.runs), usage: U.MAP_READ | U.COPY_DST });
+  // Run r of every configuration, then run r + 1: a slow spell of the device hits all alike
+  // (docs/performance.md, "Same input, taking turns"). Configuration c's run r writes
+  // timestamps 2 * (c * total + r) and the one after.
+  const total = WARMUP + args.runs;
+  const stampCount = 2 * total * configs.length;
+  const querySet = device.createQuerySet({ type: "timestamp", count: stampCount });
+  const resolve = device.createBuffer({ size: 8 * stampCount, usage: U.QUERY_RESOLVE | U.COPY_SRC });
+  const read = device.createBuffer({ size: 8 * stampCount, usage: U.MAP_READ | U.COPY_DST });
+
+  // The device kept busy for about half a second before the first timed run, so that its
+  // clocks are up (docs/performance.md V12: an idle H100 started timing at 345 MHz).
+  {
+    const encoder = device.createCommandEncoder();
+    for (let i = 0; i < 500; i++) encoder.copyBufferToBuffer(input, 0, output, 0, 4 * maxN);
+    device.queue.submit([encoder.finish()]);
+    await device.queue.onSubmittedWorkDone();
+  }
 
   const rows = [];
   const date = new Date().toISOString();
   for (const n of args.sizes) {
     const results = {};
-    for (const { label, scanner, validator } of configs) {
-      const total = WARMUP + args.runs;
-      const recordings = [];
-      for (let r = 0; r < total; r++) {
+    const recordings = configs.map(() => []);
+    for (let r = 0; r < total; r++) {
+      configs.forEach(({ scanner, validator }, c) => {
+        const at = 2 * (c * total + r);
         const encoder = device.createCommandEncoder();
         encoder.clearBuffer(flush);
         encoder.clearBuffer(output, 0, 4 * n);
-        recordings.push(scanner.record(encoder, input, output, n, {
-          timestampWrites: { querySet, beginningOfPassWriteIndex: 2 * r, endOfPassWriteIndex: 2 * r + 1 },
+        recordings[c].push(scanner.record(encoder, input, output, n, {
+          timestampWrites: { querySet, beginningOfPassWriteIndex: at, endOfPassWriteIndex: at + 1 },
         }));
         validator.record(encoder, input, output, n, r);
         device.queue.submit([encoder.finish()]);
-      }
-      const encoder = device.createCommandEncoder();
-      encoder.resolveQuerySet(querySet, 0, 2 * total, resolve, 0);
-      encoder.copyBufferToBuffer(resolve, 0, read, 0, 16 * total);
-      device.queue.submit([encoder.finish()]);
-      await read.mapAsync(GPUMapMode.READ);
-      const stamps = new BigUint64Array(read.getMappedRange().slice(0));
-      read.unmap();
+      });
+    }
+    const encoder = device.createCommandEncoder();
+    encoder.resolveQuerySet(querySet, 0, stampCount, resolve, 0);
+    encoder.copyBufferToBuffer(resolve, 0, read, 0, 8 * stampCount);
+    device.queue.submit([encoder.finish()]);
+    await read.mapAsync(GPUMapMode.READ);
+    const stamps = new BigUint64Array(read.getMappedRange().slice(0));
+    read.unmap();
+    for (const [c, { label, scanner, validator }] of configs.entries()) {
       const times = [];
-      for (let r = WARMUP; r < total; r++) times.push(Number(stamps[2 * r + 1] - stamps[2 * r]) / 1e6);
+      for (let r = WARMUP; r < total; r++) {
+        const at = 2 * (c * total + r);
+        times.push(Number(stamps[at + 1] - stamps[at]) / 1e6);
+      }
       const errors = (await validator.counts()).slice(WARMUP);
-      const statistics = scanner.config.statistics ? await recordings[total - 1].check() : null;
-      for (const rec of recordings) rec.release();
+      const statistics = scanner.config.statistics ? await recordings[c][total - 1].check() : null;
+      for (const rec of recordings[c]) rec.release();
       const ms = median(times);
       results[label] = {
         ms, gelems: n / (ms * 1e-3) / 1e9, validated: errors.filter((e) => e === 0).length, statistics,

@@ -3,7 +3,10 @@
 # (see /work/notes for the device tool). Expects, beside this script in a staging folder:
 # node.xz (the node binary), dawn.node.xz (npm webgpu's dist/linux-x64/dawn.node), gl/ (the
 # Vulkan loader .debs, /work/shared/tools/vulkan-loader-debs.sh) and pkg/ (web/ without
-# dawn.node). Writes logs and CSVs to $OUT. Usage: gpu-run.sh COMMIT [all|tests|bench|sweep]
+# dawn.node). Writes logs and CSVs to $OUT. Usage: gpu-run.sh COMMIT [all|tests|bench|sweep|ab]
+# ab: A/B of kernel variants and Dawn toggles: one process per entry of AB_TOGGLES (space-
+# separated, "none" for no toggles, taken in that order so that sets alternate), each
+# running every variant of AB_VARIANTS (bench.mjs --variants) beside memcpy and rts.
 set -uo pipefail
 cd "$(dirname "$0")"
 commit=${1:-unknown}
@@ -40,4 +43,16 @@ if [[ $what == all || $what == bench ]]; then
     --device "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1 | sed 's/, / (Dawn Vulkan; driver /; s/$/)/')" \
     2>"$out/bench.log"
   echo "bench exit $?" >>"$out/bench.log"
+fi
+if [[ $what == ab ]]; then
+  i=0
+  for toggles in ${AB_TOGGLES:-none}; do
+    i=$((i + 1))
+    t=(); [[ $toggles != none ]] && t=(--dawn-toggles "$toggles")
+    echo "== process $i toggles $toggles" >>"$out/ab.log"
+    timeout "${AB_TIMEOUT:-90}" node bench.mjs --sizes "${AB_SIZES:-24:28}" --runs "${AB_RUNS:-20}" \
+      --algorithms "${AB_ALGORITHMS:-csdldf,rts,memcpy}" --blocking-mask 1 ${AB_STATS:+--stats} "${t[@]}" \
+      --variants "$AB_VARIANTS" --commit "$commit" --csv "$out/ab-$i.csv" >>"$out/ab.log" 2>&1
+    echo "exit $?" >>"$out/ab.log"
+  done
 fi

@@ -49,7 +49,9 @@ export class Scanner {
    *   maxSpins (csdldf patience, default 4). Test and benchmark knobs: blockingMask
    *   (simulated blocking, docs/protocol.md section 3), statistics, tileOrder
    *   (counter|dispatch), vectorsPerThread, maxChunkElements, lookbackLanes
-   *   (subgroup|single).
+   *   (subgroup|single), subgroupSize (compile the device's one subgroup size into the
+   *   kernels; 0: read it at run time), experiment (bits of kernel changes under
+   *   measurement, docs/performance.md).
    */
   static async create(device, options = {}) {
     if (!device || typeof device.createShaderModule !== "function") {
@@ -58,6 +60,7 @@ export class Scanner {
     const known = new Set([
       "dtype", "op", "kind", "algorithm", "subgroups", "maxSpins", "blockingMask",
       "statistics", "tileOrder", "vectorsPerThread", "maxChunkElements", "lookbackLanes",
+      "subgroupSize", "experiment",
     ]);
     for (const key of Object.keys(options)) {
       if (!known.has(key)) throw new UsageError(`unknown option "${key}"`);
@@ -110,13 +113,30 @@ export class Scanner {
     if (lookbackLanes === "subgroup" && !subgroups) {
       throw new UsageError('lookbackLanes "subgroup" needs subgroups');
     }
+    // A GPU that runs one subgroup size gets it compiled in, as the Vulkan kernels take it
+    // as a specialization constant (docs/performance.md W7); CPU drivers keep the run-time
+    // size, which the tests cover there.
+    const oneSize = info.subgroupMinSize !== undefined && info.subgroupMinSize === info.subgroupMaxSize;
+    const subgroupSize = options.subgroupSize ?? (subgroups && !cpu && oneSize ? info.subgroupMinSize : 0);
+    if (subgroupSize !== 0) {
+      if (!subgroups) throw new UsageError("subgroupSize needs subgroups");
+      const lo = info.subgroupMinSize ?? WEB.MIN_SUBGROUP_SIZE;
+      const hi = info.subgroupMaxSize ?? 128;
+      if (!Number.isInteger(subgroupSize) || (subgroupSize & (subgroupSize - 1)) !== 0 || subgroupSize < lo || subgroupSize > hi) {
+        throw new UsageError(`subgroupSize ${subgroupSize} is not a power of two in the device's ${lo}..${hi}`);
+      }
+    }
+    const experiment = options.experiment ?? 0;
+    if (!Number.isInteger(experiment) || experiment < 0) {
+      throw new UsageError(`experiment ${experiment} is not a set of bits`);
+    }
     const statistics = Boolean(options.statistics);
     if (statistics && !(algorithm === "csdldf" || algorithm === "csdl")) {
       throw new UsageError("statistics are counted by the chained scans (csdldf, csdl) only");
     }
     const cfg = {
       dtype, op, kind, algorithm, subgroups, tileOrder, vectorsPerThread, maxSpins,
-      statistics, blockingMask, lookbackLanes,
+      statistics, blockingMask, lookbackLanes, subgroupSize, experiment,
     };
     const tileElements = 4 * WORKGROUP_SIZE * vectorsPerThread;
     const bindingElements = Math.floor(device.limits.maxStorageBufferBindingSize / 4);

@@ -7,6 +7,17 @@ import { INTERFACE_WGSL, KERNELS } from "./generated.mjs";
 import { KINDS, monoidWgsl } from "./monoid.mjs";
 import { DeviceError, WEB, WORKGROUP_SIZE } from "./errors.mjs";
 
+// The subgroup size of common/lanes_subgroups.wgsl: a constant where the host knows the
+// device's one size (as the Vulkan kernels' SUBGROUP_SIZE specialization constant), else
+// read from the builtin at run time. A kernel whose subgroups differ from the constant says
+// so through the layout flag.
+function subgroupSizeWgsl(size) {
+  if (size) {
+    return `const SG_SIZE: u32 = ${size}u;\nfn set_subgroup_size(size: u32) {}`;
+  }
+  return "var<private> SG_SIZE: u32;\nfn set_subgroup_size(size: u32) { SG_SIZE = size; }";
+}
+
 function wgslPrelude(cfg) {
   const lines = [];
   if (cfg.subgroups) {
@@ -28,7 +39,9 @@ function wgslPrelude(cfg) {
   c("STATISTICS", "bool", cfg.statistics);
   c("PHASE", "u32", `${cfg.phase ?? 0}u`);
   c("MODE", "u32", `${cfg.mode ?? 0}u`);
+  c("EXPERIMENT", "u32", `${cfg.experiment ?? 0}u`);
   lines.push(monoidWgsl(cfg.dtype, cfg.op));
+  if (cfg.subgroups) lines.push(subgroupSizeWgsl(cfg.subgroupSize));
   lines.push(cfg.subgroups ? KERNELS.lanes_subgroups : KERNELS.lanes_emulated);
   if (cfg.lookback) {
     const lanes = cfg.subgroups && cfg.lookbackLanes !== "single";

@@ -160,19 +160,30 @@ test("the path without the subgroups feature", async (t) => {
 });
 
 test("the look-back by a subgroup (the GPU default) and by one invocation agree", async () => {
-  // CPU drivers default to one invocation; the subgroup's window read (a word a lane, shared
-  // through shuffles) is proved here on a few configurations, with blocking and chunks.
+  // CPU drivers default to one invocation and to the subgroup size read at run time; the
+  // subgroup's window read (a word a lane, shared through shuffles), with the size read or
+  // compiled in (the GPU default where the device runs one size), is proved here on a few
+  // configurations, with blocking and chunks.
   const device = await testDevice();
   if (!device.features.has("subgroups")) return;
-  for (const lookbackLanes of ["subgroup", "single"]) {
+  const { subgroupMinSize, subgroupMaxSize } = device.adapterInfo;
+  const lanes = [{ lookbackLanes: "subgroup" }, { lookbackLanes: "single" }];
+  if (subgroupMinSize && subgroupMinSize === subgroupMaxSize) {
+    lanes.push({ lookbackLanes: "subgroup", subgroupSize: subgroupMinSize });
+  }
+  for (const lane of lanes) {
     for (const options of [
       { dtype: "u32", op: "add", blockingMask: 1, statistics: true },
       { dtype: "f32", op: "add", kind: "exclusive", blockingMask: 0 },
       { dtype: "i32", op: "max", kind: "reduce", tileOrder: "dispatch", blockingMask: 3 },
+      { dtype: "u32", op: "xor", tileOrder: "dispatch", blockingMask: 0 },
+      // The fallbacks that let the owned tile go and scan it again (experiment bit 1024).
+      { dtype: "f32", op: "add", kind: "exclusive", blockingMask: 0, experiment: 1024 },
+      { dtype: "i32", op: "add", tileOrder: "dispatch", blockingMask: 1, experiment: 1024 },
     ]) {
-      const scanner = await Scanner.create(device, { ...options, lookbackLanes, maxChunkElements: 8 * 4096 * 6 });
-      assert.equal(scanner.config.lookbackLanes, lookbackLanes);
-      await expectExact(device, scanner, 21 * scanner.tileElements + 3, `${lookbackLanes} ${JSON.stringify(options)}`, { init: options.dtype === "f32" ? 1.5 : undefined });
+      const scanner = await Scanner.create(device, { ...options, ...lane, maxChunkElements: 8 * 4096 * 6 });
+      assert.equal(scanner.config.lookbackLanes, lane.lookbackLanes);
+      await expectExact(device, scanner, 21 * scanner.tileElements + 3, `${JSON.stringify(lane)} ${JSON.stringify(options)}`, { init: options.dtype === "f32" ? 1.5 : undefined });
       scanner.destroy();
     }
   }

@@ -64,11 +64,21 @@ fn look_back(tile: u32, cursor: ptr<function, u32>, prefix: ptr<function, T>) ->
     return true;
   }
   var spins = 0u;
-  if (FALLBACK && !starved) {
-    starved = lookback_uniform(atomicLoad(&control[control_word(GS_CONTROL_STARVED)])) != 0u;
+  // The starvation mark is loaded with the first window, in the same round trip (docs/
+  // protocol.md, "The starvation mark"), and made uniform only once that window's load is
+  // out: a shuffle of the mark before it would hold the window back by a round trip.
+  let read_mark = FALLBACK && !starved;
+  var mark = 0u;
+  if (read_mark) {
+    mark = atomicLoad(&control[control_word(GS_CONTROL_STARVED)]);
   }
+  var first_step = true;
   loop {
     let window = read_window(*cursor);
+    if (read_mark && first_step) {
+      starved = lookback_uniform(mark) != 0u;
+    }
+    first_step = false;
     if (STATISTICS) {
       step_count += 1u;
     }
@@ -101,8 +111,8 @@ fn look_back(tile: u32, cursor: ptr<function, u32>, prefix: ptr<function, T>) ->
 // (docs/protocol.md, "Fallback and insertion"). Returns true when the prefix is complete.
 fn insert_fallback(cursor: ptr<function, u32>, prefix: ptr<function, T>, reduction: T) -> bool {
   let fallback_tile = *cursor;
-  let before = post_tile(fallback_tile, select(GS_STATE_READY, GS_STATE_INCLUSIVE, fallback_tile == 0u),
-                         reduction);
+  let before = post_tile_returning(
+      fallback_tile, select(GS_STATE_READY, GS_STATE_INCLUSIVE, fallback_tile == 0u), reduction);
   let inserted = ((before.x | before.y) & GS_STATE_MASK) == GS_STATE_NOT_READY;
   if (STATISTICS) {
     fallback_count += 1u;
@@ -163,7 +173,7 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
 
   // The look-back lanes read the window before the tile while the tile loads.
   var early: Window;
-  if (is_lookback_lane() && tile != 0u) {
+  if (is_lookback_lane() && tile != 0u && (EXPERIMENT & 64u) == 0u) {
     early = read_window(tile - 1u);
   }
   var loaded = load_thread_vectors(tile);
@@ -175,12 +185,14 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
 
   var cursor = tile - 1u;
   var prefix = identity();
-  var done = tile == 0u;
+  // Diagnostics under EXPERIMENT (wrong results, timing only): bit 16 no look-back, 64 no
+  // early window, 128 no posts, 256 no fallback code.
+  var done = tile == 0u || (EXPERIMENT & 16u) != 0u;
   if (is_lookback_lane()) {
     if (tile == 0u) {
       post_tile(tile, GS_STATE_INCLUSIVE, aggregate);
     } else {
-      if (!is_blocked(tile)) {
+      if (!is_blocked(tile) && (EXPERIMENT & 128u) == 0u) {
         post_tile(tile, GS_STATE_READY, aggregate);
       }
       let settled = early_window(early, tile);
@@ -191,42 +203,80 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
       }
     }
   }
-  loop {
-    // The look-back lanes' next step; then the workgroup learns what to do
-    // (LOOKBACK_DONE, or the tile to reduce for a fallback) and what precedes the tile.
-    if (is_lookback_lane()) {
-      if (!done) {
-        done = look_back(tile, &cursor, &prefix);
-      }
-      if (done) {
-        let inclusive = select(combine(prefix, aggregate), aggregate, tile == 0u);
-        if (tile != 0u) {
-          post_tile(tile, GS_STATE_INCLUSIVE, inclusive);
-        }
-        if (tile == P.tile_count - 1u && LID == 0u) {
-          atomicStore(&control[control_word(WEB_CONTROL_CARRY)], t_bits(inclusive));
-        }
-        if (LID == 0u) {
-          wg_prefix = select(prefix, init_value(), tile == 0u);
-        }
-      }
-      if (LID == 0u) {
-        wg_lookback = select(cursor, LOOKBACK_DONE, done);
+  var fallback_tile = lookback_round(tile, aggregate, &done, &cursor, &prefix);
+  if ((EXPERIMENT & 1024u) != 0u && fallback_tile != LOOKBACK_DONE) {
+    // EXPERIMENT bit 1024, not yet measured (docs/performance.md W16): the owned tile is let
+    // go while fallbacks run, so that its registers serve the fallback's tile instead of
+    // adding to it (every workgroup pays for the most registers live anywhere in the kernel:
+    // W14 measured the fallback code's mere presence at a third of the speed), and is read
+    // and scanned again after them, to the same bits.
+    loop {
+      fallback_round(fallback_tile, &done, &cursor, &prefix);
+      fallback_tile = lookback_round(tile, aggregate, &done, &cursor, &prefix);
+      if (fallback_tile == LOOKBACK_DONE) {
+        break;
       }
     }
-    let fallback_tile = workgroupUniformLoad(&wg_lookback);
+    var again = load_thread_vectors(tile);
+    _ = scan_loaded(&again, SLOT_OWN);
+    finish_tile(tile);
+    return;
+  }
+  loop {
     if (fallback_tile == LOOKBACK_DONE) {
       break;
     }
-    var reduction = tile_local_scan(fallback_tile, SLOT_FALLBACK);
-    if (fallback_tile == 0u) {
-      reduction = combine(init_value(), reduction);
+    if ((EXPERIMENT & 256u) != 0u) {
+      break;  // diagnostic: no fallback code at all
     }
-    if (is_lookback_lane()) {
-      done = insert_fallback(&cursor, &prefix, reduction);
+    fallback_round(fallback_tile, &done, &cursor, &prefix);
+    fallback_tile = lookback_round(tile, aggregate, &done, &cursor, &prefix);
+  }
+  finish_tile(tile);
+}
+
+// The look-back lanes' next step, then what the workgroup learns: LOOKBACK_DONE (and in
+// wg_prefix what precedes the tile), or the tile to reduce for a fallback. Call from uniform
+// control flow.
+fn lookback_round(tile: u32, aggregate: T, done: ptr<function, bool>, cursor: ptr<function, u32>,
+                  prefix: ptr<function, T>) -> u32 {
+  if (is_lookback_lane()) {
+    if (!*done) {
+      *done = look_back(tile, cursor, prefix);
+    }
+    if (*done) {
+      let inclusive = select(combine(*prefix, aggregate), aggregate, tile == 0u);
+      if (tile != 0u && (EXPERIMENT & 128u) == 0u) {
+        post_tile(tile, GS_STATE_INCLUSIVE, inclusive);
+      }
+      if (tile == P.tile_count - 1u && LID == 0u) {
+        atomicStore(&control[control_word(WEB_CONTROL_CARRY)], t_bits(inclusive));
+      }
+      if (LID == 0u) {
+        wg_prefix = select(*prefix, init_value(), tile == 0u);
+      }
+    }
+    if (LID == 0u) {
+      wg_lookback = select(*cursor, LOOKBACK_DONE, *done);
     }
   }
+  return workgroupUniformLoad(&wg_lookback);
+}
 
+// The workgroup reduces tile `fallback_tile` and the look-back lanes offer it (insert_fallback).
+// Call from uniform control flow.
+fn fallback_round(fallback_tile: u32, done: ptr<function, bool>, cursor: ptr<function, u32>,
+                  prefix: ptr<function, T>) {
+  var reduction = tile_local_scan(fallback_tile, SLOT_FALLBACK);
+  if (fallback_tile == 0u) {
+    reduction = combine(init_value(), reduction);
+  }
+  if (is_lookback_lane()) {
+    *done = insert_fallback(cursor, prefix, reduction);
+  }
+}
+
+fn finish_tile(tile: u32) {
   if (STATISTICS && LID == 0u) {
     add_statistics();
   }

@@ -52,3 +52,13 @@ fn lanes_row_prefix(rows: ptr<function, array<T, VECTORS_PER_THREAD>>, k: u32) -
 fn lanes_row_total(rows: ptr<function, array<T, VECTORS_PER_THREAD>>, k: u32) -> T {
   return lanes_rows[k * WORKGROUP_SIZE + WORKGROUP_SIZE - 1u];
 }
+
+// The join of `x` over the lanes, in the last lane at least: for commutative operators only.
+fn lanes_reduce_commutative(x: T) -> T {
+  var rows: array<T, VECTORS_PER_THREAD>;
+  for (var k = 0u; k < VECTORS_PER_THREAD; k++) {
+    rows[k] = select(identity(), x, k == 0u);
+  }
+  lanes_scan_rows(&rows);
+  return rows[0];
+}

@@ -62,8 +62,13 @@ fn early_window(words: Window, tile: u32) -> Early {
 }
 
 // Moves `tile`'s words to `state` carrying `value`; a word already in a later state keeps
-// it. Returns the words as they were before.
-fn post_tile(tile: u32, state: u32, value: T) -> vec2<u32> {
+// it.
+fn post_tile(tile: u32, state: u32, value: T) {
+  _ = post_tile_returning(tile, state, value);
+}
+
+// The same, returning the words as they were before (for an insertion).
+fn post_tile_returning(tile: u32, state: u32, value: T) -> vec2<u32> {
   let bits = t_bits(value);
   let w0 = atomicMax(&spine[TILE_WORDS * tile], state | (bits & GS_PIECE_MASK));
   let w1 = atomicMax(&spine[TILE_WORDS * tile + 1u], state | (bits >> GS_PIECE_BITS));

@@ -20,23 +20,29 @@ fn read_window(cursor: u32) -> Window {
   return atomicLoad(&spine[TILE_WORDS * (cursor - window_slot()) + LANE % TILE_WORDS]);
 }
 
-// The state of this lane's tile if both its words agree, else NOT_READY.
-fn slot_state(word: u32) -> u32 {
-  let state = word & GS_STATE_MASK;
-  return select(GS_STATE_NOT_READY, state, subgroupShuffleXor(state, 1u) == state);
+// A window slot as this lane sees it: the tile's state if both its words agree (else
+// NOT_READY, I4) and its value. One shuffle brings the tile's other word, its state and its
+// piece at once (docs/performance.md W10).
+struct Slot {
+  state: u32,
+  value: T,
 }
-
-// The value of this lane's tile, joined from the pieces of its two lanes.
-fn slot_value(word: u32) -> T {
-  let piece = word & GS_PIECE_MASK;
-  let low = subgroupShuffle(piece, LANE & ~1u);
-  let high = subgroupShuffle(piece, LANE | 1u);
-  return t_from_bits(low | (high << GS_PIECE_BITS));
+fn read_slot(word: u32) -> Slot {
+  let other = subgroupShuffleXor(word, 1u);
+  let state = word & GS_STATE_MASK;
+  let agreed = select(GS_STATE_NOT_READY, state, (other & GS_STATE_MASK) == state);
+  let even = LANE % TILE_WORDS == 0u;
+  let low = select(other, word, even) & GS_PIECE_MASK;
+  let high = select(word, other, even) & GS_PIECE_MASK;
+  return Slot(agreed, t_from_bits(low | (high << GS_PIECE_BITS)));
 }
 
 // The first (or last before `end`) window slot whose first lane votes, or window_tiles().
 fn first_voting_slot(vote: bool) -> u32 {
   let ballot = subgroupBallot(vote && LANE % TILE_WORDS == 0u);
+  if (SG_SIZE <= 32u) {  // folds away where the size is a constant
+    return select(window_tiles(), firstTrailingBit(ballot.x) / TILE_WORDS, ballot.x != 0u);
+  }
   for (var i = 0u; i < 4u; i++) {
     if (ballot[i] != 0u) {
       return (32u * i + firstTrailingBit(ballot[i])) / TILE_WORDS;
@@ -46,6 +52,9 @@ fn first_voting_slot(vote: bool) -> u32 {
 }
 fn last_voting_slot(vote: bool) -> u32 {
   let ballot = subgroupBallot(vote && LANE % TILE_WORDS == 0u);
+  if (SG_SIZE <= 32u) {
+    return select(window_tiles(), firstLeadingBit(ballot.x) / TILE_WORDS, ballot.x != 0u);
+  }
   for (var i = 4u; i > 0u; i--) {
     if (ballot[i - 1u] != 0u) {
       return (32u * (i - 1u) + firstLeadingBit(ballot[i - 1u])) / TILE_WORDS;
@@ -58,6 +67,11 @@ fn last_voting_slot(vote: bool) -> u32 {
 fn reduce_window(value: T, first: u32, end: u32) -> T {
   let slot = window_slot();
   var x = select(identity(), value, LANE % TILE_WORDS == 0u && slot >= first && slot < end);
+  if (!T_IS_FLOAT) {
+    // Integers give the same bits in any order: WGSL's subgroup operation, which some GPUs
+    // run as one instruction, instead of the butterfly's five shuffles (W11).
+    return lanes_reduce_commutative(x);
+  }
   for (var d = 1u; d < SG_SIZE; d <<= 1u) {
     let partner = subgroupShuffleXor(x, d);
     x = select(combine(x, partner), combine(partner, x), (LANE & d) == 0u);
@@ -69,8 +83,9 @@ fn reduce_window(value: T, first: u32, end: u32) -> T {
 // ending with an INCLUSIVE one if it comes before any not-ready slot (then `complete`).
 // Tile `early_end` counts as INCLUSIVE with `early_value` (the early window).
 fn take_window(word: Window, cursor: u32, early_end: u32, early_value: T) -> Taken {
-  var state = slot_state(word);
-  var value = slot_value(word);
+  let read = read_slot(word);
+  var state = read.state;
+  var value = read.value;
   let slot = window_slot();
   if (early_end != NO_TILE && slot <= cursor && cursor - slot == early_end) {
     state = GS_STATE_INCLUSIVE;
@@ -87,8 +102,9 @@ fn take_window(word: Window, cursor: u32, early_end: u32, early_value: T) -> Tak
 // window"): the newest INCLUSIVE slot and the READY slots after it up to the newest
 // not-ready one, joined; `end` is the newest tile of that run (NO_TILE: none).
 fn early_window(word: Window, tile: u32) -> Early {
-  let state = slot_state(word);
-  let value = slot_value(word);
+  let read = read_slot(word);
+  let state = read.state;
+  let value = read.value;
   let slot = window_slot();
   let inclusive = first_voting_slot(state == GS_STATE_INCLUSIVE && slot < tile);
   let not_ready = last_voting_slot(state == GS_STATE_NOT_READY && slot < inclusive);
@@ -101,8 +117,19 @@ fn early_window(word: Window, tile: u32) -> Early {
 }
 
 // Moves `tile`'s words to `state` carrying `value` (lanes 0 and 1, a word each); a word
-// already in a later state keeps it. Returns, in every lane, the words as they were before.
-fn post_tile(tile: u32, state: u32, value: T) -> vec2<u32> {
+// already in a later state keeps it.
+// Nothing is returned, so that no lane waits for the atomics' answers: measured 2-3% faster
+// than posting through post_tile_returning (docs/performance.md W13).
+fn post_tile(tile: u32, state: u32, value: T) {
+  let bits = t_bits(value);
+  if (LANE < TILE_WORDS) {
+    let piece = select(bits >> GS_PIECE_BITS, bits & GS_PIECE_MASK, LANE == 0u);
+    atomicMax(&spine[TILE_WORDS * tile + LANE], state | piece);
+  }
+}
+
+// The same, returning in every lane the words as they were before (for an insertion).
+fn post_tile_returning(tile: u32, state: u32, value: T) -> vec2<u32> {
   let bits = t_bits(value);
   var before = 0u;
   if (LANE < TILE_WORDS) {

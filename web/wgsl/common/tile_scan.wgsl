@@ -29,6 +29,17 @@ fn combine_vector(a: T, v: TV) -> TV {
 // rows one after another from a carry, and the subgroups' totals across the workgroup in
 // slot `slot`. Returns the tile's total (uniform across the workgroup).
 fn scan_loaded(loaded: ptr<function, array<TV, VECTORS_PER_THREAD>>, slot: u32) -> T {
+  if (!T_IS_FLOAT && slot == SLOT_FALLBACK) {
+    // A fallback needs the reduction only. Integer operators are associative and
+    // commutative, so any order gives the owner's bits (I2): each thread reduces its
+    // vectors, and the lanes join once instead of scanning every row (as shaders/common/
+    // tile_scan.glsl does; docs/performance.md W9).
+    var total = identity();
+    for (var k = 0u; k < VECTORS_PER_THREAD; k++) {
+      total = combine(total, thread_scan((*loaded)[k]).w);
+    }
+    return wg_join_subgroups(slot, lanes_reduce_commutative(total)).total;
+  }
   var rows: array<T, VECTORS_PER_THREAD>;
   for (var k = 0u; k < VECTORS_PER_THREAD; k++) {
     (*loaded)[k] = thread_scan((*loaded)[k]);
