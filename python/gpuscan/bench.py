@@ -11,6 +11,10 @@ floats: within 1e-5 of the magnitudes). Two measures per dtype (DESIGN.md sectio
 - ``numpy rules`` (``--numpy-rules``): plain ``cumsum(x)``, which widens int32 to int64 in
   all three frameworks (the algorithm column gets ``[numpy rules]``).
 
+``--shapes BxN,...`` (or ``table``, DESIGN section 8's seven batched shapes) times the scan
+of each row of a B x N array instead (``cumsum(x, axis=-1)``, torch's ``dim=-1``); the CSV's
+``n`` column then holds the shape.
+
 ``--overhead N`` measures the host time of one call on a 2^16-element tensor (median of N
 calls, nothing synchronised between them). Rows go to stdout and ``--csv`` in the DESIGN
 section 7 schema; ``algorithm`` names the implementation (``-host`` rows: median_ms is host
@@ -34,6 +38,16 @@ SHORT = {"int32": "i32", "float32": "f32", "uint32": "u32", "int64": "i64", "uin
 L2_FLUSH_BYTES = 256 << 20
 
 
+TABLE_SHAPES = "1x268435456,64x128256,256x128256,1024x32000,8x16777216,65536x1024,1048576x64"
+
+
+def parse_shapes(text):
+    """"BxN,..." (or "table") -> [(B, N), ...]."""
+    if text == "table":
+        text = TABLE_SHAPES
+    return [tuple(int(v) for v in item.split("x")) for item in text.split(",")]
+
+
 def parse_sizes(text):
     if ":" in text:
         low, high = (int(v) for v in text.split(":"))
@@ -50,15 +64,15 @@ class Torch:
     def device_name(self):
         return self.torch.cuda.get_device_name()
 
-    def random(self, n, dtype, seed):
+    def random(self, shape, dtype, seed):
         t = self.torch
         g = t.Generator(device="cuda").manual_seed(seed)
         if dtype == "float32":
-            return t.rand(n, device="cuda", generator=g)  # non-negative: sums stay well-conditioned
-        return t.randint(-1000, 1001, (n,), device="cuda", dtype=getattr(t, dtype), generator=g)
+            return t.rand(shape, device="cuda", generator=g)  # non-negative: sums stay well-conditioned
+        return t.randint(-1000, 1001, shape, device="cuda", dtype=getattr(t, dtype), generator=g)
 
-    def empty(self, n, dtype):
-        return self.torch.empty(n, dtype=getattr(self.torch, dtype), device="cuda")
+    def empty(self, shape, dtype):
+        return self.torch.empty(shape, dtype=getattr(self.torch, dtype), device="cuda")
 
     def poison(self, a):
         a.view(self.torch.uint8).fill_(0xA5)
@@ -78,16 +92,17 @@ class Torch:
 
 
 def valid(x, out):
-    """On the device: torch tensor `out` is x's inclusive sum, element by element."""
+    """On the device: torch tensor `out` is the inclusive sum of each row of x's last axis,
+    element by element."""
     if out.shape != x.shape:
         return False
     x = x.to(out.dtype)
-    if not bool(out[0] == x[0]):
+    if not bool((out[..., 0] == x[..., 0]).all()):
         return False
-    step = out[1:] - out[:-1]  # wraps for integers, like the scan
+    step = out[..., 1:] - out[..., :-1]  # wraps for integers, like the scan
     if out.dtype.is_floating_point:
-        return bool((abs(step - x[1:]) <= 1e-5 * (abs(out[:-1]) + abs(x[1:])) + 1e-6).all())
-    return bool((step == x[1:]).all())
+        return bool((abs(step - x[..., 1:]) <= 1e-5 * (abs(out[..., :-1]) + abs(x[..., 1:])) + 1e-6).all())
+    return bool((step == x[..., 1:]).all())
 
 
 def implementations(torch_mod, cupy_mod, numpy_rules, dtype):
@@ -95,24 +110,29 @@ def implementations(torch_mod, cupy_mod, numpy_rules, dtype):
     present; out_* are None for the numpy-rules runs."""
     found = []
     if numpy_rules:
-        found.append(("gpuscan.cumsum", lambda x, xc, o, oc: gpuscan.cumsum(x)))
+        found.append(("gpuscan.cumsum", lambda x, xc, o, oc: gpuscan.cumsum(x, axis=-1)))
         if torch_mod:
-            found.append(("torch.cumsum", lambda x, xc, o, oc: torch_mod.cumsum(x, 0)))
+            found.append(("torch.cumsum", lambda x, xc, o, oc: torch_mod.cumsum(x, -1)))
         if cupy_mod:
-            found.append(("cupy.cumsum", lambda x, xc, o, oc: cupy_mod.cumsum(xc)))
+            found.append(("cupy.cumsum", lambda x, xc, o, oc: cupy_mod.cumsum(xc, axis=-1)))
         return [(f"{name} [numpy rules]", call) for name, call in found]
     found.append(("memcpy", lambda x, xc, o, oc: o.copy_(x)))
-    found.append(("gpuscan.cumsum", lambda x, xc, o, oc: gpuscan.cumsum(x, dtype=dtype, out=o)))
+    found.append(("gpuscan.cumsum",
+                  lambda x, xc, o, oc: gpuscan.cumsum(x, dtype=dtype, out=o, axis=-1)))
     if torch_mod:
-        found.append(("torch.cumsum", lambda x, xc, o, oc: torch_mod.cumsum(x, 0, dtype=x.dtype, out=o)))
+        found.append(("torch.cumsum",
+                      lambda x, xc, o, oc: torch_mod.cumsum(x, -1, dtype=x.dtype, out=o)))
     if cupy_mod:
-        found.append(("cupy.cumsum", lambda x, xc, o, oc: cupy_mod.cumsum(xc, dtype=xc.dtype, out=oc)))
+        found.append(("cupy.cumsum",
+                      lambda x, xc, o, oc: cupy_mod.cumsum(xc, axis=-1, dtype=xc.dtype, out=oc)))
     return found
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m gpuscan.bench", description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="26:30", help="LOW:HIGH powers of two, or N1,N2,... (26:30)")
+    parser.add_argument("--shapes", help="BxN,... (rows x row length) or 'table': batched "
+                        "scans of each row instead of --sizes")
     parser.add_argument("--dtypes", default="int32,float32")
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=3)
@@ -144,20 +164,24 @@ def main(argv=None):
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     rows = []
 
-    def emit(algorithm, dtype, n, runs, median_ms, vs_memcpy, validated):
+    def emit(algorithm, dtype, shape, runs, median_ms, vs_memcpy, validated):
+        n = int(np.prod(shape))
+        label = str(n) if len(shape) == 1 else "x".join(str(v) for v in shape)
         gelems = n / (median_ms * 1e6) if median_ms > 0 else 0.0
         ratio = f"{vs_memcpy:.4f}" if vs_memcpy is not None else ""
-        row = (f"{date},{args.commit},{device},cuda,{algorithm},{SHORT[dtype]},add,inclusive,{n},{runs},"
+        row = (f"{date},{args.commit},{device},cuda,{algorithm},{SHORT[dtype]},add,inclusive,{label},{runs},"
                f"{median_ms:.6f},{gelems:.4f},{ratio},{validated},,,,,")
         rows.append(row)
         print(row, flush=True)
 
     print(HEADER, flush=True)
+    shapes = parse_shapes(args.shapes) if args.shapes else [(n,) for n in parse_sizes(args.sizes)]
     for dtype in args.dtypes.split(","):
-        for n in parse_sizes(args.sizes):
-            x = fw.random(n, dtype, args.seed + n)
+        for shape in shapes:
+            n = int(np.prod(shape))
+            x = fw.random(shape, dtype, args.seed + n)
             xc = cupy.from_dlpack(x) if cupy else None
-            out = fw.empty(n, dtype)
+            out = fw.empty(shape, dtype)
             outc = cupy.from_dlpack(out) if cupy else None
             sets = [implementations(torch, cupy, False, np.dtype(dtype))]
             if args.numpy_rules and dtype != "float32":
@@ -192,8 +216,8 @@ def main(argv=None):
                 if "memcpy" in medians:
                     memcpy_ms = medians["memcpy"]
                 for name, median in medians.items():
-                    emit(name, dtype, n, args.runs, median, memcpy_ms / median if memcpy_ms else None,
-                         validated[name])
+                    emit(name, dtype, shape, args.runs, median,
+                         memcpy_ms / median if memcpy_ms else None, validated[name])
             del x, xc, out, outc
             torch.cuda.empty_cache()
             if cupy:
@@ -202,8 +226,8 @@ def main(argv=None):
     if args.overhead:
         n = 1 << 16
         for dtype in args.dtypes.split(","):
-            x = fw.random(n, dtype, args.seed)
-            out = fw.empty(n, dtype)
+            x = fw.random((n,), dtype, args.seed)
+            out = fw.empty((n,), dtype)
             xc = cupy.from_dlpack(x) if cupy else None
             np_dtype = np.dtype(dtype)
             calls = [("gpuscan.cumsum-host", lambda: gpuscan.cumsum(x, dtype=np_dtype)),
@@ -227,7 +251,8 @@ def main(argv=None):
                     call()
                     samples.append(time.perf_counter_ns() - t0)
                 fw.synchronize()
-                emit(name, dtype, n, args.overhead, statistics.median(samples) / 1e6, None, args.overhead)
+                emit(name, dtype, (n,), args.overhead, statistics.median(samples) / 1e6, None,
+                     args.overhead)
 
     if args.csv:
         with open(args.csv, "w") as f:

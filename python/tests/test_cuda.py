@@ -318,7 +318,7 @@ def test_axis_minus_one_scans_each_row(name, kind):
     fw = Frameworks.of(name)
     rng = np.random.default_rng(2811)
     for dtype in (np.int32, np.float32, np.int64):
-        for shape in [(3, 5), (1, 70001), (7001, 1), (64, 12825), (1000, 64), (2, 3, 4), (4, 0)]:
+        for shape in [(3, 5), (1, 70001), (701, 1), (64, 12825), (1000, 64), (2, 3, 4), (4, 0)]:
             x = random_input(rng, dtype, int(np.prod(shape))).reshape(shape)
             init = random_init(rng, dtype, "add") if shape[0] % 2 else None
             if kind == "reduce":
