@@ -205,6 +205,31 @@ int main(void) {
   s = gpuscan_scan_host(device, GPUSCAN_U32, GPUSCAN_ADD, GPUSCAN_EXCLUSIVE, x, x, 4, NULL);
   EXPECT(s == GPUSCAN_OK && x[0] == 0 && x[1] == 1 && x[2] == 3 && x[3] == 6,
          "in place on the host: %d [%u %u %u %u]", s, x[0], x[1], x[2], x[3]);
+  {
+    /* Batched: 3 rows of 4, each scanned on its own from init 100; a reduction per row. */
+    uint32_t rows_in[12], rows_out[12], sums[3], init = 100;
+    for (int i = 0; i < 12; ++i) rows_in[i] = (uint32_t)(i + 1);
+    memset(rows_out, 0xA5, sizeof rows_out);
+    s = gpuscan_scan_rows_host(device, GPUSCAN_U32, GPUSCAN_ADD, GPUSCAN_INCLUSIVE, rows_in,
+                               rows_out, 3, 4, &init);
+    EXPECT(s == GPUSCAN_OK && rows_out[0] == 101 && rows_out[3] == 110 && rows_out[4] == 105 &&
+               rows_out[11] == 142,
+           "rows: %d [%u %u %u %u] '%s'", s, rows_out[0], rows_out[3], rows_out[4], rows_out[11],
+           gpuscan_last_error());
+    s = gpuscan_scan_rows_host(device, GPUSCAN_U32, GPUSCAN_ADD, GPUSCAN_REDUCE, rows_in, sums, 3,
+                               4, NULL);
+    EXPECT(s == GPUSCAN_OK && sums[0] == 10 && sums[1] == 26 && sums[2] == 42,
+           "row sums: %d [%u %u %u]", s, sums[0], sums[1], sums[2]);
+    s = gpuscan_scan_rows_host(device, GPUSCAN_U32, GPUSCAN_ADD, GPUSCAN_INCLUSIVE, rows_in,
+                               rows_out, UINT64_MAX, 2, NULL);
+    EXPECT(s == GPUSCAN_USAGE_ERROR && gpuscan_last_error()[0] != 0, "2^64 rows: %d", s);
+    if (gpuscan_device_backend(device) != GPUSCAN_BACKEND_CUDA) {
+      s = gpuscan_cuda_scan_rows(device, GPUSCAN_U32, GPUSCAN_ADD, GPUSCAN_INCLUSIVE, rows_in,
+                                 rows_out, 3, 4, NULL, NULL);
+      EXPECT(s != GPUSCAN_OK && gpuscan_last_error()[0] != 0,
+             "rows through CUDA on a Vulkan device: %d", s);
+    }
+  }
   gpuscan_device_close(device);
 
   s = gpuscan_device_open((gpuscan_backend)7, NULL, &device);
