@@ -331,7 +331,7 @@ def test_axis_minus_one_scans_each_row(name, kind):
             host = fw.to_host(got)
             want_shape = shape[:-1] if kind == "reduce" else shape
             assert host.shape == want_shape
-            rows = x.reshape(-1, shape[-1])
+            rows = x.reshape(int(np.prod(shape[:-1])), shape[-1])
             for r in range(rows.shape[0]):
                 check(host.reshape(rows.shape[0], -1)[r], rows[r], "add", kind, init,
                       f"{name} {np.dtype(dtype).name} {shape} row {r}")

@@ -29,6 +29,9 @@ struct ScanPolicy {
   // csdldf takes tiles in dispatch order (the workgroup id) rather than from a counter.
   bool dispatch_order;
   std::string_view reason;  // what was measured (docs/performance.md has the numbers)
+  // Tiles of batched scans (DESIGN 3f), whose segmented tile scan needs other registers;
+  // zero: `shape`.
+  TileShapePolicy rows_shape{};
 };
 
 // The first row for `devices` and the element size; a table ends with rows for "any".

@@ -62,6 +62,11 @@ ScanLauncher::ScanLauncher(DType dtype, Op op, Kind kind, Algorithm algorithm,
     if (small_below_bytes_) check_shape(small_shape_, true);
   }
   check_shape(shape_, chained());
+  rows_shape_ = shape_;
+  if (!fixed_shape && chained() && policy.rows_shape.workgroup_size != 0) {
+    rows_shape_ = {policy.rows_shape.workgroup_size, policy.rows_shape.vectors_per_thread};
+    check_shape(rows_shape_, true);
+  }
   chain_.fallback = algorithm == Algorithm::csdldf;
   chain_.max_spins = algorithm == Algorithm::csdl ? csdl_wait_limit : options.tuning.max_spins;
   chain_.blocking_mask = options.blocking_mask.value_or(0xFFFFFFFFu);
@@ -76,16 +81,21 @@ ScanLauncher::ScanLauncher(DType dtype, Op op, Kind kind, Algorithm algorithm,
 std::size_t ScanLauncher::max_elements() const {
   // Tile indices are 32-bit: 2^31 tiles (2^43 elements by default), far beyond any device's
   // memory.
+  const TileShapeChoice smallest = rows_shape_.vectors_per_thread * rows_shape_.block_size <
+                                           shape_.vectors_per_thread * shape_.block_size
+                                       ? rows_shape_
+                                       : shape_;
   return (std::size_t{1} << 31) *
-         tile_elements(dtype_, shape_.block_size, shape_.vectors_per_thread);
+         tile_elements(dtype_, smallest.block_size, smallest.vectors_per_thread);
 }
 
-TileShapeChoice ScanLauncher::shape_for(std::uint64_t n) const {
+TileShapeChoice ScanLauncher::shape_for(std::uint64_t n, bool rows) const {
+  if (rows) return rows_shape_;
   return n * size_of(dtype_) < small_below_bytes_ ? small_shape_ : shape_;
 }
 
-std::uint64_t ScanLauncher::tiles_for(std::uint64_t n) const {
-  const TileShapeChoice shape = shape_for(n);
+std::uint64_t ScanLauncher::tiles_for(std::uint64_t n, bool rows) const {
+  const TileShapeChoice shape = shape_for(n, rows);
   const std::uint64_t per_tile = tile_elements(dtype_, shape.block_size, shape.vectors_per_thread);
   return (n + per_tile - 1) / per_tile;
 }
@@ -93,7 +103,7 @@ std::uint64_t ScanLauncher::tiles_for(std::uint64_t n) const {
 std::uint64_t ScanLauncher::half_words(std::uint64_t max_n) const {
   // The small shape's tiles are smaller: the most tiles of any n up to max_n is that of
   // max_n or of the largest small input.
-  std::uint64_t tiles = tiles_for(max_n);
+  std::uint64_t tiles = std::max(tiles_for(max_n), tiles_for(max_n, true));
   if (small_below_bytes_ != 0) {
     const std::uint64_t small_n =
         std::min<std::uint64_t>(max_n, (small_below_bytes_ - 1) / size_of(dtype_));
@@ -122,10 +132,11 @@ void ScanLauncher::launch(const void* in, void* out, std::uint64_t n, Value init
                      " bytes is too small for " + std::to_string(n) + " elements (" +
                      std::to_string(workspace_bytes(n)) + " needed: workspace_bytes(n))");
   }
-  const TileShapeChoice shape = shape_for(n);
-  const auto tiles = static_cast<std::uint32_t>(tiles_for(n));
   // One whole row is one scan: the plain kernels, without the segmented work.
   const bool one_row = rows.length >= n && rows.phase == 0;
+  const bool batched = rows.length != 0 && !one_row;
+  const TileShapeChoice shape = shape_for(n, batched);
+  const auto tiles = static_cast<std::uint32_t>(tiles_for(n, batched));
   const ScanArgs scan{in,
                       out,
                       n,
@@ -135,7 +146,7 @@ void ScanLauncher::launch(const void* in, void* out, std::uint64_t n, Value init
                       kind_,
                       init.bits,
                       device_init,
-                      one_row ? RowArgs{} : rows};
+                      batched ? rows : RowArgs{}};
   auto* spines =
       reinterpret_cast<std::uint32_t*>(static_cast<std::byte*>(workspace) + kSpineOffset);
   if (!chained()) {

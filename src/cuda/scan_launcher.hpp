@@ -39,8 +39,9 @@ class ScanLauncher {
   DType dtype() const { return dtype_; }
 
  private:
-  TileShapeChoice shape_for(std::uint64_t n) const;
-  std::uint64_t tiles_for(std::uint64_t n) const;
+  // The tiles of a run of n elements; `rows`: a batched run's.
+  TileShapeChoice shape_for(std::uint64_t n, bool rows = false) const;
+  std::uint64_t tiles_for(std::uint64_t n, bool rows = false) const;
   std::uint64_t half_words(std::uint64_t max_n) const;
 
   DType dtype_;
@@ -49,6 +50,7 @@ class ScanLauncher {
   Algorithm algorithm_;
   TileShapeChoice shape_;        // of every launch, or with small_below_bytes_ of large ones
   TileShapeChoice small_shape_;  // of inputs under small_below_bytes_
+  TileShapeChoice rows_shape_;   // of batched runs
   std::size_t small_below_bytes_ = 0;
   ChainArgs chain_;  // the fixed part: spin limit, blocking, variant
 };

@@ -48,24 +48,25 @@ __device__ __forceinline__ typename M::T warp_segmented_scan(typename M::T x, in
 }
 
 // Thread level: segmented inclusive scan of one vector whose first element lies `d` from
-// its row's start. Row starts past n do not count (the last tile's fill is no row). Returns
-// the first element that starts a row, or the vector's size if none does.
+// its row's start and `p` elements into the tile. Row starts at or past `valid` (n, in the
+// last tile) do not count: the last tile's fill is no row. Returns the first element that
+// starts a row, or the vector's size if none does.
 template <class M>
-__device__ __forceinline__ int thread_segmented_scan(Vector<typename M::T>& v, std::uint64_t d,
-                                                     std::uint64_t g, const RowPositions& pos,
-                                                     std::uint64_t n, typename M::T row_init) {
+__device__ __forceinline__ int thread_segmented_scan(Vector<typename M::T>& v, std::uint32_t d,
+                                                     std::uint32_t p, const TileRows& rows,
+                                                     std::uint32_t valid, typename M::T row_init) {
   constexpr int size = Vector<typename M::T>::size;
   int first_start = size;
 #pragma unroll
   for (int e = 0; e < size; ++e) {
-    const bool start = d == 0 && g + e < n;
+    const bool start = d == 0 && p + e < valid;
     if (start) {
       v.x[e] = M::combine(row_init, v.x[e]);
       if (first_start == size) first_start = e;
     } else if (e > 0) {
       v.x[e] = M::combine(v.x[e - 1], v.x[e]);
     }
-    d = d + 1 == pos.length ? 0 : d + 1;
+    d = rows.next(d);
   }
   return first_start;
 }
@@ -109,14 +110,17 @@ __device__ __forceinline__ typename M::T row_tile_local_scan(
   using Shape = TileShape<T, VPT, Team>;
   constexpr int size = Vector<T>::size;
   const std::uint64_t first = Shape::first(tile);
+  const TileRows tile_rows = pos.in_tile(first, kWarpSize * size);
+  const std::uint32_t valid = n - first < Shape::elements() ? n - first : Shape::elements();
   const int lane = lane_id();
   T carry = M::identity();  // the warp's block so far, from its last row start
   bool warp_starts = false;
+  std::uint32_t d = tile_rows.distance(Shape::row_offset(0));
 #pragma unroll
   for (int k = 0; k < VPT; ++k) {
-    const std::uint64_t g = first + Shape::row_offset(k);
+    if (k > 0) d = tile_rows.advance(d);
     const int first_start =
-        thread_segmented_scan<M>(loaded[k], pos.distance(g), g, pos, n, row_init);
+        thread_segmented_scan<M>(loaded[k], d, Shape::row_offset(k), tile_rows, valid, row_init);
     const std::uint32_t mask = __ballot_sync(kFullMask, first_start < size);
     const T inclusive = warp_segmented_scan<M>(loaded[k].last(), last_set_lane_upto(mask));
     const T previous = __shfl_up_sync(kFullMask, inclusive, 1);
@@ -154,20 +158,20 @@ __device__ __forceinline__ typename M::T load_and_reduce_rows(
   load_tile<T, VPT, Team>(in, n, tile, M::identity(), loaded);
   if constexpr (std::is_integral_v<T>) {
     const std::uint64_t first = Shape::first(tile);
-    const std::uint64_t tile_end = first + Shape::elements();
-    const std::uint64_t end = tile_end < n ? tile_end : n;  // past the valid elements
-    const std::uint64_t d = pos.distance(end - 1);
-    const bool starts = d <= end - 1 - first;  // the last element's row began in the tile
-    const std::uint64_t last_start = end - 1 - d;
+    const TileRows tile_rows = pos.in_tile(first, kWarpSize * Vector<T>::size);
+    const std::uint32_t last = (n - first < Shape::elements() ? n - first : Shape::elements()) - 1;
+    const std::uint32_t d = tile_rows.distance(last);
+    const bool starts = d <= last;  // the last element's row began in the tile
+    const std::uint32_t last_start = last - d;
     T total = M::identity();
 #pragma unroll
     for (int k = 0; k < VPT; ++k) {
-      const std::uint64_t g = first + Shape::row_offset(k);
+      const std::uint32_t p = Shape::row_offset(k);
 #pragma unroll
       for (int e = 0; e < Vector<T>::size; ++e) {
         T x = loaded[k].x[e];
-        if (starts && g + e == last_start) x = M::combine(row_init, x);
-        if (!starts || g + e >= last_start) total = M::combine(total, x);
+        if (starts && p + e == last_start) x = M::combine(row_init, x);
+        if (!starts || p + e >= last_start) total = M::combine(total, x);
       }
     }
     block_scan_totals<M, Team>(partials, set, warp_last(warp_inclusive_scan<M>(total)));
@@ -194,27 +198,31 @@ __device__ __forceinline__ void store_tile_rows(
   constexpr int size = Vector<T>::size;
   const int warp = warp_id();
   const std::uint64_t first = Shape::first(tile);
-  const std::uint64_t warp_first = first + Shape::row_offset(0) - lane_id() * size;
+  const TileRows tile_rows = pos.in_tile(first, kWarpSize * size);
+  const std::uint32_t block_first = Shape::row_offset(0) - lane_id() * size;  // in the tile
   // What precedes the elements whose row began before this warp's block: the warps since
   // that row's start, and the tile's prefix if the row began before the tile.
   const T warp_prefix = warp == 0 ? M::identity() : partials.warp_totals[set][warp - 1];
   const bool row_before_tile = (flags.start_warps[set] & ((1u << warp) - 1u)) == 0;
   const T open_prefix = row_before_tile ? M::combine(tile_prefix, warp_prefix) : warp_prefix;
   T before = open_prefix;  // exclusive: the inclusive value of the element before a vector
+  std::uint32_t d0 = tile_rows.distance(Shape::row_offset(0));
 #pragma unroll
   for (int k = 0; k < VPT; ++k) {
-    const std::uint64_t g = first + Shape::row_offset(k);
-    const std::uint64_t d0 = pos.distance(g);
+    const std::uint32_t p = Shape::row_offset(k);
+    if (k > 0) d0 = tile_rows.advance(d0);
     // Only elements before the vector's first row start can have begun before the block.
-    const bool began_before_block = d0 > g - warp_first;
+    const bool began_before_block = d0 > p - block_first;
     // Elements before the vector's first row start (past n: never stored).
-    const std::uint64_t to_start = d0 == 0 ? 0 : pos.length - d0;
+    const std::uint32_t to_start = d0 == 0 ? 0 : tile_rows.span - d0;
     Vector<T> v = rows[k];
 #pragma unroll
     for (int e = 0; e < size; ++e) {
       if (began_before_block && e < to_start) v.x[e] = M::combine(open_prefix, v.x[e]);
     }
     if (kind == Kind::reduce) {
+      // The rows' ends: by the 64-bit position, off the scans' path.
+      const std::uint64_t g = first + p;
       std::uint64_t row, dist;
       pos.locate(g, row, dist);
 #pragma unroll
@@ -231,11 +239,11 @@ __device__ __forceinline__ void store_tile_rows(
       const T previous_lane = __shfl_up_sync(kFullMask, v.last(), 1);
       if (lane_id() != 0) before = previous_lane;
       Vector<T> shifted;
-      std::uint64_t dist = d0;
+      std::uint32_t d = d0;
 #pragma unroll
       for (int e = 0; e < size; ++e) {
-        shifted.x[e] = dist == 0 ? row_init : (e == 0 ? before : v.x[e - 1]);
-        dist = dist + 1 == pos.length ? 0 : dist + 1;
+        shifted.x[e] = d == 0 ? row_init : (e == 0 ? before : v.x[e - 1]);
+        d = tile_rows.next(d);
       }
       store_row<T, VPT, Team>(out, n, tile, k, shifted);
       before = warp_last(v.last());
