@@ -57,7 +57,7 @@ void expect_rows_match(Device& device, const Case& c, std::size_t rows, std::siz
 class BatchedScan : public BackendTest<> {
  protected:
   // Elements per case: CPU drivers take seconds for what GPUs take milliseconds.
-  std::size_t budget() { return is_cpu() ? std::size_t{1} << 18 : std::size_t{1} << 21; }
+  std::size_t budget() { return is_cpu() ? std::size_t{1} << 16 : std::size_t{1} << 21; }
 };
 
 // Row lengths around every boundary of a tile (vectors of 2 or 4 elements, subgroup rows,
@@ -81,8 +81,8 @@ TEST_P(BatchedScan, EveryOperatorWithInitPerRow) {
     for (const Op op : ops_of(dtype)) {
       for (const Kind kind : {Kind::inclusive, Kind::exclusive, Kind::reduce}) {
         const Case c{{dtype, op, kind, Algorithm::csdldf}, {}};
-        expect_rows_match(device(), c, 37, 3001, some_init(dtype));
-        expect_rows_match(device(), c, 3, 20001);
+        expect_rows_match(device(), c, is_cpu() ? 11 : 37, 3001, some_init(dtype));
+        expect_rows_match(device(), c, 3, is_cpu() ? 5001 : 20001);
       }
     }
   }
