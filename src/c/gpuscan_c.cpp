@@ -196,53 +196,56 @@ gpuscan_status gpuscan_scan_rows_host(gpuscan_device device, gpuscan_dtype dtype
   });
 }
 
-gpuscan_status gpuscan_cuda_scan(gpuscan_device device, gpuscan_dtype dtype, gpuscan_op op,
-                                 gpuscan_kind kind, const void* d_in, void* d_out, uint64_t n,
-                                 const void* init, void* stream) {
+}  // extern "C"
+
+namespace {
+
+// gpuscan_cuda_scan and gpuscan_cuda_scan_rows: n elements in `rows` rows (1: one scan).
+gpuscan_status cuda_scan(const char* caller, gpuscan_device device, gpuscan_dtype dtype,
+                         gpuscan_op op, gpuscan_kind kind, const void* d_in, void* d_out,
+                         uint64_t n, uint64_t rows, const void* init, void* stream) {
   return guarded([&] {
     check_device(device);
     const gpuscan::ScanSpec spec{dtype_of(dtype), op_of(op), kind_of(kind),
                                  gpuscan::Algorithm::csdldf};
 #ifdef GPUSCAN_HAS_CUDA
     if (device->cuda_ordinal < 0) {
-      throw gpuscan::UsageError("gpuscan_cuda_scan needs a CUDA device; " + device->name +
+      throw gpuscan::UsageError(std::string(caller) + " needs a CUDA device; " + device->name +
                                 " is a Vulkan device (open it with GPUSCAN_BACKEND_CUDA)");
     }
     gpuscan::cuda::internal::scan_on_device(device->cuda_ordinal, spec, d_in, d_out, n,
                                             static_cast<cudaStream_t>(stream),
-                                            init_value(spec.dtype, init));
+                                            init_value(spec.dtype, init), rows);
 #else
-    (void)spec, (void)d_in, (void)d_out, (void)n, (void)init, (void)stream;
+    (void)caller, (void)spec, (void)d_in, (void)d_out, (void)n, (void)rows, (void)init,
+        (void)stream;
     throw gpuscan::DeviceError("this build of gpuscan has no CUDA backend");
 #endif
   });
+}
+
+}  // namespace
+
+extern "C" {
+
+gpuscan_status gpuscan_cuda_scan(gpuscan_device device, gpuscan_dtype dtype, gpuscan_op op,
+                                 gpuscan_kind kind, const void* d_in, void* d_out, uint64_t n,
+                                 const void* init, void* stream) {
+  return cuda_scan("gpuscan_cuda_scan", device, dtype, op, kind, d_in, d_out, n, 1, init, stream);
 }
 
 gpuscan_status gpuscan_cuda_scan_rows(gpuscan_device device, gpuscan_dtype dtype, gpuscan_op op,
                                       gpuscan_kind kind, const void* d_in, void* d_out,
                                       uint64_t rows, uint64_t row_length, const void* init,
                                       void* stream) {
-  return guarded([&] {
-    check_device(device);
-    const gpuscan::ScanSpec spec{dtype_of(dtype), op_of(op), kind_of(kind),
-                                 gpuscan::Algorithm::csdldf};
-#ifdef GPUSCAN_HAS_CUDA
-    if (device->cuda_ordinal < 0) {
-      throw gpuscan::UsageError("gpuscan_cuda_scan_rows needs a CUDA device; " + device->name +
-                                " is a Vulkan device (open it with GPUSCAN_BACKEND_CUDA)");
-    }
-    if (row_length != 0 && rows > UINT64_MAX / row_length) {
+  if (row_length != 0 && rows > UINT64_MAX / row_length) {
+    return guarded([&] {
       throw gpuscan::UsageError(std::to_string(rows) + " rows of " + std::to_string(row_length) +
                                 " elements are too many");
-    }
-    gpuscan::cuda::internal::scan_on_device(device->cuda_ordinal, spec, d_in, d_out,
-                                            rows * row_length, static_cast<cudaStream_t>(stream),
-                                            init_value(spec.dtype, init), rows);
-#else
-    (void)spec, (void)d_in, (void)d_out, (void)rows, (void)row_length, (void)init, (void)stream;
-    throw gpuscan::DeviceError("this build of gpuscan has no CUDA backend");
-#endif
-  });
+    });
+  }
+  return cuda_scan("gpuscan_cuda_scan_rows", device, dtype, op, kind, d_in, d_out,
+                   rows * row_length, rows, init, stream);
 }
 
 gpuscan_status gpuscan_cuda_pointer_device(const void* d_pointer, int* ordinal) {
