@@ -88,6 +88,14 @@ fn store_tile(tile: u32, tile_prefix: T) {
     if (KIND == GS_KIND_EXCLUSIVE) {
       x = TV(tile_before[k], v.x, v.y, v.z);
     }
-    store_tile_vector(full, tile_vector_index(tile, k), combine_vector(prefix, x));
+    var y = combine_vector(prefix, x);
+    // The tile's first element has nothing before it in the tile: its exclusive value is the
+    // tile's prefix itself, not the prefix combined with identities. They differ for a NaN
+    // init value of min and max, which WGSL's min(NaN, +inf) turns into +inf.
+    let index = tile_vector_index(tile, k);
+    if (KIND == GS_KIND_EXCLUSIVE && index == tile * TILE_VECTORS) {
+      y.x = tile_prefix;
+    }
+    store_tile_vector(full, index, y);
   }
 }
