@@ -67,8 +67,8 @@ gpuscan_status gpuscan_scan_host(gpuscan_device device, gpuscan_dtype dtype, gpu
                                  const void* init_or_null);
 
 /* A batched scan of host arrays (DESIGN 3f): rows x row_length elements, row after row, each
- * row scanned on its own from init; out holds as many (one per row for GPUSCAN_REDUCE). On
- * CUDA devices; others give a USAGE_ERROR for now. */
+ * row scanned on its own from init; out holds as many (one per row for GPUSCAN_REDUCE). Every
+ * backend; in and out may be the same array, as for gpuscan_scan_host. */
 gpuscan_status gpuscan_scan_rows_host(gpuscan_device device, gpuscan_dtype dtype, gpuscan_op op,
                                       gpuscan_kind kind, const void* in, void* out, uint64_t rows,
                                       uint64_t row_length, const void* init_or_null);

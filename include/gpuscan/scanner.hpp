@@ -72,8 +72,8 @@ class Scanner {
 
   // A batched scan (DESIGN 3f): `rows` rows of `row_length` elements each, row after row in
   // `in`, every row scanned on its own, all in one pass; `init` applies at each row's start.
-  // Kind::reduce writes one element per row. The chained algorithms (csdldf, csdl) on CUDA;
-  // other backends refuse it for now.
+  // Kind::reduce writes one element per row. The chained algorithms (csdldf, csdl) on every
+  // backend; rts is refused. Any number of rows and any row length (chunks may cut rows).
   RunResult run_rows(const Buffer& in, Buffer& out, std::size_t rows, std::size_t row_length,
                      std::optional<Value> init = {});
 
