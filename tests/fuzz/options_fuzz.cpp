@@ -3,7 +3,7 @@
 // after "gpuscan". Whatever it holds, parsing must give a command or an exit status, and
 // never crash, hang or throw: 0 with nothing on stderr (--help, --version), or 2 with exactly
 // one "gpuscan: error:" line (the CLI's rule for a bad request). Every argument is also
-// tried as an --init value of each dtype and as a --sizes list. Built and run by
+// tried as an --init value of each dtype, a --sizes list and a --shape list. Built and run by
 // scripts/fuzz (clang, with AddressSanitizer and UBSan); seeds in tests/fuzz/options_corpus.
 #include <cstddef>
 #include <cstdint>
@@ -64,6 +64,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
     } catch (const gpuscan::UsageError&) {
       // The expected answer to anything else.
+    }
+    try {
+      for (const gpuscan::cli::Shape& shape : gpuscan::cli::parse_shapes(argument)) {
+        if (shape.rows == 0 || shape.row_length == 0 ||
+            shape.row_length > (std::size_t{1} << 40) / shape.rows) {
+          __builtin_trap();
+        }
+      }
+    } catch (const gpuscan::UsageError&) {
     }
   }
   return 0;
