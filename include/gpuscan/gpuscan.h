@@ -19,13 +19,24 @@ typedef enum {
   GPUSCAN_FORWARD_PROGRESS_ERROR = 3 /* csdl gave up on a device without forward progress */
 } gpuscan_status;
 
-typedef enum {
+/* The enums that the library takes have int as their underlying type in C++ (in C, an
+ * integer type of the same size, passed alike): every int is then a value of the type in
+ * the library too, so that a value out of range from a C caller (a cast from a bad integer)
+ * is refused with GPUSCAN_USAGE_ERROR rather than being undefined behaviour (UBSan: "load
+ * of value 9, which is not a valid value for type 'gpuscan_dtype'"). */
+#ifdef __cplusplus
+#define GPUSCAN_ENUM_BASE : int
+#else
+#define GPUSCAN_ENUM_BASE
+#endif
+
+typedef enum GPUSCAN_ENUM_BASE {
   GPUSCAN_BACKEND_ANY = 0, /* CUDA if built and a CUDA GPU exists, else the best Vulkan one */
   GPUSCAN_BACKEND_VULKAN = 1,
   GPUSCAN_BACKEND_CUDA = 2
 } gpuscan_backend;
 
-typedef enum {
+typedef enum GPUSCAN_ENUM_BASE {
   GPUSCAN_U32 = 0,
   GPUSCAN_I32,
   GPUSCAN_F32,
@@ -35,7 +46,7 @@ typedef enum {
 } gpuscan_dtype;
 
 /* AND, OR and XOR apply to integer types only. */
-typedef enum {
+typedef enum GPUSCAN_ENUM_BASE {
   GPUSCAN_ADD = 0,
   GPUSCAN_MUL,
   GPUSCAN_MIN,
@@ -45,7 +56,11 @@ typedef enum {
   GPUSCAN_XOR
 } gpuscan_op;
 
-typedef enum { GPUSCAN_INCLUSIVE = 0, GPUSCAN_EXCLUSIVE, GPUSCAN_REDUCE } gpuscan_kind;
+typedef enum GPUSCAN_ENUM_BASE {
+  GPUSCAN_INCLUSIVE = 0,
+  GPUSCAN_EXCLUSIVE,
+  GPUSCAN_REDUCE
+} gpuscan_kind;
 
 typedef struct gpuscan_device_s* gpuscan_device;
 

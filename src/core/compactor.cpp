@@ -10,56 +10,11 @@
 namespace gpuscan {
 namespace {
 
-constexpr std::array<std::pair<Compaction, std::string_view>, 4> compaction_names{{
-    {Compaction::select_if, "select"},
-    {Compaction::select_flagged, "select-flagged"},
-    {Compaction::unique, "unique"},
-    {Compaction::partition, "partition"},
-}};
-constexpr std::array<std::pair<Predicate, std::string_view>, 6> predicate_names{{
-    {Predicate::lt, "lt"},
-    {Predicate::le, "le"},
-    {Predicate::gt, "gt"},
-    {Predicate::ge, "ge"},
-    {Predicate::eq, "eq"},
-    {Predicate::ne, "ne"},
-}};
-
-template <class E, std::size_t N>
-std::string_view name_of(const std::array<std::pair<E, std::string_view>, N>& names, E value) {
-  for (const auto& [e, name] : names) {
-    if (e == value) return name;
-  }
-  return "?";
-}
-
-template <class E, std::size_t N>
-std::optional<E> value_of(const std::array<std::pair<E, std::string_view>, N>& names,
-                          std::string_view text) {
-  for (const auto& [e, name] : names) {
-    if (name == text) return e;
-  }
-  return std::nullopt;
-}
-
 bool is_integer(DType dtype) {
   return !is_float(dtype);
 }
 
 }  // namespace
-
-std::string_view to_string(Compaction v) {
-  return name_of(compaction_names, v);
-}
-std::string_view to_string(Predicate v) {
-  return name_of(predicate_names, v);
-}
-std::optional<Compaction> parse_compaction(std::string_view s) {
-  return value_of(compaction_names, s);
-}
-std::optional<Predicate> parse_predicate(std::string_view s) {
-  return value_of(predicate_names, s);
-}
 
 std::unique_ptr<detail::CompactorImpl> detail::DeviceImpl::make_compactor(const CompactSpec& spec,
                                                                           const testing::Options&) {

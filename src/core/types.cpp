@@ -1,6 +1,7 @@
 #include <array>
 #include <utility>
 
+#include "gpuscan/compactor.hpp"
 #include "gpuscan/types.hpp"
 #include "shaders/common/interface.h"
 
@@ -37,6 +38,17 @@ constexpr Names<Algorithm, 3> algorithm_names{
     {{Algorithm::csdldf, "csdldf"}, {Algorithm::csdl, "csdl"}, {Algorithm::rts, "rts"}}};
 constexpr Names<Backend, 3> backend_names{
     {{Backend::any, "any"}, {Backend::vulkan, "vulkan"}, {Backend::cuda, "cuda"}}};
+constexpr Names<Compaction, 4> compaction_names{{{Compaction::select_if, "select"},
+                                                 {Compaction::select_flagged, "select-flagged"},
+                                                 {Compaction::unique, "unique"},
+                                                 {Compaction::partition, "partition"}}};
+constexpr Names<Predicate, 6> predicate_names{{{Predicate::lt, "lt"},
+                                               {Predicate::le, "le"},
+                                               {Predicate::gt, "gt"},
+                                               {Predicate::ge, "ge"},
+                                               {Predicate::eq, "eq"},
+                                               {Predicate::ne, "ne"}}};
+
 template <class E, std::size_t N>
 std::string_view name_of(const Names<E, N>& names, E value) {
   for (const auto& [v, name] : names) {
@@ -71,6 +83,13 @@ std::string_view to_string(Backend v) {
   return name_of(backend_names, v);
 }
 
+std::string_view to_string(Compaction v) {
+  return name_of(compaction_names, v);
+}
+std::string_view to_string(Predicate v) {
+  return name_of(predicate_names, v);
+}
+
 std::optional<DType> parse_dtype(std::string_view s) {
   return parse(dtype_names, s);
 }
@@ -85,6 +104,13 @@ std::optional<Algorithm> parse_algorithm(std::string_view s) {
 }
 std::optional<Backend> parse_backend(std::string_view s) {
   return parse(backend_names, s);
+}
+
+std::optional<Compaction> parse_compaction(std::string_view s) {
+  return parse(compaction_names, s);
+}
+std::optional<Predicate> parse_predicate(std::string_view s) {
+  return parse(predicate_names, s);
 }
 
 std::size_t size_of(DType dtype) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <span>
 
+#include "option_values.hpp"
 #include "output_file.hpp"
 #include "report.hpp"
 
@@ -26,18 +27,6 @@ std::string utc_now() {
   char text[32];
   std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm);
   return text;
-}
-
-// The largest benchmark size: 2^40 elements, as for LO:HI (more than any device holds, and
-// far from where a size in bytes would overflow).
-constexpr std::size_t max_size_log2 = 40;
-
-// Digits only: std::stoull alone would take "-1" as 2^64 - 1 and skip leading spaces.
-std::size_t parse_count(const std::string& text) {
-  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) {
-    throw std::invalid_argument(text);
-  }
-  return std::stoull(text);  // out_of_range past 2^64 - 1
 }
 
 bool is_bitwise(Op op) {
@@ -71,78 +60,6 @@ BenchRow make_row(const BenchRow& common, const BenchResult& r, std::size_t n, i
 }
 
 }  // namespace
-
-std::vector<std::size_t> parse_sizes(const std::string& text) {
-  std::vector<std::size_t> sizes;
-  try {
-    if (const auto colon = text.find(':'); colon != std::string::npos) {
-      const std::size_t lo = parse_count(text.substr(0, colon));
-      const std::size_t hi = parse_count(text.substr(colon + 1));
-      if (lo > hi || hi > max_size_log2) throw std::invalid_argument(text);
-      for (std::size_t k = lo; k <= hi; ++k) sizes.push_back(std::size_t{1} << k);
-    } else {
-      std::size_t start = 0;
-      while (start <= text.size()) {
-        const std::size_t end = std::min(text.find(',', start), text.size());
-        sizes.push_back(parse_count(text.substr(start, end - start)));
-        start = end + 1;
-      }
-    }
-  } catch (const std::exception&) {
-    throw UsageError("--sizes '" + text +
-                     "' is neither LO:HI (powers of two, LO <= HI <= 40) nor N1,N2,... (whole "
-                     "numbers)");
-  }
-  for (std::size_t n : sizes) {
-    if (n == 0) throw UsageError("--sizes: a benchmark size must be at least 1");
-    if (n > std::size_t{1} << max_size_log2) {
-      throw UsageError("--sizes: " + std::to_string(n) + " is more than 2^40 elements");
-    }
-  }
-  return sizes;
-}
-
-std::vector<Shape> parse_shapes(const std::string& text) {
-  if (text == "table") {
-    // DESIGN section 8 (issue: batched scans): one long row to a million short ones.
-    return {{1, std::size_t{1} << 28},
-            {64, 128256},
-            {256, 128256},
-            {1024, 32000},
-            {8, std::size_t{1} << 24},
-            {65536, 1024},
-            {std::size_t{1} << 20, 64}};
-  }
-  std::vector<Shape> shapes;
-  const auto refuse = [&] {
-    return UsageError("--shape '" + text +
-                      "': expected rows x row length as BxN, a comma-separated list of them, or "
-                      "'table'");
-  };
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t end = std::min(text.find(',', start), text.size());
-    const std::string item = text.substr(start, end - start);
-    const std::size_t x = item.find('x');
-    if (x == std::string::npos) throw refuse();
-    Shape shape;
-    try {
-      shape.rows = parse_count(item.substr(0, x));
-      shape.row_length = parse_count(item.substr(x + 1));
-    } catch (const std::exception&) {
-      throw refuse();
-    }
-    if (shape.rows == 0 || shape.row_length == 0) {
-      throw UsageError("--shape " + item + ": a benchmark shape needs rows and row length >= 1");
-    }
-    if (shape.row_length > (std::size_t{1} << 40) / shape.rows) {
-      throw UsageError("--shape " + item + ": more than 2^40 elements");
-    }
-    shapes.push_back(shape);
-    start = end + 1;
-  }
-  return shapes;
-}
 
 int run_bench(const BenchOptions& options) {
   using namespace gpuscan::testing;

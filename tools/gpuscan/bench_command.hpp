@@ -34,13 +34,4 @@ struct BenchOptions {
 // Returns the process exit status: 0 when every run validated.
 int run_bench(const BenchOptions& options);
 
-// "10:28" -> 2^10 .. 2^28; "1000,4096" -> those sizes.
-std::vector<std::size_t> parse_sizes(const std::string& text);
-
-struct Shape {
-  std::size_t rows = 0, row_length = 0;
-};
-// "64x128256,8x16777216" -> those shapes; "table" -> the batched target's seven.
-std::vector<Shape> parse_shapes(const std::string& text);
-
 }  // namespace gpuscan::cli

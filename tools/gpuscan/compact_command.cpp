@@ -14,6 +14,7 @@
 #include "core/reference.hpp"
 #include "gpuscan/compaction_bench.hpp"
 #include "npy.hpp"
+#include "option_values.hpp"
 #include "output_file.hpp"
 #include "scan_command.hpp"
 

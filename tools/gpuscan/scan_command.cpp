@@ -1,93 +1,19 @@
 #include "scan_command.hpp"
 
-#include <cctype>
-#include <cerrno>
-#include <charconv>
-#include <cmath>
-#include <cstdint>
-#include <cstdlib>
-#include <limits>
-#include <string_view>
-#include <type_traits>
 #include <vector>
 
 #include "npy.hpp"
+#include "option_values.hpp"
 #include "output_file.hpp"
 
 namespace gpuscan::cli {
 namespace {
-
-template <class T>
-std::optional<Value> parse_integer(std::string_view text) {
-  bool negative = false;
-  if (!text.empty() && (text.front() == '-' || text.front() == '+')) {
-    negative = text.front() == '-';
-    text.remove_prefix(1);
-  }
-  int base = 10;
-  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-    base = 16;
-    text.remove_prefix(2);
-  }
-  // Parse the magnitude wide, then check it against T's range: "-0x80000000" is an i32.
-  std::uint64_t magnitude = 0;
-  const char* const end = text.data() + text.size();
-  const auto [stop, error] = std::from_chars(text.data(), end, magnitude, base);
-  if (text.empty() || error != std::errc{} || stop != end) return std::nullopt;
-
-  using U = std::make_unsigned_t<T>;
-  const auto max = static_cast<std::uint64_t>(std::numeric_limits<T>::max());
-  if (!negative) {
-    if (magnitude > max) return std::nullopt;
-    return Value::of(static_cast<T>(magnitude));
-  }
-  // A signed type's most negative value has magnitude max + 1; an unsigned one's is 0.
-  if (magnitude > (std::is_signed_v<T> ? max + 1 : 0)) return std::nullopt;
-  return Value::of(static_cast<T>(U{0} - static_cast<U>(magnitude)));
-}
-
-template <class T>
-std::optional<Value> parse_float(const std::string& text) {
-  // strtod would skip leading spaces; a value with them is as malformed as one with trailing.
-  if (text.empty() || std::isspace(static_cast<unsigned char>(text.front()))) return std::nullopt;
-  errno = 0;
-  char* stop = nullptr;
-  // strtof for f32 rounds once, where strtod and a cast could round twice.
-  T value;
-  if constexpr (std::is_same_v<T, float>) {
-    value = std::strtof(text.c_str(), &stop);
-  } else {
-    value = std::strtod(text.c_str(), &stop);
-  }
-  if (stop != text.c_str() + text.size()) return std::nullopt;
-  // Overflow is out of range; underflow to a subnormal or zero is just rounding.
-  if (errno == ERANGE && std::isinf(value)) return std::nullopt;
-  return Value::of(value);
-}
 
 bool is_bitwise(Op op) {
   return op == Op::bit_and || op == Op::bit_or || op == Op::bit_xor;
 }
 
 }  // namespace
-
-std::optional<Value> parse_value(DType dtype, const std::string& text) {
-  switch (dtype) {
-    case DType::u32:
-      return parse_integer<std::uint32_t>(text);
-    case DType::i32:
-      return parse_integer<std::int32_t>(text);
-    case DType::f32:
-      return parse_float<float>(text);
-    case DType::u64:
-      return parse_integer<std::uint64_t>(text);
-    case DType::i64:
-      return parse_integer<std::int64_t>(text);
-    case DType::f64:
-      return parse_float<double>(text);
-  }
-  return std::nullopt;
-}
 
 int run_scan(const ScanOptions& options) {
   // Everything about the request is checked before a device is opened, so that a bad

@@ -27,8 +27,4 @@ struct ScanOptions {
 // gpuscan::Errors. OUT is only created or replaced when everything succeeded.
 int run_scan(const ScanOptions& options);
 
-// `text` as a value of `dtype`: integers in decimal or 0x hex and in range, floats as
-// strtod reads them (inf and nan included); nullopt if it is not one.
-std::optional<Value> parse_value(DType dtype, const std::string& text);
-
 }  // namespace gpuscan::cli
