@@ -67,7 +67,7 @@ void main() {
   const bool take_early_now = NOTE_EARLY_WINDOW_BEFORE_SCAN && is_lookback_lane() && tile != 0;
   if (take_early_now) note_early_window(tile, early, early_end, early_value);
   bool starts = false;  // whether a row starts in the tile (batched scans)
-  T aggregate = ROWS ? scan_loaded_rows(loaded, SLOT_OWN, tile, init_value(), starts)
+  T aggregate = ROWS ? scan_loaded_rows(loaded, tile, init_value(), starts)
                      : scan_loaded(loaded, SLOT_OWN);
   // The lead belongs to tile 0 (up to its first row start), for its owner and for any
   // fallback on it alike.
@@ -112,7 +112,7 @@ void main() {
     const uint target = wg_lookback;
     if (target == LOOKBACK_DONE) break;
     bool target_starts = false;
-    T reduction = ROWS ? tile_local_scan_rows(target, SLOT_FALLBACK, init_value(), target_starts)
+    T reduction = ROWS ? tile_reduce_rows(target, init_value(), target_starts)
                        : tile_local_scan(target, SLOT_FALLBACK);
     if (target == 0 && !target_starts) reduction = combine(lead_value(), reduction);
     if (is_lookback_lane()) {

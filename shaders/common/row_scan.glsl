@@ -4,9 +4,11 @@
 // aggregate is its total from its last row start (then it is already the tile's inclusive
 // value, docs/protocol.md, "Batched scans"), or of the whole tile. Where rows start is
 // arithmetic on the element index (push constants row_length and row_phase), never read.
-// The init value joins each row's first element as it is loaded, so that an owner and a
-// fallback combine the same values in the same order. Mirrors
-// src/cuda/kernels/row_tile_scan.cuh.
+// The aggregate a tile posts is taken in reduction order, by its owner and by any fallback
+// alike (same bits): each thread joins its elements from the tile's last row start on, the
+// init value joined to that start, then the lanes scan and one invocation walks the
+// subgroups' totals. A fallback thereby reduces instead of running the segmented scan.
+// Mirrors src/cuda/kernels/row_tile_scan.cuh.
 #ifndef GPUSCAN_ROW_SCAN_GLSL
 #define GPUSCAN_ROW_SCAN_GLSL
 
@@ -19,23 +21,15 @@
 #include "tile_io.glsl"
 #include "tile_scan.glsl"
 
-// Per subgroup entry of wg_partials: whether a row starts in that subgroup's block or an
-// earlier one of the tile (wg_scan_partials_rows makes the flags cumulative).
-shared uint wg_row_starts[2 * SUBGROUPS];
+// Per subgroup entry of wg_partials[SLOT_OWN]: whether a row starts in that subgroup's
+// block or an earlier one of the tile (wg_scan_partials_rows makes the flags cumulative).
+shared uint wg_row_starts[SUBGROUPS];
 
 // How far element i of the run lies from its row's start. The host keeps row_phase below
 // row_length and row_length at most 2^31, so the sum cannot wrap.
 uint row_distance(uint i) {
   uint d = i % pc.row_length + pc.row_phase;
   return d >= pc.row_length ? d - pc.row_length : d;
-}
-
-// Whether a row starts among the elements of `tile` that are below n.
-bool tile_has_row_start(uint tile) {
-  const uint first = tile * TILE_ELEMENTS;
-  const uint count = min(TILE_ELEMENTS, pc.n - first);
-  const uint d = row_distance(first);
-  return d == 0 || pc.row_length - d < count;
 }
 
 bool sg_last_flag(bool f) {
@@ -57,10 +51,42 @@ T sg_segmented_scan(T x, inout bool starts) {
   return x;
 }
 
-// Scans wg_partials[slot] segmented by wg_row_starts[slot] (both in place; the flags
-// become cumulative). Few entries (a tile's subgroups): one invocation walks them.
-void wg_scan_partials_rows(uint slot) {
+// Where the aggregate of `tile` begins: whether a row starts among its elements below n,
+// and if so the last such start (an element index of the run).
+bool last_row_start(uint tile, out uint at) {
+  const uint first = tile * TILE_ELEMENTS;
+  const uint last = first + min(TILE_ELEMENTS, pc.n - first) - 1;
+  const uint d = row_distance(last);
+  at = last - d;
+  return d <= last - first;
+}
+
+// Thread level of the reduction order: joins the elements of vector `v` (its first at
+// element index g) that count towards the aggregate into `total`.
+void add_to_row_total(inout T total, TV v, uint g, bool has_start, uint start, T row_init) {
+  for (uint e = 0; e < VECTOR_ELEMENTS; ++e) {
+    T x = v[e];
+    if (has_start && g + e == start) x = combine(row_init, x);
+    if (!has_start || g + e >= start) total = combine(total, x);
+  }
+}
+
+// One invocation's walk of the subgroups' totals in slot `slot`, in order: each entry
+// becomes the running total (the workgroup level of the reduction order).
+void walk_totals(uint slot) {
   const uint base = slot * SUBGROUPS;
+  T running = identity();
+  for (uint s = 0; s < SUBGROUPS; ++s) {
+    running = combine(running, wg_partials[base + s]);
+    wg_partials[base + s] = running;
+  }
+}
+
+// Scans wg_partials[SLOT_OWN] segmented by wg_row_starts (both in place; the flags become
+// cumulative) and, with `reduction`, walks the reduction-order totals in SLOT_FALLBACK. Few
+// entries (a tile's subgroups): one invocation walks them.
+void wg_scan_partials_rows(bool reduction) {
+  const uint base = SLOT_OWN * SUBGROUPS;
   barrier();
   if (gl_LocalInvocationIndex == 0) {
     T running = identity();
@@ -72,22 +98,28 @@ void wg_scan_partials_rows(uint slot) {
       wg_partials[base + s] = running;
       wg_row_starts[base + s] = seen ? 1 : 0;
     }
+    if (reduction) walk_totals(SLOT_FALLBACK);
   }
   barrier();
 }
 
-// Scans this thread's `loaded` vectors of `tile` segmented by rows: each subgroup's block
-// row by row, then the subgroups' totals. For SLOT_OWN the vectors are kept for
-// store_tile_rows, each element from its row's start or from the subgroup block's start,
-// whichever is later. Returns the tile's segmented total; `starts`: whether a row starts
-// in the tile (both uniform across the workgroup).
-T scan_loaded_rows(inout TV loaded[VECTORS_PER_THREAD], uint slot, uint tile, T row_init,
-                   out bool starts) {
-  T carry = identity();  // the subgroup's block so far, from its last row start
+// Scans this thread's `loaded` vectors of its own `tile` segmented by rows: each subgroup's
+// block row by row, then the subgroups' totals. The vectors are kept for store_tile_rows,
+// each element from its row's start or from the subgroup block's start, whichever is
+// later. Returns the tile's aggregate: for integers the segmented scan's total, for floats
+// the reduction-order total, computed beside it (integers give the same bits in any
+// order); `starts`: whether a row starts in the tile (both uniform across the workgroup).
+T scan_loaded_rows(inout TV loaded[VECTORS_PER_THREAD], uint tile, T row_init, out bool starts) {
+  const bool reduction_order = T_IS_FLOAT != 0;
+  uint start;
+  const bool has_start = last_row_start(tile, start);
+  T reduction = identity();  // floats: this thread's part of the reduction-order total
+  T carry = identity();      // the subgroup's block so far, from its last row start
   bool block_starts = false;
   for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
     const uint g = VECTOR_ELEMENTS * tile_vector_index(tile, k);
     TV v = loaded[k];
+    if (reduction_order) add_to_row_total(reduction, v, g, has_start, start, row_init);
     // Thread level, segmented: a row start takes the init value and begins anew.
     uint d = row_distance(g);
     uint first_start = VECTOR_ELEMENTS;
@@ -113,25 +145,38 @@ T scan_loaded_rows(inout TV loaded[VECTORS_PER_THREAD], uint slot, uint tile, T 
     const bool row_starts = sg_last_flag(lane_starts);
     carry = row_starts ? last : combine(carry, last);
     block_starts = block_starts || row_starts;
-    if (slot == SLOT_OWN) {
-      for (uint e = 0; e < first_start; ++e) v[e] = combine(lane_prefix, v[e]);
-      tile_vectors[k] = v;
-    }
+    for (uint e = 0; e < first_start; ++e) v[e] = combine(lane_prefix, v[e]);
+    tile_vectors[k] = v;
   }
+  if (reduction_order) reduction = sg_inclusive_scan(reduction);
   if (sg_lane() == SUBGROUP_SIZE - 1) {
-    wg_partials[slot * SUBGROUPS + sg_id()] = carry;
-    wg_row_starts[slot * SUBGROUPS + sg_id()] = block_starts ? 1 : 0;
+    wg_partials[SLOT_OWN * SUBGROUPS + sg_id()] = carry;
+    wg_row_starts[SLOT_OWN * SUBGROUPS + sg_id()] = block_starts ? 1 : 0;
+    if (reduction_order) wg_partials[SLOT_FALLBACK * SUBGROUPS + sg_id()] = reduction;
   }
-  wg_scan_partials_rows(slot);
-  starts = wg_row_starts[slot * SUBGROUPS + SUBGROUPS - 1] != 0;
-  return wg_partials[slot * SUBGROUPS + SUBGROUPS - 1];
+  wg_scan_partials_rows(reduction_order);
+  starts = wg_row_starts[SLOT_OWN * SUBGROUPS + SUBGROUPS - 1] != 0;
+  return wg_partials[(reduction_order ? SLOT_FALLBACK : SLOT_OWN) * SUBGROUPS + SUBGROUPS - 1];
 }
 
-// Loads `tile` and scans it (scan_loaded_rows).
-T tile_local_scan_rows(uint tile, uint slot, T row_init, out bool starts) {
+// A fallback's reduction of `tile`: the aggregate its owner's scan_loaded_rows posts, in
+// the same reduction order, in SLOT_FALLBACK. `starts`: whether a row starts in the tile.
+T tile_reduce_rows(uint tile, T row_init, out bool starts) {
   TV loaded[VECTORS_PER_THREAD];
   load_thread_vectors(tile, loaded);
-  return scan_loaded_rows(loaded, slot, tile, row_init, starts);
+  uint start;
+  starts = last_row_start(tile, start);
+  T total = identity();
+  for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+    add_to_row_total(total, loaded[k], VECTOR_ELEMENTS * tile_vector_index(tile, k), starts,
+                     start, row_init);
+  }
+  total = sg_inclusive_scan(total);
+  if (sg_lane() == SUBGROUP_SIZE - 1) wg_partials[SLOT_FALLBACK * SUBGROUPS + sg_id()] = total;
+  barrier();
+  if (gl_LocalInvocationIndex == 0) walk_totals(SLOT_FALLBACK);
+  barrier();
+  return wg_partials[SLOT_FALLBACK * SUBGROUPS + SUBGROUPS - 1];
 }
 
 // Writes the owned tile of a batched scan, whose predecessors in the row of its first

@@ -96,8 +96,11 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
   bool starts = false;  // whether a row starts in the tile
   T aggregate;
   if constexpr (kRows) {
-    aggregate = row_tile_local_scan<M, VPT, true>(loaded, shared.partials, row_flags, kOwnSet, rows,
-                                                  pos, scan.n, tile, row_init, starts);
+    // Floats: the owner's reduction-order aggregate goes through the fallbacks' set, which
+    // no fallback writes before the barrier after the look-back's first round.
+    aggregate =
+        row_tile_local_scan<M, VPT, true>(loaded, shared.partials, row_flags, kOwnSet,
+                                          kReductionSet, rows, pos, scan.n, tile, row_init, starts);
   } else {
     aggregate = tile_local_scan<M, VPT, true>(loaded, shared.partials, kOwnSet, rows);
   }
@@ -139,8 +142,8 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
       T reduction;
       bool target_starts = false;
       if constexpr (kRows) {
-        reduction = load_and_reduce_rows<M, VPT>(in, scan.n, target, shared.partials, row_flags,
-                                                 kReductionSet, pos, row_init);
+        reduction = load_and_reduce_rows<M, VPT>(in, scan.n, target, shared.partials, kReductionSet,
+                                                 pos, row_init);
         const std::uint64_t first = TileShape<T, VPT>::first(target);
         target_starts = pos.starts_in(first, TileShape<T, VPT>::elements(), scan.n);
       } else {

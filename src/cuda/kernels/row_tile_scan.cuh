@@ -71,17 +71,54 @@ __device__ __forceinline__ int thread_segmented_scan(Vector<typename M::T>& v, s
   return first_start;
 }
 
+// The tile's aggregate in reduction order (docs/protocol.md, "Batched scans"): each thread
+// combines its elements from the tile's last row start on (all of them when no row starts
+// in it), vector by vector, the init value joined to that start; then the lanes and the
+// warps in order. Owner and fallback both take this order, so they post the same bits
+// without the fallback running the segmented scan (whose registers made the owner's tile
+// spill). Integers would give the same bits in any order.
+struct TileLastStart {
+  bool starts;       // a row starts in the tile (below n)
+  std::uint32_t at;  // the last such start, as an offset into the tile
+};
+
+template <class T, int VPT, class Team>
+__device__ __forceinline__ TileLastStart last_row_start(const TileRows& tile_rows, std::uint64_t n,
+                                                        std::uint64_t first) {
+  using Shape = TileShape<T, VPT, Team>;
+  const std::uint32_t last = (n - first < Shape::elements() ? n - first : Shape::elements()) - 1;
+  const std::uint32_t d = tile_rows.distance(last);
+  return {d <= last, last - d};  // d <= last: the last element's row began in the tile
+}
+
+// Joins the elements of vector `v`, `p` elements into the tile, that count towards the
+// aggregate into `total` (thread level of the reduction order).
+template <class M>
+__device__ __forceinline__ void add_to_row_total(typename M::T& total,
+                                                 const Vector<typename M::T>& v, std::uint32_t p,
+                                                 TileLastStart last_start, typename M::T row_init) {
+#pragma unroll
+  for (int e = 0; e < Vector<typename M::T>::size; ++e) {
+    typename M::T x = v.x[e];
+    if (last_start.starts && p + e == last_start.at) x = M::combine(row_init, x);
+    if (!last_start.starts || p + e >= last_start.at) total = M::combine(total, x);
+  }
+}
+
 // Block level: the segmented scan of the warps' totals. Afterwards partials set `set`
 // holds each warp's segmented inclusive total and flags.start_warps[set] the warps that
 // hold a row start.
 template <class M, class Team, int kSets>
 __device__ __forceinline__ void block_scan_rows(BlockPartials<typename M::T, kSets>& partials,
                                                 RowFlags<kSets>& flags, int set,
-                                                typename M::T warp_total, bool warp_starts) {
+                                                typename M::T warp_total, bool warp_starts,
+                                                int reduction_set = -1,
+                                                typename M::T reduction_warp_total = {}) {
   const int warps = Team::threads() / kWarpSize;
   if (lane_id() == kWarpSize - 1) {
     partials.warp_totals[set][warp_id()] = warp_total;
     flags.warp_starts[set][warp_id()] = warp_starts;
+    if (reduction_set >= 0) partials.warp_totals[reduction_set][warp_id()] = reduction_warp_total;
   }
   Team::sync();
   if (warp_id() == 0) {
@@ -92,6 +129,11 @@ __device__ __forceinline__ void block_scan_rows(BlockPartials<typename M::T, kSe
     x = warp_segmented_scan<M>(x, last_set_lane_upto(mask));
     if (lane < warps) partials.warp_totals[set][lane] = x;
     if (lane == 0) flags.start_warps[set] = mask;
+    if (reduction_set >= 0) {
+      typename M::T y = lane < warps ? partials.warp_totals[reduction_set][lane] : M::identity();
+      y = warp_inclusive_scan<M>(y);
+      if (lane < warps) partials.warp_totals[reduction_set][lane] = y;
+    }
   }
   Team::sync();
 }
@@ -99,13 +141,17 @@ __device__ __forceinline__ void block_scan_rows(BlockPartials<typename M::T, kSe
 // Scans this thread's `loaded` rows of tile `tile` segmented by rows: each warp's block row
 // by row, then the warp totals across the team. With kKeep, `rows` ends up holding each
 // element's value from its row's start or from the warp block's start, whichever is later
-// (store_tile_rows finishes the second kind). Returns the tile's segmented total (the same
-// in every thread); `starts` tells whether a row starts in the tile.
+// (store_tile_rows finishes the second kind). Returns the tile's aggregate (the same in
+// every thread): for integers the segmented scan's total, for floats the total in
+// reduction order (thread_row_total), computed beside it in set `reduction_set`, which
+// load_and_reduce_rows gives a fallback bit for bit; `starts` tells whether a row starts
+// in the tile.
 template <class M, int VPT, bool kKeep, class Team = WholeBlock, int kSets>
 __device__ __forceinline__ typename M::T row_tile_local_scan(
     Vector<typename M::T> (&loaded)[VPT], BlockPartials<typename M::T, kSets>& partials,
-    RowFlags<kSets>& flags, int set, Vector<typename M::T> (&rows)[VPT], const RowPositions& pos,
-    std::uint64_t n, std::uint32_t tile, typename M::T row_init, bool& starts) {
+    RowFlags<kSets>& flags, int set, int reduction_set, Vector<typename M::T> (&rows)[VPT],
+    const RowPositions& pos, std::uint64_t n, std::uint32_t tile, typename M::T row_init,
+    bool& starts) {
   using T = typename M::T;
   using Shape = TileShape<T, VPT, Team>;
   constexpr int size = Vector<T>::size;
@@ -113,12 +159,18 @@ __device__ __forceinline__ typename M::T row_tile_local_scan(
   const TileRows tile_rows = pos.in_tile(first, kWarpSize * size);
   const std::uint32_t valid = n - first < Shape::elements() ? n - first : Shape::elements();
   const int lane = lane_id();
-  T carry = M::identity();  // the warp's block so far, from its last row start
+  constexpr bool kReductionOrder = !std::is_integral_v<T>;
+  const TileLastStart last_start = last_row_start<T, VPT, Team>(tile_rows, n, first);
+  T reduction = M::identity();  // floats: this thread's part of the reduction-order total
+  T carry = M::identity();      // the warp's block so far, from its last row start
   bool warp_starts = false;
   std::uint32_t d = tile_rows.distance(Shape::row_offset(0));
 #pragma unroll
   for (int k = 0; k < VPT; ++k) {
     if (k > 0) d = tile_rows.advance(d);
+    if constexpr (kReductionOrder) {
+      add_to_row_total<M>(reduction, loaded[k], Shape::row_offset(k), last_start, row_init);
+    }
     const int first_start =
         thread_segmented_scan<M>(loaded[k], d, Shape::row_offset(k), tile_rows, valid, row_init);
     const std::uint32_t mask = __ballot_sync(kFullMask, first_start < size);
@@ -139,49 +191,34 @@ __device__ __forceinline__ typename M::T row_tile_local_scan(
       }
     }
   }
-  block_scan_rows<M, Team>(partials, flags, set, carry, warp_starts);
+  if constexpr (kReductionOrder) reduction = warp_last(warp_inclusive_scan<M>(reduction));
+  block_scan_rows<M, Team>(partials, flags, set, carry, warp_starts,
+                           kReductionOrder ? reduction_set : -1, reduction);
   starts = flags.start_warps[set] != 0;
-  return block_total<M, Team>(partials, set);
+  return block_total<M, Team>(partials, kReductionOrder ? reduction_set : set);
 }
 
-// Loads `tile` and reduces it to the segmented total its owner's row_tile_local_scan gets.
-// Integers: the elements from the tile's last row start on (or all of them), in any order.
-// Floats take the owner's order.
+// Loads `tile` and reduces it to the aggregate its owner's row_tile_local_scan posts: the
+// elements from the tile's last row start on (or all of them), in reduction order.
 template <class M, int VPT, class Team = WholeBlock, int kSets>
 __device__ __forceinline__ typename M::T load_and_reduce_rows(
     const typename M::T* in, std::uint64_t n, std::uint32_t tile,
-    BlockPartials<typename M::T, kSets>& partials, RowFlags<kSets>& flags, int set,
-    const RowPositions& pos, typename M::T row_init) {
+    BlockPartials<typename M::T, kSets>& partials, int set, const RowPositions& pos,
+    typename M::T row_init) {
   using T = typename M::T;
   using Shape = TileShape<T, VPT, Team>;
   Vector<T> loaded[VPT];
   load_tile<T, VPT, Team>(in, n, tile, M::identity(), loaded);
-  if constexpr (std::is_integral_v<T>) {
-    const std::uint64_t first = Shape::first(tile);
-    const TileRows tile_rows = pos.in_tile(first, kWarpSize * Vector<T>::size);
-    const std::uint32_t last = (n - first < Shape::elements() ? n - first : Shape::elements()) - 1;
-    const std::uint32_t d = tile_rows.distance(last);
-    const bool starts = d <= last;  // the last element's row began in the tile
-    const std::uint32_t last_start = last - d;
-    T total = M::identity();
+  const std::uint64_t first = Shape::first(tile);
+  const TileRows tile_rows = pos.in_tile(first, kWarpSize * Vector<T>::size);
+  const TileLastStart last_start = last_row_start<T, VPT, Team>(tile_rows, n, first);
+  T total = M::identity();
 #pragma unroll
-    for (int k = 0; k < VPT; ++k) {
-      const std::uint32_t p = Shape::row_offset(k);
-#pragma unroll
-      for (int e = 0; e < Vector<T>::size; ++e) {
-        T x = loaded[k].x[e];
-        if (starts && p + e == last_start) x = M::combine(row_init, x);
-        if (!starts || p + e >= last_start) total = M::combine(total, x);
-      }
-    }
-    block_scan_totals<M, Team>(partials, set, warp_last(warp_inclusive_scan<M>(total)));
-    return block_total<M, Team>(partials, set);
-  } else {
-    Vector<T> unused[VPT];
-    bool starts = false;
-    return row_tile_local_scan<M, VPT, false, Team>(loaded, partials, flags, set, unused, pos, n,
-                                                    tile, row_init, starts);
+  for (int k = 0; k < VPT; ++k) {
+    add_to_row_total<M>(total, loaded[k], Shape::row_offset(k), last_start, row_init);
   }
+  block_scan_totals<M, Team>(partials, set, warp_last(warp_inclusive_scan<M>(total)));
+  return block_total<M, Team>(partials, set);
 }
 
 // Writes the owned tile of a batched scan, whose predecessors in the row of its first
