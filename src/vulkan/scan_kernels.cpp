@@ -73,6 +73,23 @@ std::optional<TileShape> choose_small_shape(const Context& context, const TileSh
   return small;
 }
 
+// The policy's shape for batched runs, where the options fix no shape and the policy has
+// one (their segmented scan needs more registers than the plain one: docs/performance.md).
+std::optional<TileShape> choose_rows_shape(const Context& context, const TileShape& shape,
+                                           const detail::ScanPolicy& policy,
+                                           const testing::Options& options) {
+  if (policy.rows_shape.workgroup_size == 0 || options.workgroup_size ||
+      options.vectors_per_thread ||
+      context.max_workgroup_size() < policy.rows_shape.workgroup_size ||
+      shape.subgroup_size > policy.rows_shape.workgroup_size) {
+    return std::nullopt;
+  }
+  TileShape rows = shape;
+  rows.workgroup_size = policy.rows_shape.workgroup_size;
+  rows.vectors_per_thread = policy.rows_shape.vectors_per_thread;
+  return rows;
+}
+
 }  // namespace
 
 std::string kernel_name(std::string_view kernel, DType dtype) {
@@ -183,6 +200,7 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
       policy_(policy_for(context_->info(), size_of(dtype))),
       shape_(choose_shape(*context_, dtype, policy_, options)),
       small_shape_(choose_small_shape(*context_, shape_, policy_, options)),
+      rows_shape_(choose_rows_shape(*context_, shape_, policy_, options)),
       small_below_bytes_(policy_.small_below_bytes),
       blocking_mask_(options.blocking_mask.value_or(GS_NO_BLOCKING)) {
   if (size_of(dtype) == 8 && !context_->has_int64()) {
@@ -241,14 +259,15 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
   }
 }
 
-const TileShape& ScanKernels::shape_for(std::size_t n) const {
+const TileShape& ScanKernels::shape_for(std::size_t n, bool rows) const {
+  if (rows && rows_shape_) return *rows_shape_;
   return small_shape_ && n * size_of(dtype_) < small_below_bytes_ ? *small_shape_ : shape_;
 }
 
-SpecConstants ScanKernels::spec_for(std::size_t n) const {
+SpecConstants ScanKernels::spec_for(std::size_t n, bool rows) const {
   SpecConstants spec = spec_;
-  spec[GS_SPEC_WORKGROUP_SIZE] = shape_for(n).workgroup_size;
-  spec[GS_SPEC_VECTORS_PER_THREAD] = shape_for(n).vectors_per_thread;
+  spec[GS_SPEC_WORKGROUP_SIZE] = shape_for(n, rows).workgroup_size;
+  spec[GS_SPEC_VECTORS_PER_THREAD] = shape_for(n, rows).vectors_per_thread;
   return spec;
 }
 
@@ -257,12 +276,16 @@ std::size_t ScanKernels::max_elements() const {
       (context_->info().max_binding_bytes & ~std::size_t{31}) / size_of(dtype_);
   // Element indices are 32-bit in the shaders, and a grid has at most 65535^2 workgroups.
   // (The small shape serves only small inputs.)
-  const std::size_t by_index = (std::size_t{1} << 32) - shape_.elements();
+  const std::size_t largest_tile =
+      std::max(shape_.elements(), rows_shape_ ? rows_shape_->elements() : 0u);
+  const std::size_t by_index = (std::size_t{1} << 32) - largest_tile;
   return std::min(by_binding, by_index);
 }
 
 std::size_t ScanKernels::spine_bytes(std::size_t n) const {
-  const std::size_t tiles = ceil_div(n, shape_for(n).elements());
+  // Enough for a plain or a batched run of n elements, whichever has more tiles.
+  const std::size_t tiles =
+      std::max(ceil_div(n, shape_for(n).elements()), ceil_div(n, shape_for(n, true).elements()));
   return tiles *
          std::max<std::size_t>(split_words(dtype_) * sizeof(std::uint32_t), size_of(dtype_));
 }
@@ -276,10 +299,10 @@ std::size_t ScanKernels::spine_bytes_up_to(std::size_t max_n) const {
   return bytes;
 }
 
-PushConstants ScanKernels::push_constants(std::size_t n, Value init) const {
+PushConstants ScanKernels::push_constants(std::size_t n, Value init, bool rows) const {
   PushConstants push{};
   push.n = static_cast<std::uint32_t>(n);
-  push.tile_count = ceil_div(n, shape_for(n).elements());
+  push.tile_count = ceil_div(n, shape_for(n, rows).elements());
   push.blocking_mask = blocking_mask_;
   push.init_lo = static_cast<std::uint32_t>(init.bits);
   push.init_hi = static_cast<std::uint32_t>(init.bits >> 32);
@@ -337,7 +360,7 @@ RowLayout row_layout(std::uint64_t length, std::uint64_t phase, std::size_t n, V
 
 void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDescriptorSet set,
                          std::size_t n, Value init, const RowLayout* rows) const {
-  PushConstants push = push_constants(n, init);
+  PushConstants push = push_constants(n, init, rows != nullptr);
   if (rows != nullptr) {
     if (!chained()) throw UsageError("batched scans take csdldf or csdl, not rts");
     push.row_length = rows->length;
@@ -399,7 +422,7 @@ void ScanKernels::record_resubmittable(VkCommandBuffer cmd, const PushedBuffers&
 void ScanKernels::record_dispatches(VkCommandBuffer cmd, const Binding& binding, std::size_t n,
                                     const PushConstants& push, bool element_offsets,
                                     bool rows) const {
-  SpecConstants spec = spec_for(n);
+  SpecConstants spec = spec_for(n, rows);
   spec[GS_SPEC_ELEMENT_OFFSETS] = element_offsets;
   spec[GS_SPEC_ROWS] = rows;
   const auto compute_to_compute = [this, cmd] {

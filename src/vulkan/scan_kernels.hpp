@@ -164,9 +164,10 @@ class ScanKernels {
   void record_validation(VkCommandBuffer cmd, VkDescriptorSet set, std::size_t n, Value init,
                          float tolerance = 0, std::uint32_t row_length = 0) const;
 
-  // The tile shape of large inputs; shape_for(n), that of a run on n elements.
+  // The tile shape of large inputs; shape_for(n, rows), that of a run on n elements (a
+  // batched run's with `rows`).
   const TileShape& shape() const { return shape_; }
-  const TileShape& shape_for(std::size_t n) const;
+  const TileShape& shape_for(std::size_t n, bool rows = false) const;
   // Whether runs count look-back statistics (the statistics variant of a chained scan).
   bool counts_statistics() const {
     return spec_[GS_SPEC_STATISTICS] && shader_.starts_with("chained_scan");
@@ -188,8 +189,8 @@ class ScanKernels {
   void record_dispatches(VkCommandBuffer cmd, const Binding& binding, std::size_t n,
                          const PushConstants& push, bool element_offsets = false,
                          bool rows = false) const;
-  PushConstants push_constants(std::size_t n, Value init) const;
-  SpecConstants spec_for(std::size_t n) const;
+  PushConstants push_constants(std::size_t n, Value init, bool rows = false) const;
+  SpecConstants spec_for(std::size_t n, bool rows = false) const;
 
   std::shared_ptr<const Context> context_;
   std::shared_ptr<PipelineCache> pipelines_;
@@ -200,6 +201,7 @@ class ScanKernels {
   const detail::ScanPolicy& policy_;
   TileShape shape_;
   std::optional<TileShape> small_shape_;  // for inputs below small_below_bytes_
+  std::optional<TileShape> rows_shape_;   // for batched runs
   std::size_t small_below_bytes_;
   std::uint32_t blocking_mask_;
   std::string shader_;
