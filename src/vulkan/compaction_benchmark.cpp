@@ -50,13 +50,15 @@ testing::CompactionBenchResult VulkanDevice::benchmark_compaction(
   }
   VulkanBuffer in(context_, c.n * element), out(context_, c.n * element);
   VulkanBuffer count(context_, 8), control(context_, ScanKernels::control_bytes);
-  // select-flagged's flags, or partition's rejected output.
+  // select-flagged's flags, partition's rejected output or run-length encoding's lengths.
   std::unique_ptr<VulkanBuffer> aux;
   if (c.spec.compaction == Compaction::select_flagged) {
     aux = std::make_unique<VulkanBuffer>(context_, flags.size());
     vulkan::upload(context_, *aux, flags);
   } else if (c.spec.compaction == Compaction::partition) {
     aux = std::make_unique<VulkanBuffer>(context_, c.n * element);
+  } else if (c.spec.compaction == Compaction::run_length_encode) {
+    aux = std::make_unique<VulkanBuffer>(context_, c.n * 8);
   }
   vulkan::upload(context_, in, input);
   std::unique_ptr<VulkanBuffer> flush;
@@ -107,6 +109,9 @@ testing::CompactionBenchResult VulkanDevice::benchmark_compaction(
         const std::uint32_t slot = static_cast<std::uint32_t>(2 * r + which);
         to_everything(*context_, cmd);
         vk.vkCmdFillBuffer(cmd, out.handle(), 0, VK_WHOLE_SIZE, poison);
+        if (c.spec.compaction == Compaction::run_length_encode) {
+          vk.vkCmdFillBuffer(cmd, aux->handle(), 0, VK_WHOLE_SIZE, poison);
+        }
         if (flush) vk.vkCmdFillBuffer(cmd, flush->handle(), 0, VK_WHOLE_SIZE, slot);
         to_everything(*context_, cmd);
         if (which == 0) {
@@ -140,13 +145,16 @@ testing::CompactionBenchResult VulkanDevice::benchmark_compaction(
     if (kept == expected_count && counts.abandoned == 0) ++result.counts_validated;
     if (compaction.counts_statistics()) result.statistics.push_back(counts.statistics());
   }
-  // The last run's output in full (partition: the selected, then the rejected).
+  // The last run's output in full (partition: the selected, then the rejected; run-length
+  // encoding: the values, then the lengths).
   std::vector<std::byte> kept_bytes(expected_output.size());
   const std::size_t selected_bytes = std::min(kept_bytes.size(), expected_count * element);
   if (selected_bytes > 0) {
     vulkan::download(context_, out, std::span(kept_bytes).first(selected_bytes));
   }
-  if (c.spec.compaction == Compaction::partition && kept_bytes.size() > selected_bytes) {
+  const bool second_output = c.spec.compaction == Compaction::partition ||
+                             c.spec.compaction == Compaction::run_length_encode;
+  if (second_output && kept_bytes.size() > selected_bytes) {
     vulkan::download(context_, *aux, std::span(kept_bytes).subspan(selected_bytes));
   }
   result.output_validated =

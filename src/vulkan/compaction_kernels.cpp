@@ -26,6 +26,8 @@ std::uint32_t operation_code(Compaction compaction) {
       return GS_COMPACT_UNIQUE;
     case Compaction::partition:
       return GS_COMPACT_PARTITION;
+    case Compaction::run_length_encode:
+      return GS_COMPACT_RLE;
   }
   return GS_COMPACT_SELECT_IF;
 }
@@ -48,8 +50,9 @@ std::uint32_t predicate_code(Predicate predicate) {
   return GS_PREDICATE_LT;
 }
 
-// A tile's count is 64 bits: four 16-bit pieces in the split tile state, two 64-bit words
-// in the packed one; 16 bytes a tile either way.
+// A tile's count is 64 bits (run-length encoding's: a 32-bit count and a 32-bit position):
+// four 16-bit pieces in the split tile state, two 64-bit words in the packed one; 16 bytes a
+// tile either way.
 constexpr std::size_t spine_bytes_per_tile = 16;
 
 }  // namespace
@@ -154,9 +157,12 @@ CompactionKernels::CompactionKernels(std::shared_ptr<const Context> context,
                                        : 1u;
   spec_[GS_SPEC_COMPACTION] = GS_COMPACTION_SPEC(operation_code(spec.compaction),
                                                  predicate_code(spec.predicate), flag_words);
-  // The workgroup stages its tile's kept elements in shared memory (compaction.glsl).
-  const std::size_t shared = std::size_t{shape_.elements()} * size_of(spec.dtype) +
-                             2 * (shape_.workgroup_size / shape_.subgroup_size) * 4 + 64;
+  // The workgroup stages its tile's kept elements in shared memory (compaction.glsl); run-length
+  // encoding their positions, 32-bit, and each subgroup's last head.
+  const bool rle = spec.compaction == Compaction::run_length_encode;
+  const std::size_t subgroups = shape_.workgroup_size / shape_.subgroup_size;
+  const std::size_t shared = std::size_t{shape_.elements()} * (rle ? 4 : size_of(spec.dtype)) +
+                             (rle ? 4 : 2) * subgroups * 4 + 64;
   if (shared > context_->limits().maxComputeSharedMemorySize) {
     throw UsageError("a compaction tile of " + std::to_string(shape_.elements()) + " " +
                      std::string(to_string(spec.dtype)) + " elements needs more shared memory (" +

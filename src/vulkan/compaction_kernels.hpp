@@ -18,8 +18,8 @@
 
 namespace gpuscan::vulkan {
 
-// The buffers of one run. `aux`: select-flagged's flags, partition's rejected output, else
-// null.
+// The buffers of one run. `aux`: select-flagged's flags, partition's rejected output,
+// run-length encoding's lengths, else null.
 struct CompactionBuffers {
   const VulkanBuffer& in;
   const VulkanBuffer& out;
