@@ -18,6 +18,7 @@
 #include "types.glsl"
 #include "tile_shape.glsl"
 #include "subgroup_scan.glsl"
+#include "tile_input.glsl"
 
 layout(constant_id = GS_SPEC_COMPACTION) const uint COMPACTION = 0;
 const uint OPERATION = COMPACTION & 15u;
@@ -48,12 +49,7 @@ uint64_t count_combine(uint64_t earlier, uint64_t later) {
 // The number of kept elements a tile value stands for.
 uint64_t count_of(uint64_t value) { return RLE ? uint64_t(unpackUint2x32(value).x) : value; }
 
-layout(binding = GS_COMPACT_BINDING_INPUT_VECTORS, std430) readonly buffer InputVectors {
-  TV in_vectors[];
-};
-layout(binding = GS_COMPACT_BINDING_INPUT_SCALARS, std430) readonly buffer InputScalars {
-  T in_scalars[];
-};
+// The input: in_vectors and in_scalars (tile_input.glsl).
 layout(binding = GS_COMPACT_BINDING_OUTPUT, std430) writeonly buffer Output {
   T out_scalars[];
 };
@@ -88,13 +84,6 @@ bool is_flagged(uint i) {
   uint word = aux_words[FLAG_WORDS * i];
   if (FLAG_WORDS == 2) word |= aux_words[FLAG_WORDS * i + 1];
   return word != 0;
-}
-
-// Vector k of this thread in `tile`, in subgroup-blocked order as the scan loads it
-// (tile_io.glsl): a row k of a subgroup's block is read by consecutive lanes, so the
-// elements of a block run row by row, lane by lane.
-uint tile_vector_index(uint tile, uint k) {
-  return tile * TILE_VECTORS + (sg_id() * VECTORS_PER_THREAD + k) * SUBGROUP_SIZE + sg_lane();
 }
 
 bool is_full_tile(uint tile) { return tile < pc.n / TILE_ELEMENTS; }

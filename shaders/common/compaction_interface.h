@@ -33,9 +33,10 @@
 #define GS_COMPACT_BINDING_AUX \
   3  // select-flagged: the flags; partition: the rejected; rle: the run lengths (uint64)
 #define GS_COMPACT_BINDING_COUNT 5  // the count: two 32-bit words, low first
-#if GS_COMPACT_BINDING_INPUT_VECTORS != GS_BINDING_INPUT_VECTORS || GS_BINDING_SPINE_WORDS != 4 || \
+#if GS_COMPACT_BINDING_INPUT_VECTORS != GS_BINDING_INPUT_VECTORS ||                                \
+    GS_COMPACT_BINDING_INPUT_SCALARS != GS_BINDING_INPUT_SCALARS || GS_BINDING_SPINE_WORDS != 4 || \
     GS_BINDING_CONTROL != 6
-#error "compaction bindings overlap the spine or the control words"
+#error "compaction bindings must keep the input, spine and control words where interface.h has them"
 #endif
 
 // The compaction kernels take one specialization constant at GS_SPEC_PHASE (which only the

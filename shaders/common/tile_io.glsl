@@ -11,13 +11,8 @@
 #include "tile_shape.glsl"
 #include "monoid.glsl"
 #include "subgroup_scan.glsl"
+#include "tile_input.glsl"
 
-layout(binding = GS_BINDING_INPUT_VECTORS, std430) readonly buffer InputVectors {
-  TV in_vectors[];
-};
-layout(binding = GS_BINDING_INPUT_SCALARS, std430) readonly buffer InputScalars {
-  T in_scalars[];
-};
 layout(binding = GS_BINDING_OUTPUT_VECTORS, std430) writeonly buffer OutputVectors {
   TV out_vectors[];
 };
@@ -61,13 +56,6 @@ void store_tile_vector(bool full, uint v, TV x) {
   } else {
     store_vector(v, x);
   }
-}
-
-// Vector k of this thread in `tile`, in subgroup-blocked order: each logical subgroup owns
-// a contiguous block of SUBGROUP_SIZE * VECTORS_PER_THREAD vectors, and a row k of it is
-// read by consecutive lanes, so every row is one coalesced access.
-uint tile_vector_index(uint tile, uint k) {
-  return tile * TILE_VECTORS + (sg_id() * VECTORS_PER_THREAD + k) * SUBGROUP_SIZE + sg_lane();
 }
 
 // This thread's vectors of `tile`, all loads issued before any is used.

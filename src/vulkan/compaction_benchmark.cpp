@@ -4,13 +4,13 @@
 // compaction run's count is copied out and checked, and the last run's output is compared
 // in full on the host.
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <string>
 
 #include "core/reference.hpp"
 #include "gpuscan/error.hpp"
 #include "shaders/common/interface.h"
+#include "vulkan/bench_support.hpp"
 #include "vulkan/compaction_kernels.hpp"
 #include "vulkan/timestamps.hpp"
 #include "vulkan/vulkan_device.hpp"
@@ -19,11 +19,6 @@ namespace gpuscan::vulkan {
 namespace {
 
 constexpr std::uint32_t poison = 0xDEADBEEFu;
-
-// As the scan benchmark's (benchmark.cpp): a write larger than the last-level cache.
-std::size_t flush_bytes(const DeviceInfo& info) {
-  return info.is_cpu() ? std::size_t{32} << 20 : std::size_t{512} << 20;
-}
 
 void to_everything(const Context& context, VkCommandBuffer cmd) {
   context.barrier(cmd,
@@ -70,30 +65,14 @@ testing::CompactionBenchResult VulkanDevice::benchmark_compaction(
   const ScanBuffers copy_buffers{in, out, copy_spine, control};
   const BindingSet copy_set(context_, pipelines_->set_layout(), copy_buffers);
 
-  // Untimed runs first: the first of each builds the pipelines; then, on a GPU, runs go on
-  // until the device has been busy for a while, as in the scan benchmark (benchmark.cpp,
-  // warm_up): a GPU left idle while the host makes the input lowers its shader clock, which
-  // slows a latency-bound kernel far more than memcpy. Without this, an H100 ran memcpy at
-  // 1.6 TB/s in some sweeps and 2.9 TB/s in others.
-  using clock = std::chrono::steady_clock;
-  const clock::time_point start = clock::now();
-  std::size_t repeats = 1;
-  for (;;) {
-    const clock::time_point before = clock::now();
-    context_->submit([&](VkCommandBuffer cmd) {
-      for (std::size_t r = 0; r < repeats; ++r) {
-        compaction.record(cmd, buffers, set.handle(), c.n, c.constant);
-        to_everything(*context_, cmd);
-        copy.record(cmd, copy_buffers, copy_set.handle(), c.n, Value{c.spec.dtype, 0});
-        to_everything(*context_, cmd);
-      }
-    });
-    const clock::time_point now = clock::now();
-    if (info().is_cpu() || now - start >= std::chrono::milliseconds(300)) break;
-    const double took = std::chrono::duration<double>(now - before).count();
-    repeats = std::clamp<std::size_t>(
-        static_cast<std::size_t>(static_cast<double>(repeats) * 0.02 / took), 1, 4096);
-  }
+  // Untimed runs first (bench_support.hpp says why: without them, an H100 ran memcpy at
+  // 1.6 TB/s in some sweeps and 2.9 TB/s in others).
+  warm_up(*context_, [&](VkCommandBuffer cmd) {
+    compaction.record(cmd, buffers, set.handle(), c.n, c.constant);
+    to_everything(*context_, cmd);
+    copy.record(cmd, copy_buffers, copy_set.handle(), c.n, Value{c.spec.dtype, 0});
+    to_everything(*context_, cmd);
+  });
 
   const std::uint32_t slots = static_cast<std::uint32_t>(2 * c.runs);
   Timestamps timestamps(context_, slots);

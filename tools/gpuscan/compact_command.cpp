@@ -1,14 +1,10 @@
 #include "compact_command.hpp"
 
-#include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <random>
 #include <type_traits>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "bench_command.hpp"
 #include "core/reference.hpp"
@@ -16,21 +12,13 @@
 #include "npy.hpp"
 #include "option_values.hpp"
 #include "output_file.hpp"
+#include "report.hpp"
 #include "scan_command.hpp"
 
 extern const char* const gpuscan_build_commit;
 
 namespace gpuscan::cli {
 namespace {
-
-std::string utc_now() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
 
 bool makes_runs(Compaction compaction) {
   return compaction == Compaction::unique || compaction == Compaction::run_length_encode;
@@ -248,7 +236,6 @@ int run_compaction_bench(const CompactionBenchOptions& options) {
                        "; compaction in chunks is not implemented yet)");
     }
   }
-  const std::string date = utc_now();
   const std::string operation(to_string(spec.compaction));
   // The CSV keeps DESIGN section 7's columns: `kind` names the operation and `op` its data,
   // e.g. lt@54% (x < a threshold 54% of the values lie below), flags@54% (u32 flags, 54%
@@ -260,9 +247,9 @@ int run_compaction_bench(const CompactionBenchOptions& options) {
       : spec.compaction == Compaction::select_flagged
           ? "flags" + percent
           : "runs1-" + std::to_string(longest_run(options.run_bits));
-  std::string rows =
-      "date,commit,device,backend,algorithm,dtype,op,kind,n,runs,median_ms,gelems_per_s,"
-      "vs_memcpy,validated,blocking_mask,spins,lookback_steps,fallbacks,insertions\n";
+  const BenchRow common{
+      utc_now(), gpuscan_build_commit, info.name, "vulkan", "", std::string(to_string(spec.dtype))};
+  std::vector<BenchRow> rows;
   std::fprintf(stderr, "%s (%s) on %s, %d runs each, %s\n", operation.c_str(), op_column.c_str(),
                info.name.c_str(), runs, options.hot ? "hot" : "L2 flushed");
   std::printf("%-15s %12s %10s %10s %10s %10s %9s %9s\n", "operation", "n", "memcpy ms", "op ms",
@@ -314,31 +301,32 @@ int run_compaction_bench(const CompactionBenchOptions& options) {
                   memcpy_ms, op_ms, vs_memcpy, limit, of_limit, validated, runs);
       std::fflush(stdout);
       const auto gelems = [&](double ms) { return static_cast<double>(n) / (ms * 1e-3) * 1e-9; };
-      const std::string common =
-          fmt::format("{},{},{},vulkan,", date, gpuscan_build_commit, info.name);
-      std::string stats = ",,,";
-      if (!r.statistics.empty()) {
-        double mean[4] = {};
-        for (const Statistics& s : r.statistics) {
-          mean[0] += static_cast<double>(s.spins);
-          mean[1] += static_cast<double>(s.lookback_steps);
-          mean[2] += static_cast<double>(s.fallbacks);
-          mean[3] += static_cast<double>(s.insertions);
-        }
-        const double k = static_cast<double>(r.statistics.size());
-        stats = fmt::format("{:.1f},{:.1f},{:.1f},{:.1f}", mean[0] / k, mean[1] / k, mean[2] / k,
-                            mean[3] / k);
-      }
-      const std::string mask = blocking_mask ? std::to_string(*blocking_mask) : "";
-      rows += fmt::format("{}memcpy,{},,copy,{},{},{:.6f},{:.4f},1.0000,{},,,,,\n", common,
-                          to_string(spec.dtype), n, runs, memcpy_ms, gelems(memcpy_ms), runs);
-      rows += fmt::format("{}{},{},{},{},{},{},{:.6f},{:.4f},{:.4f},{},{},{}\n", common,
-                          to_string(spec.algorithm), to_string(spec.dtype), op_column, operation, n,
-                          runs, op_ms, gelems(op_ms), vs_memcpy, validated, mask, stats);
+      BenchRow copy = common;
+      copy.algorithm = "memcpy";
+      copy.kind = "copy";
+      copy.n = n;
+      copy.runs = runs;
+      copy.median_ms = memcpy_ms;
+      copy.gelems_per_s = gelems(memcpy_ms);
+      copy.vs_memcpy = 1;
+      copy.validated = runs;
+      rows.push_back(copy);
+      BenchRow row = copy;
+      row.algorithm = to_string(spec.algorithm);
+      row.op = op_column;
+      row.kind = operation;
+      row.median_ms = op_ms;
+      row.gelems_per_s = gelems(op_ms);
+      row.vs_memcpy = vs_memcpy;
+      row.validated = validated;
+      row.blocking_mask = blocking_mask;
+      row.statistics = mean_statistics(r.statistics);
+      rows.push_back(row);
     }
   }
   if (csv) {
-    csv->write(std::as_bytes(std::span(rows.data(), rows.size())));
+    const std::string text = format_csv(rows);
+    csv->write(std::as_bytes(std::span(text.data(), text.size())));
     csv->commit();
   }
   if (failures > 0) {
