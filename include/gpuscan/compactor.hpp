@@ -79,7 +79,7 @@ class Compactor {
   // Run-length encoding: the first element of each run of equal elements (as unique) to
   // `values`, the run's length as a uint64 to `lengths` (n of each fit), the number of runs
   // to `count`. Lengths are 64-bit so that they stay exact when runs of more than 2^32
-  // elements become possible (compaction in chunks); within one run they are below 2^32.
+  // elements become possible (compaction in chunks); within one call they are below 2^32.
   RunResult run_length_encode(const Buffer& in, Buffer& values, Buffer& lengths, Buffer& count,
                               std::size_t n);
 

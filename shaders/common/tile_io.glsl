@@ -1,6 +1,7 @@
-// Thread level, memory side: the input and output buffers and the masked loads and stores
-// of 16-byte vectors (VECTOR_ELEMENTS elements). Full vectors move as one access; the
-// vector that straddles n falls back to element accesses so nothing past n is touched.
+// Thread level, memory side: the output buffers (the input's are tile_input.glsl's) and the
+// masked loads and stores of 16-byte vectors (VECTOR_ELEMENTS elements). Full vectors move
+// as one access; the vector that straddles n falls back to element accesses so nothing past
+// n is touched.
 // With ELEMENT_OFFSETS (data that starts pc.in_shift / pc.out_shift elements into its
 // binding, where a 16-byte view cannot reach it) every access is an element access.
 #ifndef GPUSCAN_TILE_IO_GLSL
