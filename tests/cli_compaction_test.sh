@@ -90,12 +90,22 @@ PY
 "$python" npy.py make "$seed"
 
 # ok CHECK-ARGS -- GPUSCAN-ARGS: a run that must succeed, leaving exactly out/o.npy, which
-# must match the reference.
+# must match the reference. With --algorithm csdl, giving up is also accepted: exit status 1,
+# csdl's one-line ForwardProgressError and no output (its documented outcome on a device
+# without forward progress, which lavapipe on a busy machine is).
 ok() {
-  local check=()
+  local check=() status=0
   while [[ $1 != -- ]]; do check+=("$1"); shift; done
   shift
-  "$gpuscan" "$@" || fail "gpuscan $*: exit status $?"
+  "$gpuscan" "$@" 2>stderr || status=$?
+  if [[ $status != 0 ]]; then
+    if [[ " $* " == *" csdl "* && $status == 1 && -z $(ls -A out) ]] &&
+      grep -q "look-backs gave up" stderr; then
+      echo "note: csdl gave up, as it may without forward progress: $(cat stderr)"
+      return
+    fi
+    fail "gpuscan $*: exit status $status ($(cat stderr))"
+  fi
   [[ $(ls -A out) == o.npy ]] || fail "gpuscan $*: out/ holds $(ls -A out)"
   "$python" npy.py check "${check[0]}" "${check[1]}" out/o.npy "${check[@]:2}" || fail "gpuscan $*"
   rm out/o.npy
@@ -171,6 +181,7 @@ refused "rle without LENGTHS" rle in/u4_1.npy out/v.npy
 refused "rle with a predicate" rle in/u4_1.npy out/v.npy out/l.npy --lt 3
 refused "rle of a missing input" rle in/missing.npy out/v.npy out/l.npy
 refused "rle into one file twice" rle in/u4_4099.npy out/v.npy out/v.npy
+refused "rle into one file by two names" rle in/u4_4099.npy out/v.npy out/../out/v.npy
 refused "rle with LENGTHS in a missing folder" rle in/u4_4099.npy out/v.npy nowhere/l.npy
 refused "bench --selected for unique" bench --operation unique --selected 54
 refused "bench --run-bits out of range" bench --operation rle --run-bits 40

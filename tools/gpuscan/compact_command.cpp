@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <random>
 #include <type_traits>
 #include <vector>
@@ -187,7 +188,11 @@ int run_compact(const CompactOptions& options) {
   OutputFile output_file(options.output);
   std::optional<OutputFile> lengths_file;
   if (rle) {
-    if (options.lengths_output == options.output) {
+    // The same file by another name too (./v.npy and v.npy): one would silently replace the
+    // other at commit.
+    std::error_code ignored;
+    if (std::filesystem::weakly_canonical(options.lengths_output, ignored) ==
+        std::filesystem::weakly_canonical(options.output, ignored)) {
       throw UsageError("rle: VALUES and LENGTHS must be different files");
     }
     lengths_file.emplace(options.lengths_output);
