@@ -5,6 +5,8 @@ A size sweep: every algorithm against n, throughput above (median time in micros
 where no n exceeds 2^22, the small-n sweeps), the ratio to memcpy from the same run below.
 A --blocking sweep: the four panels of the paper (fallbacks, spins, look-back steps per
 run, and throughput against the unblocked run of the same file) against the blocking rate.
+A compaction file (`bench --operation`, kind select, unique, partition, rle...): each
+operation and data (op column) against n as its ratio to memcpy, blocked runs dashed.
 
     python3 bench/plot.py bench/results/h100-cuda-u32-add-inclusive.csv
     python3 bench/plot.py bench/results/h100-python-cumsum.csv --dtype i32 --exclude host \
@@ -24,6 +26,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+COMPACTIONS = {"select", "select-flagged", "unique", "partition", "rle"}
 STYLE = {"csdldf": ("C0", "o"), "csdl": ("C1", "s"), "rts": ("C2", "^"), "memcpy": ("k", "."), "cub": ("C3", "v")}
 
 
@@ -44,6 +47,9 @@ def main() -> int:
         print(f"plot.py: {args.csv} has no rows", file=sys.stderr)
         return 2
     output = args.output or args.csv.with_suffix(".png")
+    if any(row["kind"] in COMPACTIONS for row in rows):
+        plot_compaction(rows, output)
+        return 0
     blocked = [row for row in rows if row["blocking_mask"]]
     if blocked:
         plot_blocking(rows, blocked, output)
@@ -79,6 +85,32 @@ def main() -> int:
     fig.savefig(output, dpi=110)
     print(f"plot.py: wrote {output}")
     return 0
+
+
+def plot_compaction(rows, output: pathlib.Path) -> None:
+    series = defaultdict(list)
+    for row in rows:
+        if row["kind"] not in COMPACTIONS:
+            continue
+        mask = row["blocking_mask"]
+        label = f"{row['kind']} {row['op']}" + (f", 1 in {int(mask) + 1} blocked" if mask else "")
+        series[label].append((int(row["n"]), float(row["vs_memcpy"])))
+    first = rows[0]
+    fig, axis = plt.subplots(figsize=(9, 6))
+    for index, (label, points) in enumerate(sorted(series.items())):
+        points.sort()
+        axis.plot([p[0] for p in points], [p[1] for p in points], marker="o", color=plt.cm.tab20(index % 20),
+                  linestyle="--" if "blocked" in label else "-", label=label)
+    axis.set_xscale("log", base=2)
+    axis.set_xlabel("n (elements)")
+    axis.set_ylabel("throughput / memcpy (same run)")
+    axis.set_title(f"{first['dtype']} compaction on {first['device']} ({first['backend']}), commit {first['commit']}",
+                   fontsize=10)
+    axis.grid(True, alpha=0.3)
+    axis.legend(fontsize=8, ncol=2)
+    fig.tight_layout()
+    fig.savefig(output, dpi=110)
+    print(f"plot.py: wrote {output}")
 
 
 def plot_blocking(rows, blocked, output: pathlib.Path) -> None:

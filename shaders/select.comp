@@ -2,8 +2,9 @@
 #pragma use_vulkan_memory_model
 // The compaction family in one pass (DESIGN 3e): select-if, select-flagged and unique keep
 // some elements of x, in order, and write how many; partition also writes the others, in
-// order, to a second output. A tile's aggregate is its count of
-// kept elements; the chained protocol is the scan's (look_back.glsl: decoupled fallback
+// order, to a second output, run-length encoding unique's elements and each run's length.
+// A tile's aggregate is its count of kept elements (and run-length encoding's last head);
+// the chained protocol is the scan's (look_back.glsl: decoupled fallback
 // with FALLBACK, decoupled look-back without), and a fallback counts a stalled tile's kept
 // elements from its input (compaction.glsl's select_tile, the owner's own code).
 #include "common/interface.h"
@@ -37,13 +38,13 @@ void main() {
 
   TILE_WORD early = TILE_WORD(GS_STATE_NOT_READY);
   if (is_lookback_lane() && tile != 0) early = read_window(tile - 1, 0);
-  const uint64_t kept = select_tile(tile, SLOT_OWN);
+  const uint64_t kept = tile_aggregate(SLOT_OWN, select_tile(tile, SLOT_OWN));
   stage_kept(tile);
 
   uint early_end = NO_TILE;
-  uint64_t early_value = 0;
+  uint64_t early_value = tile_identity();
   uint cursor = tile - 1;
-  uint64_t prefix = 0;
+  uint64_t prefix = tile_identity();
   bool done = tile == 0;
   if (is_lookback_lane()) {
     if (tile == 0) {
@@ -57,7 +58,7 @@ void main() {
   for (;;) {
     if (is_lookback_lane()) {
       if (!done) done = look_back(tile, cursor, prefix, early_end, early_value);
-      if (done && tile != 0) post_tile(tile, GS_STATE_INCLUSIVE, prefix + kept);
+      if (done && tile != 0) post_tile(tile, GS_STATE_INCLUSIVE, tile_combine(prefix, kept));
       if (sg_lane() == 0) {
         wg_lookback = done ? LOOKBACK_DONE : cursor;
         wg_prefix = prefix;
@@ -66,7 +67,7 @@ void main() {
     barrier();
     const uint target = wg_lookback;
     if (target == LOOKBACK_DONE) break;
-    const uint64_t count = select_tile(target, SLOT_FALLBACK);
+    const uint64_t count = tile_aggregate(SLOT_FALLBACK, select_tile(target, SLOT_FALLBACK));
     if (is_lookback_lane()) {
       done = insert_fallback(cursor, prefix, count, cursor == 0);
       early_end = wg_early_end;
@@ -83,12 +84,16 @@ void main() {
   // understood yet (docs/performance-new-compact.md).
   if (tile == pc.tile_count - 1 && gl_LocalInvocationIndex == 0) {
     const uint64_t total =
-        packUint2x32(uvec2(count_words[0], count_words[1])) + before + kept;
+        packUint2x32(uvec2(count_words[0], count_words[1])) + count_of(before) + count_of(kept);
     const uvec2 words = unpackUint2x32(total);
     count_words[0] = words.x;
     count_words[1] = words.y;
   }
   // The loop's barriers made the staged elements visible. Within one run the counts stay
   // below 2^32 (n does).
-  write_staged(tile, uint(before), uint(kept));
+  if (RLE) {
+    write_runs(tile, before, uint(count_of(kept)));
+  } else {
+    write_staged(tile, uint(count_of(before)), uint(count_of(kept)));
+  }
 }

@@ -1,19 +1,12 @@
 #!/usr/bin/env bash
-# `gpuscan select` and `gpuscan unique` end to end (DESIGN section 4): random .npy inputs of
+# `gpuscan select`, `partition`, `unique` and `rle` end to end (DESIGN section 4): random .npy inputs of
 # every dtype, outputs checked element by element against a reference computed here; every
 # bad request refused with exit status 2, one "gpuscan: error:" line and no output file.
 # Fixtures are written and outputs read with Python's struct module: no numpy needed.
 # Usage: cli_compaction_test.sh path/to/gpuscan
 set -euo pipefail
 
-gpuscan=$1
-[[ $gpuscan == */* ]] && gpuscan=$(realpath "$gpuscan")
-python=/usr/bin/python3
-[[ -x $python ]] || python=python3
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-mkdir in out
+source "$(dirname "$(realpath "$0")")/cli_setup.sh"
 seed=${GPUSCAN_TEST_SEED:-$RANDOM$RANDOM}
 echo "GPUSCAN_TEST_SEED=$seed"
 
@@ -53,7 +46,18 @@ def make(seed):
             write('in/%s_%d_flags.npy' % (code, n), 'u8' if code[1] == '8' else 'i4',
                   [rng.choice([0, 0, 1, 7, -1 if code[1] == '4' else 1 << 40]) for _ in range(n)])
 
+def check_rle(input_path, values_path, lengths_path):
+    code, x = read(input_path)
+    values_code, values = read(values_path)
+    lengths_code, lengths = read(lengths_path)
+    assert (values_code, lengths_code) == (code, 'u8'), (values_code, lengths_code)
+    heads = [i for i in range(len(x)) if i == 0 or x[i] != x[i - 1]]
+    assert values == [x[i] for i in heads], 'values: %d, expected %d' % (len(values), len(heads))
+    assert lengths == [e - s for s, e in zip(heads, heads[1:] + [len(x)])], 'lengths differ'
+
 def check(op, input_path, output_path, arg=None):
+    if op == 'rle':
+        return check_rle(input_path, output_path, arg)
     code, x = read(input_path)
     out_code, got = read(output_path)
     assert out_code == code, (out_code, code)
@@ -86,12 +90,22 @@ PY
 "$python" npy.py make "$seed"
 
 # ok CHECK-ARGS -- GPUSCAN-ARGS: a run that must succeed, leaving exactly out/o.npy, which
-# must match the reference.
+# must match the reference. With --algorithm csdl, giving up is also accepted: exit status 1,
+# csdl's one-line ForwardProgressError and no output (its documented outcome on a device
+# without forward progress, which lavapipe on a busy machine is).
 ok() {
-  local check=()
+  local check=() status=0
   while [[ $1 != -- ]]; do check+=("$1"); shift; done
   shift
-  "$gpuscan" "$@" || fail "gpuscan $*: exit status $?"
+  "$gpuscan" "$@" 2>stderr || status=$?
+  if [[ $status != 0 ]]; then
+    if [[ " $* " == *" csdl "* && $status == 1 && -z $(ls -A out) ]] &&
+      grep -q "look-backs gave up" stderr; then
+      echo "note: csdl gave up, as it may without forward progress: $(cat stderr)"
+      return
+    fi
+    fail "gpuscan $*: exit status $status ($(cat stderr))"
+  fi
   [[ $(ls -A out) == o.npy ]] || fail "gpuscan $*: out/ holds $(ls -A out)"
   "$python" npy.py check "${check[0]}" "${check[1]}" out/o.npy "${check[@]:2}" || fail "gpuscan $*"
   rm out/o.npy
@@ -126,6 +140,15 @@ for code in u4 i8 f8; do
   done
   echo "ok: $code: partition --lt at 0, 4099, 70001 ($(cat stdout))"
 done
+for code in u4 i4 f4 u8 i8 f8; do
+  for n in 0 1 4099 70001; do
+    "$gpuscan" rle in/${code}_$n.npy out/v.npy out/l.npy || fail "rle ${code}_$n: exit status $?"
+    [[ $(ls -A out | tr '\n' ' ') == "l.npy v.npy " ]] || fail "rle ${code}_$n: out/ holds $(ls -A out)"
+    "$python" npy.py check rle in/${code}_$n.npy out/v.npy out/l.npy || fail "rle ${code}_$n"
+    rm out/v.npy out/l.npy
+  done
+done
+echo "ok: rle of every dtype at 0, 1, 4099, 70001"
 ok lt in/f4_4099.npy -2.5 -- select in/f4_4099.npy out/o.npy --lt -2.5 --algorithm csdl
 ok unique in/i8_70001.npy -- unique in/i8_70001.npy out/o.npy --algorithm csdl --backend vulkan
 echo "ok: csdl, --backend vulkan"
@@ -154,6 +177,14 @@ refused "partition without a predicate" partition in/u4_1.npy out/o.npy
 refused "rts" unique in/u4_1.npy out/o.npy --algorithm rts
 refused "unknown algorithm" unique in/u4_1.npy out/o.npy --algorithm fast
 refused "an OUT in a missing folder" unique in/u4_1.npy nowhere/o.npy
+refused "rle without LENGTHS" rle in/u4_1.npy out/v.npy
+refused "rle with a predicate" rle in/u4_1.npy out/v.npy out/l.npy --lt 3
+refused "rle of a missing input" rle in/missing.npy out/v.npy out/l.npy
+refused "rle into one file twice" rle in/u4_4099.npy out/v.npy out/v.npy
+refused "rle into one file by two names" rle in/u4_4099.npy out/v.npy out/../out/v.npy
+refused "rle with LENGTHS in a missing folder" rle in/u4_4099.npy out/v.npy nowhere/l.npy
+refused "bench --selected for unique" bench --operation unique --selected 54
+refused "bench --run-bits out of range" bench --operation rle --run-bits 40
 refused "bench --operation with an unknown operation" bench --operation sort
 refused "bench --operation past one run" bench --operation select --sizes 40:40
 echo "cli_compaction_test: all passed"

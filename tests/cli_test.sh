@@ -6,14 +6,7 @@
 # Usage: cli_test.sh path/to/gpuscan
 set -euo pipefail
 
-gpuscan=$1
-[[ $gpuscan == */* ]] && gpuscan=$(realpath "$gpuscan")  # the test runs in a temporary directory
-python=/usr/bin/python3
-[[ -x $python ]] || python=python3
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-mkdir in out
+source "$(dirname "$(realpath "$0")")/cli_setup.sh"
 
 fail() {
   echo "FAIL: $*" >&2

@@ -1,5 +1,6 @@
 // The compaction family on Vulkan (DESIGN 3e, issue 25): select-if with every built-in
-// predicate, select-flagged with every integer flags type, unique; every dtype, odd sizes,
+// predicate, select-flagged with every integer flags type, unique, partition, run-length
+// encoding (runs shorter and far longer than a tile); every dtype, odd sizes,
 // all and none kept, one run and every element its own run, every blocking rate in both
 // tile states, statistics, csdl, logical subgroups of 4, repeated runs, and the refusals.
 // Inputs are random (seed printed), outputs poisoned before each run and checked whole:
@@ -94,6 +95,7 @@ std::vector<std::size_t> kept_indices(const CompactSpec& spec, const std::vector
         break;
       }
       case Compaction::unique:
+      case Compaction::run_length_encode:
         keep = i == 0 || !elements_equal(spec.dtype, in, i, i - 1);
         break;
     }
@@ -146,6 +148,10 @@ void expect_compaction_matches(Device& device, const CompactSpec& spec, const Op
   const bool partition = spec.compaction == Compaction::partition;
   Buffer rejected = device.allocate(std::max<std::size_t>(in.size(), 1));
   device.upload(rejected, poisoned);
+  const bool rle = spec.compaction == Compaction::run_length_encode;
+  const std::vector<std::byte> poisoned_lengths(std::max<std::size_t>(n * 8, 1), poison);
+  Buffer lengths = device.allocate(poisoned_lengths.size());
+  device.upload(lengths, poisoned_lengths);
   std::optional<Value> value;
   if (spec.compaction == Compaction::select_if || partition) {
     std::vector<std::byte> bits(element);
@@ -157,6 +163,8 @@ void expect_compaction_matches(Device& device, const CompactSpec& spec, const Op
   const bool completed = run_accepting_csdl_give_up(spec.algorithm, [&] {
     if (partition) {
       compactor.run_partition(in_buffer, out, rejected, count, n, *value);
+    } else if (rle) {
+      compactor.run_length_encode(in_buffer, out, lengths, count, n);
     } else {
       compactor.run(in_buffer, out, count, n, value, flags_buffer ? &*flags_buffer : nullptr);
     }
@@ -192,6 +200,21 @@ void expect_compaction_matches(Device& device, const CompactSpec& spec, const Op
   }
   for (std::size_t b = j * element; b < in.size(); ++b) {
     ASSERT_EQ(others[b], poison) << "rejected byte " << b << " written, n = " << n;
+  }
+  // Run-length encoding's lengths: run r ends where run r + 1 starts (the last at n); nothing
+  // past the count written. Any other operation must not have touched them.
+  std::vector<std::byte> length_bytes(poisoned_lengths.size());
+  device.download(lengths, length_bytes);
+  const std::size_t runs = rle ? kept.size() : 0;
+  for (std::size_t r = 0; r < runs; ++r) {
+    std::uint64_t length = 0;
+    std::memcpy(&length, length_bytes.data() + r * 8, 8);
+    ASSERT_EQ(length, (r + 1 < runs ? kept[r + 1] : n) - kept[r])
+        << "length of run " << r << " (from input index " << kept[r] << ") of " << runs
+        << ", n = " << n;
+  }
+  for (std::size_t b = runs * 8; b < n * 8; ++b) {
+    ASSERT_EQ(length_bytes[b], poison) << "length byte " << b << " written, n = " << n;
   }
 }
 
@@ -292,6 +315,23 @@ TEST_F(CompactionTest, UniqueEveryDtypeAndRunLength) {
   }
 }
 
+// Runs shorter than a vector, about a tile, and far longer (tiles without a head, whose
+// look-back must carry the last head from further back).
+TEST_F(CompactionTest, RunLengthEncodeEveryDtypeAndRunLength) {
+  for (DType dtype : all_dtypes) {
+    for (std::size_t mean_run :
+         {std::size_t{1}, std::size_t{8}, std::size_t{3000}, std::size_t{40000}}) {
+      SCOPED_TRACE(std::string(to_string(dtype)) + " runs of mean length " +
+                   std::to_string(mean_run));
+      for (std::size_t n :
+           {std::size_t{1}, std::size_t{2}, std::size_t{4097}, std::size_t{200003}}) {
+        expect_compaction_matches(device(), {Compaction::run_length_encode, dtype}, options(),
+                                  random_values(dtype, n, rng, mean_run), 0);
+      }
+    }
+  }
+}
+
 TEST_F(CompactionTest, AllNoneOneRunAndEveryElementItsOwnRun) {
   for (DType dtype : all_dtypes) {
     SCOPED_TRACE(to_string(dtype));
@@ -312,6 +352,10 @@ TEST_F(CompactionTest, AllNoneOneRunAndEveryElementItsOwnRun) {
       set_value(dtype, alternating, i, static_cast<double>(i % 3));
     expect_compaction_matches(device(), {Compaction::unique, dtype}, options(), alternating, 0);
     expect_compaction_matches(device(), {Compaction::unique, dtype}, options(), distinct, 0);
+    for (const auto* data : {&same, &alternating, &distinct}) {
+      expect_compaction_matches(device(), {Compaction::run_length_encode, dtype}, options(), *data,
+                                0);
+    }
   }
 }
 
@@ -328,6 +372,8 @@ TEST_F(CompactionTest, DesignSizes) {
                               options(), random_values(DType::u32, n, rng), 250);
     expect_compaction_matches(device(), {Compaction::unique, DType::u64}, options(),
                               random_values(DType::u64, n, rng, 8), 0);
+    expect_compaction_matches(device(), {Compaction::run_length_encode, DType::u32}, options(),
+                              random_values(DType::u32, n, rng, 8), 0);
   }
 }
 
@@ -348,6 +394,11 @@ TEST_F(CompactionTest, EveryBlockingRateInBothTileStates) {
                                 random_values(DType::u32, n, rng), 250);
       expect_compaction_matches(device(), {Compaction::unique, DType::f64}, o,
                                 random_values(DType::f64, n / 2, rng, 8), 0);
+      // Runs of a tile and far longer: blocked tiles that hold no head.
+      expect_compaction_matches(device(), {Compaction::run_length_encode, DType::i64}, o,
+                                random_values(DType::i64, n / 2, rng, 3000), 0);
+      expect_compaction_matches(device(), {Compaction::run_length_encode, DType::u32}, o,
+                                random_values(DType::u32, n, rng, 8), 0);
       std::vector<std::byte> flags(n * 8, std::byte{0});
       for (std::size_t i = 0; i < n; ++i)
         flags[i * 8 + 7] = std::byte{static_cast<unsigned char>(rng() & 1)};
@@ -415,6 +466,10 @@ TEST_F(CompactionTest, CsdlAndLogicalSubgroupsOfFour) {
       expect_compaction_matches(
           device(), {Compaction::unique, DType::u64, Predicate::lt, DType::u32, algorithm}, o,
           random_values(DType::u64, n, rng, 8), 0);
+      expect_compaction_matches(
+          device(),
+          {Compaction::run_length_encode, DType::f32, Predicate::lt, DType::u32, algorithm}, o,
+          random_values(DType::f32, n, rng, 500), 0);
     }
     if (algorithm == Algorithm::csdldf) {
       o.blocking_mask = 0;
@@ -449,6 +504,11 @@ TEST_F(CompactionTest, OneCallHelpers) {
   EXPECT_EQ(unique(device(), std::span<const std::int32_t>(x)),
             (std::vector<std::int32_t>{5, -3, 8, 0, -3, 7}));
   EXPECT_TRUE(unique(device(), std::span<const std::int32_t>()).empty());
+  const RunLengths<std::int32_t> runs =
+      run_length_encode(device(), std::span<const std::int32_t>(x));
+  EXPECT_EQ(runs.values, (std::vector<std::int32_t>{5, -3, 8, 0, -3, 7}));
+  EXPECT_EQ(runs.lengths, (std::vector<std::uint64_t>{1, 1, 3, 1, 1, 1}));
+  EXPECT_TRUE(run_length_encode(device(), std::span<const double>()).values.empty());
 }
 
 TEST_F(CompactionTest, RefusesWhatItCannotDo) {
@@ -476,6 +536,14 @@ TEST_F(CompactionTest, RefusesWhatItCannotDo) {
   EXPECT_THROW(parts.run_partition(a, b, b, count, 100, c), UsageError);
   EXPECT_THROW(parts.run_partition(a, b, a, count, 100, c), UsageError);
   EXPECT_THROW(parts.run_partition(a, b, c2, c2, 100, c), UsageError);
+  // Run-length encoding: two outputs as well, the lengths 8 bytes each.
+  Compactor rle(d, {Compaction::run_length_encode, DType::u32});
+  EXPECT_THROW(rle.run(a, b, count, 100), UsageError);
+  EXPECT_THROW(select.run_length_encode(a, b, c2, count, 100), UsageError);
+  EXPECT_THROW(rle.run_length_encode(a, b, b, count, 100), UsageError);
+  EXPECT_THROW(rle.run_length_encode(a, b, a, count, 100), UsageError);
+  EXPECT_THROW(rle.run_length_encode(a, b, c2, count, 1000), UsageError);  // lengths too small
+  rle.run_length_encode(a, b, c2, count, 512);
   EXPECT_THROW(Compactor(d, {Compaction::select_flagged, DType::u32, Predicate::lt, DType::f32}),
                UsageError);
   EXPECT_THROW(

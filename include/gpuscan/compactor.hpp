@@ -1,6 +1,6 @@
-// The compaction family (DESIGN 3e): select-if, select-flagged, unique and partition, single
-// pass with decoupled fallback, the count written on the device. Vulkan for now; run-length
-// encoding comes next (issue 25).
+// The compaction family (DESIGN 3e): select-if, select-flagged, unique, partition and
+// run-length encoding, single pass with decoupled fallback, the count written on the device.
+// Vulkan for now (issue 25).
 #pragma once
 
 #include <cstddef>
@@ -20,10 +20,11 @@
 namespace gpuscan {
 
 enum class Compaction {
-  select_if,       // x[i] where x[i] <predicate> constant
-  select_flagged,  // x[i] where flags[i] != 0
-  unique,          // x[i] where i == 0 or x[i] != x[i-1] (==: +0.0 equals -0.0, NaN nothing)
-  partition,       // select_if, and the rejected x[i] in order to a second output
+  select_if,          // x[i] where x[i] <predicate> constant
+  select_flagged,     // x[i] where flags[i] != 0
+  unique,             // x[i] where i == 0 or x[i] != x[i-1] (==: +0.0 equals -0.0, NaN nothing)
+  partition,          // select_if, and the rejected x[i] in order to a second output
+  run_length_encode,  // unique's x[i], and each run's length (uint64) to a second output
 };
 // select-if's built-in predicates: x < c, x <= c, ... (floats: every comparison with NaN is
 // false, except ne).
@@ -75,6 +76,13 @@ class Compactor {
   RunResult run_partition(const Buffer& in, Buffer& selected, Buffer& rejected, Buffer& count,
                           std::size_t n, Value constant);
 
+  // Run-length encoding: the first element of each run of equal elements (as unique) to
+  // `values`, the run's length as a uint64 to `lengths` (n of each fit), the number of runs
+  // to `count`. Lengths are 64-bit so that they stay exact when runs of more than 2^32
+  // elements become possible (compaction in chunks); within one call they are below 2^32.
+  RunResult run_length_encode(const Buffer& in, Buffer& values, Buffer& lengths, Buffer& count,
+                              std::size_t n);
+
   const CompactSpec& spec() const { return spec_; }
   // The most elements one run takes on this device; larger runs are refused (compaction in
   // chunks is not implemented yet).
@@ -84,7 +92,7 @@ class Compactor {
   friend Compactor testing::make_compactor(Device&, const CompactSpec&, const testing::Options&);
   Compactor(Device& device, const CompactSpec& spec, const testing::Options& options);
   RunResult checked_run(const Buffer& in, Buffer& out, Buffer& count, std::size_t n,
-                        std::optional<Value> constant, const Buffer* flags, const Buffer* rejected);
+                        std::optional<Value> constant, const Buffer* flags, const Buffer* second);
 
   CompactSpec spec_;
   std::shared_ptr<detail::DeviceImpl> device_;
@@ -94,7 +102,8 @@ class Compactor {
 
 namespace detail {
 // Compacts host data: upload, run, download; returns the kept elements' bytes (for
-// partition, the selected ones' followed by the rejected ones').
+// partition, the selected ones' followed by the rejected ones'; for run-length encoding,
+// the run values' followed by their lengths as uint64).
 std::vector<std::byte> compact_host(Device& device, const CompactSpec& spec,
                                     std::span<const std::byte> input, std::optional<Value> constant,
                                     std::span<const std::byte> flags,
@@ -135,6 +144,24 @@ std::vector<T> unique(Device& device, std::span<const T> in) {
   const CompactSpec spec{Compaction::unique, dtype_of<T>()};
   return detail::kept_as<T>(
       detail::compact_host(device, spec, std::as_bytes(in), std::nullopt, {}));
+}
+
+template <class T>
+struct RunLengths {
+  std::vector<T> values;               // the first element of each run, in order
+  std::vector<std::uint64_t> lengths;  // each run's length
+};
+
+template <class T>
+RunLengths<T> run_length_encode(Device& device, std::span<const T> in) {
+  const CompactSpec spec{Compaction::run_length_encode, dtype_of<T>()};
+  std::uint64_t runs = 0;
+  const std::vector<std::byte> bytes =
+      detail::compact_host(device, spec, std::as_bytes(in), std::nullopt, {}, &runs);
+  RunLengths<T> result{std::vector<T>(runs), std::vector<std::uint64_t>(runs)};
+  std::memcpy(result.values.data(), bytes.data(), runs * sizeof(T));
+  std::memcpy(result.lengths.data(), bytes.data() + runs * sizeof(T), runs * 8);
+  return result;
 }
 
 }  // namespace gpuscan

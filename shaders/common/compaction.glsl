@@ -1,7 +1,8 @@
 // The compaction kernels' tile level (DESIGN 3e): which elements of a tile are kept, where
 // each kept one goes within the tile, and the tile's count. The tile value these kernels
-// post through tile_state.glsl and look_back.glsl is a 64-bit count under addition, so this
-// file must come before those two.
+// post through tile_state.glsl and look_back.glsl is a 64-bit count under addition (for
+// run-length encoding, a count and a position: see count_combine), so this file must come
+// before those two.
 //
 // The owner of a tile and a fallback on it both call select_tile, so a fallback's count is
 // the owner's, bit for bit (an integer sum is the same in any order).
@@ -17,22 +18,38 @@
 #include "types.glsl"
 #include "tile_shape.glsl"
 #include "subgroup_scan.glsl"
+#include "tile_input.glsl"
+
+layout(constant_id = GS_SPEC_COMPACTION) const uint COMPACTION = 0;
+const uint OPERATION = COMPACTION & 15u;
+const uint PREDICATE = (COMPACTION >> 4) & 15u;
+const uint FLAG_WORDS = (COMPACTION >> 8) & 15u;
+const bool RLE = OPERATION == GS_COMPACT_RLE;
 
 #define TILE_VALUE uint64_t
 #define TILE_VALUE_WORDS 2
 #define tile_value_to_words unpackUint2x32
 #define tile_value_from_words packUint2x32
-uint64_t count_identity() { return 0ul; }
-uint64_t count_combine(uint64_t earlier, uint64_t later) { return earlier + later; }
+// Run-length encoding's tile value: the count in the low word and the position of the
+// tile's last head (first element of a run) in the high word, NO_HEAD if it holds none;
+// combining adds the counts and keeps the later head. So a tile's exclusive prefix also
+// says where the run open at the tile's start began, and no tile waits on a successor for
+// a run's length (write_run_lengths). Counts and positions within a run are below 2^32
+// (pc.n is), and no position is NO_HEAD (max_elements keeps n below 2^32 - a tile).
+const uint NO_HEAD = 0xFFFFFFFFu;
+uint64_t count_identity() { return RLE ? packUint2x32(uvec2(0u, NO_HEAD)) : 0ul; }
+uint64_t count_combine(uint64_t earlier, uint64_t later) {
+  if (!RLE) return earlier + later;
+  const uvec2 e = unpackUint2x32(earlier);
+  const uvec2 l = unpackUint2x32(later);
+  return packUint2x32(uvec2(e.x + l.x, l.y != NO_HEAD ? l.y : e.y));
+}
 #define tile_identity count_identity
 #define tile_combine count_combine
+// The number of kept elements a tile value stands for.
+uint64_t count_of(uint64_t value) { return RLE ? uint64_t(unpackUint2x32(value).x) : value; }
 
-layout(binding = GS_COMPACT_BINDING_INPUT_VECTORS, std430) readonly buffer InputVectors {
-  TV in_vectors[];
-};
-layout(binding = GS_COMPACT_BINDING_INPUT_SCALARS, std430) readonly buffer InputScalars {
-  T in_scalars[];
-};
+// The input: in_vectors and in_scalars (tile_input.glsl).
 layout(binding = GS_COMPACT_BINDING_OUTPUT, std430) writeonly buffer Output {
   T out_scalars[];
 };
@@ -40,14 +57,13 @@ layout(binding = GS_COMPACT_BINDING_OUTPUT, std430) writeonly buffer Output {
 layout(binding = GS_COMPACT_BINDING_AUX, std430) buffer Aux {
   uint aux_words[];
 };
+// The same binding as run-length encoding's lengths (written).
+layout(binding = GS_COMPACT_BINDING_AUX, std430) writeonly buffer RunLengths {
+  uint64_t run_lengths[];
+};
 layout(binding = GS_COMPACT_BINDING_COUNT, std430) buffer Count {
   uint count_words[];
 };
-
-layout(constant_id = GS_SPEC_COMPACTION) const uint COMPACTION = 0;
-const uint OPERATION = COMPACTION & 15u;
-const uint PREDICATE = (COMPACTION >> 4) & 15u;
-const uint FLAG_WORDS = (COMPACTION >> 8) & 15u;
 
 // select-if's constant.
 T predicate_constant() { return t_from_words(uvec2(pc.init_lo, pc.init_hi)); }
@@ -68,13 +84,6 @@ bool is_flagged(uint i) {
   uint word = aux_words[FLAG_WORDS * i];
   if (FLAG_WORDS == 2) word |= aux_words[FLAG_WORDS * i + 1];
   return word != 0;
-}
-
-// Vector k of this thread in `tile`, in subgroup-blocked order as the scan loads it
-// (tile_io.glsl): a row k of a subgroup's block is read by consecutive lanes, so the
-// elements of a block run row by row, lane by lane.
-uint tile_vector_index(uint tile, uint k) {
-  return tile * TILE_VECTORS + (sg_id() * VECTORS_PER_THREAD + k) * SUBGROUP_SIZE + sg_lane();
 }
 
 bool is_full_tile(uint tile) { return tile < pc.n / TILE_ELEMENTS; }
@@ -120,24 +129,39 @@ uint count_inclusive_sum(uint x) {
 uint count_of_last_lane(uint x) {
   return subgroupShuffle(x, gl_SubgroupInvocationID | (SUBGROUP_SIZE - 1));
 }
+uint max_over_lanes(uint x) {
+  for (uint d = 1; d < SUBGROUP_SIZE; d <<= 1) x = max(x, subgroupShuffleXor(x, d));
+  return x;
+}
 
 // Per subgroup, kept elements of its block: slot SLOT_OWN for the owned tile, SLOT_FALLBACK
 // for a fallback's count of another tile (as workgroup_scan.glsl's partials).
 #define SLOT_OWN 0
 #define SLOT_FALLBACK 1
 shared uint wg_kept[2 * SUBGROUPS];
+// Run-length encoding, per slot as wg_kept: 1 + the position of each subgroup's last head in
+// its block (0: none), and the tile's (wg_tile_last_head).
+shared uint wg_last_head[RLE ? 2 * SUBGROUPS : 1];
+shared uint wg_tile_last_head[2];
 
-// Turns wg_kept[slot] into inclusive sums over the subgroups; all threads see the result.
+// Turns wg_kept[slot] into inclusive sums over the subgroups, and for run-length encoding
+// finds the tile's last head; all threads see the results.
 void scan_kept(uint slot) {
   barrier();
   uint carry = 0;
+  uint last_head = 0;
   for (uint base = 0; base < SUBGROUPS; base += SUBGROUP_SIZE) {
     const uint s = base + sg_lane();
     uint x = s < SUBGROUPS ? wg_kept[slot * SUBGROUPS + s] : 0u;
     x = carry + count_inclusive_sum(x);
     carry = count_of_last_lane(x);
     if (sg_id() == 0 && s < SUBGROUPS) wg_kept[slot * SUBGROUPS + s] = x;
+    if (RLE) {
+      last_head =
+          max(last_head, max_over_lanes(s < SUBGROUPS ? wg_last_head[slot * SUBGROUPS + s] : 0u));
+    }
   }
+  if (RLE && flat_thread_id() == 0) wg_tile_last_head[slot] = last_head;
   barrier();
 }
 
@@ -157,9 +181,10 @@ uint select_tile(uint tile, uint slot) {
     loaded[k] = load_vector(full, tile_vector_index(tile, k));
   }
   uint rows[VECTORS_PER_THREAD];
+  uint last_head = 0;  // run-length encoding: 1 + the position of this thread's last head
   for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
     T before = T(0);
-    if (OPERATION == GS_COMPACT_UNIQUE) {
+    if (OPERATION == GS_COMPACT_UNIQUE || RLE) {
       // The element before lane l's vector is lane l-1's last; lane 0's lies in the row
       // before, or the block (or tile) before: read from memory, where it is pure input.
       before = subgroupShuffleUp(loaded[k][VECTOR_ELEMENTS - 1], 1);
@@ -170,6 +195,14 @@ uint select_tile(uint tile, uint slot) {
     }
     masks[k] = keep_mask(tile_vector_index(tile, k), loaded[k], before);
     rows[k] = bitCount(masks[k]);
+    if (RLE && masks[k] != 0) {
+      last_head = max(last_head, VECTOR_ELEMENTS * tile_vector_index(tile, k) +
+                                     uint(findMSB(masks[k])) + 1);
+    }
+  }
+  if (RLE) {
+    last_head = max_over_lanes(last_head);
+    if (sg_lane() == 0) wg_last_head[slot * SUBGROUPS + sg_id()] = last_head;
   }
   // Row k of the block: the lanes' counts summed across the lanes, all rows at once; then
   // the rows one after another.
@@ -194,10 +227,20 @@ uint select_tile(uint tile, uint slot) {
   return wg_kept[slot * SUBGROUPS + SUBGROUPS - 1];
 }
 
+// The tile value select_tile(tile, slot) found `kept` elements for (count_combine).
+uint64_t tile_aggregate(uint slot, uint kept) {
+  if (!RLE) return uint64_t(kept);
+  return packUint2x32(uvec2(kept, wg_tile_last_head[slot] - 1u));  // none: 0 - 1 = NO_HEAD
+}
+
 // The owned tile's kept elements, compacted in tile order, so that they go out in
 // coalesced writes (CUB's select does the same); for partition, followed by its rejected
 // elements in tile order: the tile's stable partition.
-shared T wg_stage[TILE_ELEMENTS];
+// Run-length encoding stages where in the tile each head lies instead (wg_head_position),
+// and reads the heads' values again when it writes them: both arrays would not fit in the
+// 32 KiB of shared memory that CPU drivers have.
+shared T wg_stage[RLE ? 1 : TILE_ELEMENTS];
+shared uint wg_head_position[RLE ? TILE_ELEMENTS : 1];
 
 // Puts the owned tile's kept elements in wg_stage. Needs only select_tile's result, not the
 // tile's prefix, so it runs before the look-back and the vectors need not be held through it.
@@ -213,7 +256,11 @@ void stage_kept(uint tile) {
     const uint first = VECTOR_ELEMENTS * (tile_vector_index(tile, k) - tile * TILE_VECTORS);
     for (uint c = 0; c < VECTOR_ELEMENTS; ++c) {
       if ((owned_masks[k] & (1u << c)) != 0) {
-        wg_stage[at++] = owned_vectors[k][c];
+        if (RLE) {
+          wg_head_position[at++] = first + c;
+        } else {
+          wg_stage[at++] = owned_vectors[k][c];
+        }
       } else if (OPERATION == GS_COMPACT_PARTITION && tile * TILE_ELEMENTS + first + c < pc.n) {
         wg_stage[kept + first + c - at] = owned_vectors[k][c];
       }
@@ -242,6 +289,29 @@ void write_staged(uint tile, uint tile_prefix, uint kept) {
   const uint rejected_before = tile_start - tile_prefix;
   for (uint i = kept + gl_LocalInvocationIndex; i < tile_elements; i += WORKGROUP_SIZE) {
     write_rejected(rejected_before + i - kept, wg_stage[i]);
+  }
+}
+
+// Run-length encoding: writes the tile's heads (the runs they start), and the length of the
+// run before each head: the distance from the head before (in this tile, or the last one
+// before the tile: `prefix`'s); the last tile also ends the last run, at n. So a run's
+// length is written by the tile holding the next run's head, or the last tile, and no tile
+// waits on a successor.
+void write_runs(uint tile, uint64_t prefix, uint kept) {
+  const uvec2 before = unpackUint2x32(prefix);  // runs before the tile, its last head
+  const uint tile_start = tile * TILE_ELEMENTS;
+  // The last run's length first: on lavapipe, a write after the loop was lost (as select.comp
+  // says of the count).
+  if (tile == pc.tile_count - 1 && gl_LocalInvocationIndex == 0) {
+    const uint last = kept > 0 ? tile_start + wg_head_position[kept - 1] : before.y;
+    run_lengths[before.x + kept - 1] = uint64_t(pc.n - last);
+  }
+  for (uint i = gl_LocalInvocationIndex; i < kept; i += WORKGROUP_SIZE) {
+    const uint run = before.x + i;
+    out_scalars[run] = in_scalars[tile_start + wg_head_position[i]];
+    if (run == 0) continue;  // element 0
+    const uint previous = i == 0 ? before.y : tile_start + wg_head_position[i - 1];
+    run_lengths[run - 1] = uint64_t(tile_start + wg_head_position[i] - previous);
   }
 }
 

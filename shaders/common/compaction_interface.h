@@ -5,11 +5,15 @@
 
 #include "interface.h"
 
-// Operations. A tile's aggregate is the number of elements it keeps (a 64-bit count).
+// Operations. A tile's aggregate is the number of elements it keeps (a 64-bit count), for
+// run-length encoding with the position of its last head.
 #define GS_COMPACT_SELECT_IF 0       // x[i] where x[i] <predicate> the constant
 #define GS_COMPACT_SELECT_FLAGGED 1  // x[i] where flags[i] != 0
 #define GS_COMPACT_UNIQUE 2          // x[i] where i == 0 or x[i] != x[i-1]
 #define GS_COMPACT_PARTITION 3       // select-if, and the rejected x[i] in order to a second output
+// Run-length encode: unique's heads, and each run's length (a uint64) to a second output.
+// Its tile aggregate is the count and the position of the tile's last head (compaction.glsl).
+#define GS_COMPACT_RLE 4
 
 // Built-in predicates of select-if: x <op> c, c given as the init value (push constants
 // init_lo, init_hi).
@@ -27,11 +31,12 @@
 #define GS_COMPACT_BINDING_INPUT_SCALARS 1  // x as elements (tails)
 #define GS_COMPACT_BINDING_OUTPUT 2         // the kept elements, in order
 #define GS_COMPACT_BINDING_AUX \
-  3  // select-flagged: the flags; partition: the rejected; 32-bit words
+  3  // select-flagged: the flags; partition: the rejected; rle: the run lengths (uint64)
 #define GS_COMPACT_BINDING_COUNT 5  // the count: two 32-bit words, low first
-#if GS_COMPACT_BINDING_INPUT_VECTORS != GS_BINDING_INPUT_VECTORS || GS_BINDING_SPINE_WORDS != 4 || \
+#if GS_COMPACT_BINDING_INPUT_VECTORS != GS_BINDING_INPUT_VECTORS ||                                \
+    GS_COMPACT_BINDING_INPUT_SCALARS != GS_BINDING_INPUT_SCALARS || GS_BINDING_SPINE_WORDS != 4 || \
     GS_BINDING_CONTROL != 6
-#error "compaction bindings overlap the spine or the control words"
+#error "compaction bindings must keep the input, spine and control words where interface.h has them"
 #endif
 
 // The compaction kernels take one specialization constant at GS_SPEC_PHASE (which only the

@@ -1,6 +1,7 @@
-// Thread level, memory side: the input and output buffers and the masked loads and stores
-// of 16-byte vectors (VECTOR_ELEMENTS elements). Full vectors move as one access; the
-// vector that straddles n falls back to element accesses so nothing past n is touched.
+// Thread level, memory side: the output buffers (the input's are tile_input.glsl's) and the
+// masked loads and stores of 16-byte vectors (VECTOR_ELEMENTS elements). Full vectors move
+// as one access; the vector that straddles n falls back to element accesses so nothing past
+// n is touched.
 // With ELEMENT_OFFSETS (data that starts pc.in_shift / pc.out_shift elements into its
 // binding, where a 16-byte view cannot reach it) every access is an element access.
 #ifndef GPUSCAN_TILE_IO_GLSL
@@ -11,13 +12,8 @@
 #include "tile_shape.glsl"
 #include "monoid.glsl"
 #include "subgroup_scan.glsl"
+#include "tile_input.glsl"
 
-layout(binding = GS_BINDING_INPUT_VECTORS, std430) readonly buffer InputVectors {
-  TV in_vectors[];
-};
-layout(binding = GS_BINDING_INPUT_SCALARS, std430) readonly buffer InputScalars {
-  T in_scalars[];
-};
 layout(binding = GS_BINDING_OUTPUT_VECTORS, std430) writeonly buffer OutputVectors {
   TV out_vectors[];
 };
@@ -61,13 +57,6 @@ void store_tile_vector(bool full, uint v, TV x) {
   } else {
     store_vector(v, x);
   }
-}
-
-// Vector k of this thread in `tile`, in subgroup-blocked order: each logical subgroup owns
-// a contiguous block of SUBGROUP_SIZE * VECTORS_PER_THREAD vectors, and a row k of it is
-// read by consecutive lanes, so every row is one coalesced access.
-uint tile_vector_index(uint tile, uint k) {
-  return tile * TILE_VECTORS + (sg_id() * VECTORS_PER_THREAD + k) * SUBGROUP_SIZE + sg_lane();
 }
 
 // This thread's vectors of `tile`, all loads issued before any is used.

@@ -50,7 +50,8 @@ class CompactorImpl {
   // The most elements one run takes.
   virtual std::size_t max_elements() const = 0;
   // Compacts n >= 1 elements (checked by Compactor): the kept ones to `out`, their number
-  // to `count` (8 bytes). `aux`: select-flagged's flags, partition's rejected output.
+  // to `count` (8 bytes). `aux`: select-flagged's flags, partition's rejected output,
+  // run-length encoding's lengths.
   virtual RunResult run(const BufferImpl& in, BufferImpl& out, BufferImpl& count, std::size_t n,
                         Value constant, const BufferImpl* aux) = 0;
 };

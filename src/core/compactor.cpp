@@ -75,6 +75,9 @@ RunResult Compactor::run(const Buffer& in, Buffer& out, Buffer& count, std::size
   if (spec_.compaction == Compaction::partition) {
     throw UsageError("partition writes two outputs: call run_partition");
   }
+  if (spec_.compaction == Compaction::run_length_encode) {
+    throw UsageError("run-length encoding writes two outputs: call run_length_encode");
+  }
   return checked_run(in, out, count, n, constant, flags, nullptr);
 }
 
@@ -87,10 +90,23 @@ RunResult Compactor::run_partition(const Buffer& in, Buffer& selected, Buffer& r
   return checked_run(in, selected, count, n, constant, nullptr, &rejected);
 }
 
+RunResult Compactor::run_length_encode(const Buffer& in, Buffer& values, Buffer& lengths,
+                                       Buffer& count, std::size_t n) {
+  if (spec_.compaction != Compaction::run_length_encode) {
+    throw UsageError("run_length_encode needs an rle Compactor, not " +
+                     std::string(to_string(spec_.compaction)));
+  }
+  return checked_run(in, values, count, n, std::nullopt, nullptr, &lengths);
+}
+
 RunResult Compactor::checked_run(const Buffer& in, Buffer& out, Buffer& count, std::size_t n,
                                  std::optional<Value> constant, const Buffer* flags,
-                                 const Buffer* rejected) {
+                                 const Buffer* second) {
   const std::size_t element = size_of(spec_.dtype);
+  // The second output: partition's rejected elements, or run-length encoding's uint64
+  // lengths; n of them fit.
+  const bool rle = spec_.compaction == Compaction::run_length_encode;
+  const std::size_t second_element = rle ? 8 : element;
   const std::string name(to_string(spec_.compaction));
   Value compare_with{spec_.dtype, 0};
   if (spec_.compaction == Compaction::select_if || spec_.compaction == Compaction::partition) {
@@ -110,7 +126,7 @@ RunResult Compactor::checked_run(const Buffer& in, Buffer& out, Buffer& count, s
   // protocol for it is model-checked: a fallback may publish a tile's count before its owner
   // has read its input (docs/protocol.md, "Compaction").
   const std::vector<const Buffer*> read{&in, flags};
-  const std::vector<const Buffer*> written{&out, rejected, &count};
+  const std::vector<const Buffer*> written{&out, second, &count};
   for (std::size_t w = 0; w < written.size(); ++w) {
     if (!written[w]) continue;
     for (const Buffer* r : read) {
@@ -127,15 +143,16 @@ RunResult Compactor::checked_run(const Buffer& in, Buffer& out, Buffer& count, s
     }
   }
   if (in.size() / element < n || out.size() / element < n ||
-      (rejected && rejected->size() / element < n) ||
+      (second && second->size() / second_element < n) ||
       (flags && flags->size() / size_of(spec_.flags_dtype) < n) || count.size() < 8) {
-    throw UsageError("buffers too small for " + std::to_string(n) + " elements of " +
-                     std::string(to_string(spec_.dtype)) + " (input " + std::to_string(in.size()) +
-                     " bytes, output " + std::to_string(out.size()) +
-                     (rejected ? ", rejected " + std::to_string(rejected->size()) : "") +
-                     ", count " + std::to_string(count.size()) +
-                     (flags ? ", flags " + std::to_string(flags->size()) : "") +
-                     "; the count takes 8 bytes)");
+    throw UsageError(
+        "buffers too small for " + std::to_string(n) + " elements of " +
+        std::string(to_string(spec_.dtype)) + " (input " + std::to_string(in.size()) +
+        " bytes, output " + std::to_string(out.size()) +
+        (second ? std::string(rle ? ", lengths " : ", rejected ") + std::to_string(second->size())
+                : "") +
+        ", count " + std::to_string(count.size()) +
+        (flags ? ", flags " + std::to_string(flags->size()) : "") + "; the count takes 8 bytes)");
   }
   const std::lock_guard lock(*run_mutex_);
   if (n == 0) {
@@ -148,7 +165,7 @@ RunResult Compactor::checked_run(const Buffer& in, Buffer& out, Buffer& count, s
                      device_->info().name + " (at most " + std::to_string(impl_->max_elements()) +
                      "); compaction in chunks is not implemented yet");
   }
-  const Buffer* aux = flags ? flags : rejected;
+  const Buffer* aux = flags ? flags : second;
   return impl_->run(*in.impl(), *out.impl(), *count.impl(), n, compare_with,
                     aux ? aux->impl().get() : nullptr);
 }
@@ -176,19 +193,23 @@ std::vector<std::byte> detail::compact_host(Device& device, const CompactSpec& s
     flags_buffer = device.allocate(std::max<std::size_t>(flags.size(), 1));
     if (n > 0) device.upload(*flags_buffer, flags);
   }
-  std::optional<Buffer> rejected;
+  std::optional<Buffer> rejected, lengths;
   if (spec.compaction == Compaction::partition) {
     rejected = device.allocate(bytes);
     compactor.run_partition(in, out, *rejected, count, n, *constant);
+  } else if (spec.compaction == Compaction::run_length_encode) {
+    lengths = device.allocate(std::max<std::size_t>(n * 8, 1));
+    compactor.run_length_encode(in, out, *lengths, count, n);
   } else {
     compactor.run(in, out, count, n, constant, flags_buffer ? &*flags_buffer : nullptr);
   }
   std::uint64_t kept = 0;
   device.download(count, std::as_writable_bytes(std::span(&kept, 1)));
   if (kept_count) *kept_count = kept;
-  std::vector<std::byte> result((rejected ? n : kept) * element);
+  std::vector<std::byte> result(rejected ? n * element : kept * (element + (lengths ? 8 : 0)));
   const auto kept_bytes = std::span(result).first(kept * element);
   if (kept > 0) device.download(out, kept_bytes);
+  if (lengths && kept > 0) device.download(*lengths, std::span(result).subspan(kept * element));
   if (rejected && kept < n) device.download(*rejected, std::span(result).subspan(kept * element));
   return result;
 }

@@ -2,7 +2,6 @@
 // kernel, every timed run recorded into one command buffer, bracketed by timestamps, its
 // output poisoned before and checked on the device after.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -14,6 +13,7 @@
 #include "core/bench_target.hpp"
 #include "core/reference.hpp"
 #include "shaders/common/interface.h"
+#include "vulkan/bench_support.hpp"
 #include "vulkan/scan_kernels.hpp"
 #include "vulkan/timestamps.hpp"
 #include "vulkan/vulkan_device.hpp"
@@ -24,12 +24,6 @@ namespace {
 using testing::Implementation;
 
 constexpr std::uint32_t poison = 0xDEADBEEFu;
-
-// Writing a buffer larger than the last-level cache between runs evicts the input, so
-// each run starts cold, as a scan inside a real pipeline would.
-std::size_t flush_bytes(const DeviceInfo& info) {
-  return info.is_cpu() ? std::size_t{32} << 20 : std::size_t{512} << 20;
-}
 
 void transfer_to_compute(const Context& context, VkCommandBuffer cmd) {
   context.barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
@@ -113,34 +107,14 @@ class VulkanBenchTarget : public detail::BenchTarget {
     return launches_[i].kernels->counts_statistics();
   }
 
-  // Untimed runs before the timed ones: the first of each builds its pipelines; then, on a
-  // GPU, runs go on until the device has been busy for a while. A GPU left idle (as it is
-  // while the host makes and uploads the input) lowers its shader clock, and the NVIDIA
-  // driver was seen to time whole Vulkan batches at 345 MHz instead of 1980 MHz, which
-  // slows the latency-bound scans far more than memcpy. (A CUDA context keeps the clocks
-  // up.)
+  // Untimed runs of every implementation (bench_support.hpp says why).
   void warm_up() override {
-    using clock = std::chrono::steady_clock;
-    constexpr std::chrono::milliseconds busy_for{300};
-    constexpr double batch_seconds = 0.02;  // short enough to stop near busy_for
-    const clock::time_point start = clock::now();
-    std::size_t repeats = 1;
-    for (;;) {
-      const clock::time_point before = clock::now();
-      context_->submit([&](VkCommandBuffer cmd) {
-        for (std::size_t r = 0; r < repeats; ++r) {
-          for (const Launch& l : launches_) {
-            l.kernels->record(cmd, *l.buffers, l.set->handle(), c_.n, init_, l.rows);
-            compute_to_all(*context_, cmd);
-          }
-        }
-      });
-      const clock::time_point now = clock::now();
-      if (context_->info().is_cpu() || now - start >= busy_for) return;
-      const double took = std::chrono::duration<double>(now - before).count();
-      repeats = std::clamp<std::size_t>(
-          static_cast<std::size_t>(static_cast<double>(repeats) * batch_seconds / took), 1, 4096);
-    }
+    vulkan::warm_up(*context_, [&](VkCommandBuffer cmd) {
+      for (const Launch& l : launches_) {
+        l.kernels->record(cmd, *l.buffers, l.set->handle(), c_.n, init_, l.rows);
+        compute_to_all(*context_, cmd);
+      }
+    });
   }
 
   // Every timed run goes into one command buffer. Per slot, a staging buffer receives the

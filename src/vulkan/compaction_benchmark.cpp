@@ -4,13 +4,13 @@
 // compaction run's count is copied out and checked, and the last run's output is compared
 // in full on the host.
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <string>
 
 #include "core/reference.hpp"
 #include "gpuscan/error.hpp"
 #include "shaders/common/interface.h"
+#include "vulkan/bench_support.hpp"
 #include "vulkan/compaction_kernels.hpp"
 #include "vulkan/timestamps.hpp"
 #include "vulkan/vulkan_device.hpp"
@@ -19,11 +19,6 @@ namespace gpuscan::vulkan {
 namespace {
 
 constexpr std::uint32_t poison = 0xDEADBEEFu;
-
-// As the scan benchmark's (benchmark.cpp): a write larger than the last-level cache.
-std::size_t flush_bytes(const DeviceInfo& info) {
-  return info.is_cpu() ? std::size_t{32} << 20 : std::size_t{512} << 20;
-}
 
 void to_everything(const Context& context, VkCommandBuffer cmd) {
   context.barrier(cmd,
@@ -50,13 +45,15 @@ testing::CompactionBenchResult VulkanDevice::benchmark_compaction(
   }
   VulkanBuffer in(context_, c.n * element), out(context_, c.n * element);
   VulkanBuffer count(context_, 8), control(context_, ScanKernels::control_bytes);
-  // select-flagged's flags, or partition's rejected output.
+  // select-flagged's flags, partition's rejected output or run-length encoding's lengths.
   std::unique_ptr<VulkanBuffer> aux;
   if (c.spec.compaction == Compaction::select_flagged) {
     aux = std::make_unique<VulkanBuffer>(context_, flags.size());
     vulkan::upload(context_, *aux, flags);
   } else if (c.spec.compaction == Compaction::partition) {
     aux = std::make_unique<VulkanBuffer>(context_, c.n * element);
+  } else if (c.spec.compaction == Compaction::run_length_encode) {
+    aux = std::make_unique<VulkanBuffer>(context_, c.n * 8);
   }
   vulkan::upload(context_, in, input);
   std::unique_ptr<VulkanBuffer> flush;
@@ -68,30 +65,14 @@ testing::CompactionBenchResult VulkanDevice::benchmark_compaction(
   const ScanBuffers copy_buffers{in, out, copy_spine, control};
   const BindingSet copy_set(context_, pipelines_->set_layout(), copy_buffers);
 
-  // Untimed runs first: the first of each builds the pipelines; then, on a GPU, runs go on
-  // until the device has been busy for a while, as in the scan benchmark (benchmark.cpp,
-  // warm_up): a GPU left idle while the host makes the input lowers its shader clock, which
-  // slows a latency-bound kernel far more than memcpy. Without this, an H100 ran memcpy at
-  // 1.6 TB/s in some sweeps and 2.9 TB/s in others.
-  using clock = std::chrono::steady_clock;
-  const clock::time_point start = clock::now();
-  std::size_t repeats = 1;
-  for (;;) {
-    const clock::time_point before = clock::now();
-    context_->submit([&](VkCommandBuffer cmd) {
-      for (std::size_t r = 0; r < repeats; ++r) {
-        compaction.record(cmd, buffers, set.handle(), c.n, c.constant);
-        to_everything(*context_, cmd);
-        copy.record(cmd, copy_buffers, copy_set.handle(), c.n, Value{c.spec.dtype, 0});
-        to_everything(*context_, cmd);
-      }
-    });
-    const clock::time_point now = clock::now();
-    if (info().is_cpu() || now - start >= std::chrono::milliseconds(300)) break;
-    const double took = std::chrono::duration<double>(now - before).count();
-    repeats = std::clamp<std::size_t>(
-        static_cast<std::size_t>(static_cast<double>(repeats) * 0.02 / took), 1, 4096);
-  }
+  // Untimed runs first (bench_support.hpp says why: without them, an H100 ran memcpy at
+  // 1.6 TB/s in some sweeps and 2.9 TB/s in others).
+  warm_up(*context_, [&](VkCommandBuffer cmd) {
+    compaction.record(cmd, buffers, set.handle(), c.n, c.constant);
+    to_everything(*context_, cmd);
+    copy.record(cmd, copy_buffers, copy_set.handle(), c.n, Value{c.spec.dtype, 0});
+    to_everything(*context_, cmd);
+  });
 
   const std::uint32_t slots = static_cast<std::uint32_t>(2 * c.runs);
   Timestamps timestamps(context_, slots);
@@ -107,6 +88,9 @@ testing::CompactionBenchResult VulkanDevice::benchmark_compaction(
         const std::uint32_t slot = static_cast<std::uint32_t>(2 * r + which);
         to_everything(*context_, cmd);
         vk.vkCmdFillBuffer(cmd, out.handle(), 0, VK_WHOLE_SIZE, poison);
+        if (c.spec.compaction == Compaction::run_length_encode) {
+          vk.vkCmdFillBuffer(cmd, aux->handle(), 0, VK_WHOLE_SIZE, poison);
+        }
         if (flush) vk.vkCmdFillBuffer(cmd, flush->handle(), 0, VK_WHOLE_SIZE, slot);
         to_everything(*context_, cmd);
         if (which == 0) {
@@ -140,13 +124,16 @@ testing::CompactionBenchResult VulkanDevice::benchmark_compaction(
     if (kept == expected_count && counts.abandoned == 0) ++result.counts_validated;
     if (compaction.counts_statistics()) result.statistics.push_back(counts.statistics());
   }
-  // The last run's output in full (partition: the selected, then the rejected).
+  // The last run's output in full (partition: the selected, then the rejected; run-length
+  // encoding: the values, then the lengths).
   std::vector<std::byte> kept_bytes(expected_output.size());
   const std::size_t selected_bytes = std::min(kept_bytes.size(), expected_count * element);
   if (selected_bytes > 0) {
     vulkan::download(context_, out, std::span(kept_bytes).first(selected_bytes));
   }
-  if (c.spec.compaction == Compaction::partition && kept_bytes.size() > selected_bytes) {
+  const bool second_output = c.spec.compaction == Compaction::partition ||
+                             c.spec.compaction == Compaction::run_length_encode;
+  if (second_output && kept_bytes.size() > selected_bytes) {
     vulkan::download(context_, *aux, std::span(kept_bytes).subspan(selected_bytes));
   }
   result.output_validated =

@@ -6,7 +6,6 @@
 #include "core/options.hpp"
 #include "gpuscan/error.hpp"
 #include "shaders/common/compaction_interface.h"
-#include "vulkan/check.hpp"
 #include "vulkan/policy.hpp"
 
 namespace gpuscan::vulkan {
@@ -26,6 +25,8 @@ std::uint32_t operation_code(Compaction compaction) {
       return GS_COMPACT_UNIQUE;
     case Compaction::partition:
       return GS_COMPACT_PARTITION;
+    case Compaction::run_length_encode:
+      return GS_COMPACT_RLE;
   }
   return GS_COMPACT_SELECT_IF;
 }
@@ -48,59 +49,34 @@ std::uint32_t predicate_code(Predicate predicate) {
   return GS_PREDICATE_LT;
 }
 
-// A tile's count is 64 bits: four 16-bit pieces in the split tile state, two 64-bit words
-// in the packed one; 16 bytes a tile either way.
+// A tile's count is 64 bits (run-length encoding's: a 32-bit count and a 32-bit position):
+// four 16-bit pieces in the split tile state, two 64-bit words in the packed one; 16 bytes a
+// tile either way.
 constexpr std::size_t spine_bytes_per_tile = 16;
 
 }  // namespace
 
-CompactionBindingSet::CompactionBindingSet(std::shared_ptr<const Context> context,
-                                           VkDescriptorSetLayout layout,
-                                           const CompactionBuffers& buffers)
-    : context_(std::move(context)) {
-  const VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, GS_BINDING_COUNT};
-  VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-  pool_info.maxSets = 1;
-  pool_info.poolSizeCount = 1;
-  pool_info.pPoolSizes = &size;
-  check(context_->vk().vkCreateDescriptorPool(context_->device(), &pool_info, nullptr, &pool_),
-        "vkCreateDescriptorPool");
-  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-  alloc.descriptorPool = pool_;
-  alloc.descriptorSetCount = 1;
-  alloc.pSetLayouts = &layout;
-  check(context_->vk().vkAllocateDescriptorSets(context_->device(), &alloc, &set_),
-        "vkAllocateDescriptorSets");
+namespace {
 
-  // Every binding of the layout gets a buffer; without an aux buffer, binding 3 sees the
-  // input (the kernel then neither reads nor writes it).
-  std::array<const VulkanBuffer*, GS_BINDING_COUNT> bound{};
+// Every binding of the layout gets a buffer; without an aux buffer, binding 3 sees the input
+// (the kernel then neither reads nor writes it).
+BindingSet::Buffers compaction_bindings(const CompactionBuffers& buffers) {
+  BindingSet::Buffers bound{};
   bound[GS_COMPACT_BINDING_INPUT_VECTORS] = bound[GS_COMPACT_BINDING_INPUT_SCALARS] = &buffers.in;
   bound[GS_COMPACT_BINDING_OUTPUT] = &buffers.out;
   bound[GS_COMPACT_BINDING_AUX] = buffers.aux ? buffers.aux : &buffers.in;
   bound[GS_BINDING_SPINE_WORDS] = &buffers.spine.buffer();
   bound[GS_COMPACT_BINDING_COUNT] = &buffers.count;
   bound[GS_BINDING_CONTROL] = &buffers.control;
-  const VkDeviceSize max_range = context_->limits().maxStorageBufferRange;
-  std::array<VkDescriptorBufferInfo, GS_BINDING_COUNT> infos{};
-  std::array<VkWriteDescriptorSet, GS_BINDING_COUNT> writes{};
-  for (std::uint32_t i = 0; i < GS_BINDING_COUNT; ++i) {
-    infos[i] = {bound[i]->handle(), 0,
-                std::min<VkDeviceSize>(bound[i]->allocated(), max_range & ~VkDeviceSize{31})};
-    writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    writes[i].dstSet = set_;
-    writes[i].dstBinding = i;
-    writes[i].descriptorCount = 1;
-    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    writes[i].pBufferInfo = &infos[i];
-  }
-  context_->vk().vkUpdateDescriptorSets(context_->device(), GS_BINDING_COUNT, writes.data(), 0,
-                                        nullptr);
+  return bound;
 }
 
-CompactionBindingSet::~CompactionBindingSet() {
-  context_->vk().vkDestroyDescriptorPool(context_->device(), pool_, nullptr);
-}
+}  // namespace
+
+CompactionBindingSet::CompactionBindingSet(std::shared_ptr<const Context> context,
+                                           VkDescriptorSetLayout layout,
+                                           const CompactionBuffers& buffers)
+    : BindingSet(std::move(context), layout, compaction_bindings(buffers)) {}
 
 CompactionKernels::CompactionKernels(std::shared_ptr<const Context> context,
                                      std::shared_ptr<PipelineCache> pipelines,
@@ -154,9 +130,12 @@ CompactionKernels::CompactionKernels(std::shared_ptr<const Context> context,
                                        : 1u;
   spec_[GS_SPEC_COMPACTION] = GS_COMPACTION_SPEC(operation_code(spec.compaction),
                                                  predicate_code(spec.predicate), flag_words);
-  // The workgroup stages its tile's kept elements in shared memory (compaction.glsl).
-  const std::size_t shared = std::size_t{shape_.elements()} * size_of(spec.dtype) +
-                             2 * (shape_.workgroup_size / shape_.subgroup_size) * 4 + 64;
+  // The workgroup stages its tile's kept elements in shared memory (compaction.glsl); run-length
+  // encoding their positions, 32-bit, and each subgroup's last head.
+  const bool rle = spec.compaction == Compaction::run_length_encode;
+  const std::size_t subgroups = shape_.workgroup_size / shape_.subgroup_size;
+  const std::size_t shared = std::size_t{shape_.elements()} * (rle ? 4 : size_of(spec.dtype)) +
+                             (rle ? 4 : 2) * subgroups * 4 + 64;
   if (shared > context_->limits().maxComputeSharedMemorySize) {
     throw UsageError("a compaction tile of " + std::to_string(shape_.elements()) + " " +
                      std::string(to_string(spec.dtype)) + " elements needs more shared memory (" +

@@ -18,8 +18,8 @@
 
 namespace gpuscan::vulkan {
 
-// The buffers of one run. `aux`: select-flagged's flags, partition's rejected output, else
-// null.
+// The buffers of one run. `aux`: select-flagged's flags, partition's rejected output,
+// run-length encoding's lengths, else null.
 struct CompactionBuffers {
   const VulkanBuffer& in;
   const VulkanBuffer& out;
@@ -31,19 +31,10 @@ struct CompactionBuffers {
 
 // One descriptor set over a CompactionBuffers (bindings of
 // shaders/common/compaction_interface.h), in a pool of its own.
-class CompactionBindingSet {
+class CompactionBindingSet : public BindingSet {
  public:
   CompactionBindingSet(std::shared_ptr<const Context> context, VkDescriptorSetLayout layout,
                        const CompactionBuffers& buffers);
-  ~CompactionBindingSet();
-  CompactionBindingSet(const CompactionBindingSet&) = delete;
-  CompactionBindingSet& operator=(const CompactionBindingSet&) = delete;
-  VkDescriptorSet handle() const { return set_; }
-
- private:
-  std::shared_ptr<const Context> context_;
-  VkDescriptorPool pool_ = VK_NULL_HANDLE;
-  VkDescriptorSet set_ = VK_NULL_HANDLE;
 };
 
 class CompactionKernels {

@@ -148,6 +148,13 @@ SpineBuffer::Turn SpineBuffer::take(std::size_t bytes) {
 
 BindingSet::BindingSet(std::shared_ptr<const Context> context, VkDescriptorSetLayout layout,
                        const ScanBuffers& buffers)
+    : BindingSet(std::move(context), layout,
+                 per_binding<const VulkanBuffer*>(&buffers.in, &buffers.out,
+                                                  &buffers.spine.buffer(), &buffers.control),
+                 per_binding<VkDeviceSize>(buffers.in_offset, buffers.out_offset, 0, 0)) {}
+
+BindingSet::BindingSet(std::shared_ptr<const Context> context, VkDescriptorSetLayout layout,
+                       const Buffers& bound, const Offsets& offsets)
     : context_(std::move(context)) {
   const VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, GS_BINDING_COUNT};
   VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
@@ -163,9 +170,6 @@ BindingSet::BindingSet(std::shared_ptr<const Context> context, VkDescriptorSetLa
   check(context_->vk().vkAllocateDescriptorSets(context_->device(), &alloc, &set_),
         "vkAllocateDescriptorSets");
 
-  const auto bound = per_binding<const VulkanBuffer*>(&buffers.in, &buffers.out,
-                                                      &buffers.spine.buffer(), &buffers.control);
-  const auto offsets = per_binding<VkDeviceSize>(buffers.in_offset, buffers.out_offset, 0, 0);
   const VkDeviceSize max_range = context_->limits().maxStorageBufferRange;
   std::array<VkDescriptorBufferInfo, GS_BINDING_COUNT> infos{};
   std::array<VkWriteDescriptorSet, GS_BINDING_COUNT> writes{};

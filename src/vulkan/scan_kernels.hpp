@@ -5,6 +5,7 @@
 
 #include "vulkan/vk.hpp"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -113,11 +114,17 @@ struct RowLayout {
 // shaders' 32-bit arithmetic takes.
 RowLayout row_layout(std::uint64_t length, std::uint64_t phase, std::size_t n, Value lead);
 
-// One descriptor set over a ScanBuffers, in a pool of its own.
+// One descriptor set over the storage buffers of shaders/common/interface.h's layout, in a
+// pool of its own: those of a ScanBuffers, or any buffer per binding (the compaction
+// kernels'), each bound from its offset to its end or at most the device's binding limit.
 class BindingSet {
  public:
+  using Buffers = std::array<const VulkanBuffer*, GS_BINDING_COUNT>;
+  using Offsets = std::array<VkDeviceSize, GS_BINDING_COUNT>;
   BindingSet(std::shared_ptr<const Context> context, VkDescriptorSetLayout layout,
              const ScanBuffers& buffers);
+  BindingSet(std::shared_ptr<const Context> context, VkDescriptorSetLayout layout,
+             const Buffers& bound, const Offsets& offsets = {});
   ~BindingSet();
   BindingSet(const BindingSet&) = delete;
   BindingSet& operator=(const BindingSet&) = delete;

@@ -1,8 +1,6 @@
 #include "vulkan/vulkan_compactor.hpp"
 
-#include <string>
-
-#include "gpuscan/error.hpp"
+#include "vulkan/timed_run.hpp"
 
 namespace gpuscan::vulkan {
 
@@ -29,25 +27,10 @@ RunResult VulkanCompactor::run(const detail::BufferImpl& in, detail::BufferImpl&
                                   *spine_,
                                   control_};
   const CompactionBindingSet set(context_, pipelines_->set_layout(), buffers);
-  context_->submit([&](VkCommandBuffer cmd) {
-    timestamps_.reset(cmd);
-    timestamps_.begin(cmd, 0);
-    kernels_.record(cmd, buffers, set.handle(), n, constant);
-    timestamps_.end(cmd, 0);
-  });
-  RunResult result{timestamps_.milliseconds().front(), std::nullopt};
-  if (spec_.algorithm == Algorithm::csdl || kernels_.counts_statistics()) {
-    RunCounts counts{};
-    download(context_, control_, std::as_writable_bytes(std::span(&counts, 1)), RunCounts::offset);
-    if (counts.abandoned != 0) {
-      throw ForwardProgressError(
-          "csdl on " + context_->info().name + ": " + std::to_string(counts.abandoned) +
-          " look-backs gave up waiting for a predecessor that made no progress "
-          "(the device does not guarantee forward progress); use csdldf");
-    }
-    if (kernels_.counts_statistics()) result.statistics = counts.statistics();
-  }
-  return result;
+  return timed_run(context_, timestamps_, control_, spec_.algorithm == Algorithm::csdl,
+                   kernels_.counts_statistics(), [&](VkCommandBuffer cmd) {
+                     kernels_.record(cmd, buffers, set.handle(), n, constant);
+                   });
 }
 
 }  // namespace gpuscan::vulkan

@@ -6,6 +6,7 @@
 
 #include "gpuscan/error.hpp"
 #include "shaders/common/interface.h"
+#include "vulkan/timed_run.hpp"
 
 namespace gpuscan::vulkan {
 
@@ -69,26 +70,11 @@ RunResult VulkanScanner::run_with(const detail::BufferImpl& in, std::size_t in_o
                             in_offset * element,
                             out_offset * element};
   const BindingSet set(context_, pipelines_->set_layout(), buffers);
-  context_->submit([&](VkCommandBuffer cmd) {
-    timestamps_.reset(cmd);
-    timestamps_.begin(cmd, 0);
-    kernels_.record(cmd, buffers, set.handle(), n, init, rows);
-    timestamps_.end(cmd, 0);
-  });
-  RunResult result{timestamps_.milliseconds().front(), std::nullopt};
   // Only csdl can give up a look-back; only the statistics variant counts.
-  if (spec_.algorithm == Algorithm::csdl || kernels_.counts_statistics()) {
-    RunCounts counts{};
-    download(context_, control_, std::as_writable_bytes(std::span(&counts, 1)), RunCounts::offset);
-    if (counts.abandoned != 0) {
-      throw ForwardProgressError(
-          "csdl on " + context_->info().name + ": " + std::to_string(counts.abandoned) +
-          " look-backs gave up waiting for a predecessor that made no progress "
-          "(the device does not guarantee forward progress); use csdldf");
-    }
-    if (kernels_.counts_statistics()) result.statistics = counts.statistics();
-  }
-  return result;
+  return timed_run(context_, timestamps_, control_, spec_.algorithm == Algorithm::csdl,
+                   kernels_.counts_statistics(), [&](VkCommandBuffer cmd) {
+                     kernels_.record(cmd, buffers, set.handle(), n, init, rows);
+                   });
 }
 
 }  // namespace gpuscan::vulkan

@@ -2,9 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <map>
 #include <optional>
 #include <span>
@@ -19,15 +17,6 @@ namespace gpuscan::cli {
 namespace {
 
 using namespace gpuscan::testing;
-
-std::string utc_now() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
 
 bool is_bitwise(Op op) {
   return op == Op::bit_and || op == Op::bit_or || op == Op::bit_xor;
@@ -45,17 +34,7 @@ BenchRow make_row(const BenchRow& common, const BenchResult& r, std::size_t n, i
   row.vs_memcpy = memcpy_ms > 0 ? memcpy_ms / row.median_ms : 0;
   row.validated = r.validated;
   row.blocking_mask = mask;
-  if (!r.statistics.empty()) {
-    std::array<double, 4> mean{};
-    for (const Statistics& s : r.statistics) {
-      mean[0] += static_cast<double>(s.spins);
-      mean[1] += static_cast<double>(s.lookback_steps);
-      mean[2] += static_cast<double>(s.fallbacks);
-      mean[3] += static_cast<double>(s.insertions);
-    }
-    for (double& m : mean) m /= static_cast<double>(r.statistics.size());
-    row.statistics = mean;
-  }
+  row.statistics = mean_statistics(r.statistics);
   return row;
 }
 

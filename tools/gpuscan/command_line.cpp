@@ -101,8 +101,7 @@ std::variant<Command, int> parse_command_line(int argc, const char* const* argv,
                        "Scan each row of a 2-D array (-1, the last axis); without it a 2-D "
                        "array is scanned flattened");
 
-  // The compaction family (DESIGN 3e, section 4): select, partition and unique; rle is not
-  // implemented yet.
+  // The compaction family (DESIGN 3e, section 4): select, partition, unique and rle.
   CompactOptions select;
   CLI::App* select_cmd = app.add_subcommand(
       "select", "Keep the elements that satisfy a predicate or whose flag is nonzero, in order");
@@ -142,8 +141,17 @@ std::variant<Command, int> parse_command_line(int argc, const char* const* argv,
   unique_cmd->add_option("IN", unique_options.input, "Input .npy file (1-D, any gpuscan dtype)")
       ->required();
   unique_cmd->add_option("OUT", unique_options.output, "Output .npy file")->required();
+  CompactOptions rle;
+  rle.compaction = Compaction::run_length_encode;
+  CLI::App* rle_cmd = app.add_subcommand(
+      "rle", "Run-length encode: the first element of each run of equal elements, and its length");
+  rle_cmd->add_option("IN", rle.input, "Input .npy file (1-D, any gpuscan dtype)")->required();
+  rle_cmd->add_option("VALUES", rle.output, "Output .npy file: each run's value (IN's dtype)")
+      ->required();
+  rle_cmd->add_option("LENGTHS", rle.lengths_output, "Output .npy file: each run's length (u8)")
+      ->required();
   std::string compact_algorithm = "csdldf", compact_backend = "any";
-  for (CLI::App* cmd : {select_cmd, partition_cmd, unique_cmd}) {
+  for (CLI::App* cmd : {select_cmd, partition_cmd, unique_cmd, rle_cmd}) {
     cmd->add_option("--algorithm", compact_algorithm, "csdldf or csdl")->capture_default_str();
     cmd->add_option("--backend", compact_backend, "any or vulkan")->capture_default_str();
   }
@@ -153,6 +161,7 @@ std::variant<Command, int> parse_command_line(int argc, const char* const* argv,
                             "Pick the device whose name contains this text");
   unique_cmd->add_option("--device", unique_options.device,
                          "Pick the device whose name contains this text");
+  rle_cmd->add_option("--device", rle.device, "Pick the device whose name contains this text");
 
   BenchOptions& bench = command.bench;
   std::string algorithms;
@@ -228,8 +237,21 @@ std::variant<Command, int> parse_command_line(int argc, const char* const* argv,
   std::string operation;
   CLI::Option* operation_option = bench_cmd->add_option(
       "--operation", operation,
-      "Time a compaction instead of the scans: select, select-flagged, unique or partition, "
-      "against the memcpy kernel (Vulkan; default sizes 26:30 on a GPU, runs 10)");
+      "Time a compaction instead of the scans: select, select-flagged, unique, partition or "
+      "rle, against the memcpy kernel (Vulkan; default sizes 26:30 on a GPU, runs 10)");
+  int selected_percent = 50, run_bits = 0;
+  CLI::Option* selected_option =
+      bench_cmd
+          ->add_option("--selected", selected_percent,
+                       "--operation select, select-flagged, partition: percent of the elements "
+                       "selected (default 50)")
+          ->check(CLI::Range(0, 100));
+  CLI::Option* run_bits_option =
+      bench_cmd
+          ->add_option(
+              "--run-bits", run_bits,
+              "--operation unique, rle: run lengths uniform in [1, 2^S] (default: [1, 15])")
+          ->check(CLI::Range(0, 20));
 
   StressOptions& stress = command.stress;
   CLI::App* stress_cmd = app.add_subcommand(
@@ -269,10 +291,15 @@ std::variant<Command, int> parse_command_line(int argc, const char* const* argv,
       scan.backend =
           parse_choice<Backend>("--backend", scan_backend, parse_backend, "any, vulkan, cuda");
       if (init_option->count() > 0) scan.init = scan_init;
-    } else if (select_cmd->parsed() || partition_cmd->parsed() || unique_cmd->parsed()) {
+    } else if (select_cmd->parsed() || partition_cmd->parsed() || unique_cmd->parsed() ||
+               rle_cmd->parsed()) {
       command.subcommand = Subcommand::compact;
       const bool partitions = partition_cmd->parsed();
-      command.compact = partitions ? partition : unique_cmd->parsed() ? unique_options : select;
+      const bool runs = unique_cmd->parsed() || rle_cmd->parsed();
+      command.compact = partitions             ? partition
+                        : unique_cmd->parsed() ? unique_options
+                        : rle_cmd->parsed()    ? rle
+                                               : select;
       CompactOptions& options = command.compact;
       options.algorithm = parse_choice<Algorithm>("--algorithm", compact_algorithm, parse_algorithm,
                                                   "csdldf, csdl");
@@ -281,7 +308,7 @@ std::variant<Command, int> parse_command_line(int argc, const char* const* argv,
       }
       options.backend =
           parse_choice<Backend>("--backend", compact_backend, parse_backend, "any, vulkan");
-      for (std::size_t p = 0; p < predicate_options.size() && !unique_cmd->parsed(); ++p) {
+      for (std::size_t p = 0; p < predicate_options.size() && !runs; ++p) {
         const CLI::Option* given = partitions ? partition_options[p] : predicate_options[p];
         if (given->count() == 0) continue;
         if (options.predicate) {
@@ -308,11 +335,21 @@ std::variant<Command, int> parse_command_line(int argc, const char* const* argv,
         CompactionBenchOptions& compaction = command.compaction_bench;
         compaction.compaction =
             parse_choice<Compaction>("--operation", operation, parse_compaction,
-                                     "select, select-flagged, unique, partition");
+                                     "select, select-flagged, unique, partition, rle");
         if (algorithms_option->count() > 0 || bench.warm_code) {
           throw UsageError("--operation takes neither --algorithms nor --warm-code");
         }
         if (!bench.sizes.empty()) parse_sizes(bench.sizes);
+        const bool selects = compaction.compaction != Compaction::unique &&
+                             compaction.compaction != Compaction::run_length_encode;
+        if (selected_option->count() > 0) {
+          if (!selects) throw UsageError("--selected is for select, select-flagged and partition");
+          compaction.selected_percent = selected_percent;
+        }
+        if (run_bits_option->count() > 0) {
+          if (selects) throw UsageError("--run-bits is for unique and rle");
+          compaction.run_bits = run_bits;
+        }
         compaction.blocking = bench.blocking;
         compaction.backend = bench.backend;
         compaction.device = bench.device;

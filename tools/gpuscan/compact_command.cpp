@@ -1,14 +1,11 @@
 #include "compact_command.hpp"
 
-#include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
+#include <filesystem>
 #include <random>
 #include <type_traits>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "bench_command.hpp"
 #include "core/reference.hpp"
@@ -16,6 +13,7 @@
 #include "npy.hpp"
 #include "option_values.hpp"
 #include "output_file.hpp"
+#include "report.hpp"
 #include "scan_command.hpp"
 
 extern const char* const gpuscan_build_commit;
@@ -23,18 +21,20 @@ extern const char* const gpuscan_build_commit;
 namespace gpuscan::cli {
 namespace {
 
-std::string utc_now() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
+bool makes_runs(Compaction compaction) {
+  return compaction == Compaction::unique || compaction == Compaction::run_length_encode;
 }
 
-// The benchmark's input: uniform random values; for unique, runs of lengths uniform in
-// [1, 15], each value differing from the one before.
-std::vector<std::byte> bench_input(DType dtype, Compaction compaction, std::size_t n,
+// The longest run of the benchmark's unique and rle input: 2^run_bits, or 15 by default.
+std::size_t longest_run(int run_bits) {
+  return run_bits > 0 ? std::size_t{1} << run_bits : 15;
+}
+
+// The benchmark's input: for the selections, values uniform in [0, 1) (floats) or in
+// [0, 2^(bits - 2)) (integers, so that a threshold can select all of them); for unique and
+// rle, runs of lengths uniform in [1, longest_run], each value differing from the one
+// before, uniform over the dtype's bits.
+std::vector<std::byte> bench_input(DType dtype, Compaction compaction, std::size_t n, int run_bits,
                                    std::mt19937_64& rng) {
   std::vector<std::byte> data(n * size_of(dtype));
   reference::visit(dtype, [&](auto tag) {
@@ -47,11 +47,17 @@ std::vector<std::byte> bench_input(DType dtype, Compaction compaction, std::size
         return static_cast<T>(rng());
       }
     };
-    if (compaction != Compaction::unique) {
-      for (std::size_t i = 0; i < n; ++i) x[i] = draw();
+    if (!makes_runs(compaction)) {
+      for (std::size_t i = 0; i < n; ++i) {
+        if constexpr (std::is_floating_point_v<T>) {
+          x[i] = draw();
+        } else {
+          x[i] = static_cast<T>(rng() >> (66 - 8 * sizeof(T)));
+        }
+      }
       return;
     }
-    std::uniform_int_distribution<std::size_t> length(1, 15);
+    std::uniform_int_distribution<std::size_t> length(1, longest_run(run_bits));
     T value = draw();
     for (std::size_t i = 0; i < n;) {
       for (std::size_t j = length(rng); j > 0 && i < n; --j) x[i++] = value;
@@ -63,21 +69,21 @@ std::vector<std::byte> bench_input(DType dtype, Compaction compaction, std::size
   return data;
 }
 
-// select's constant for 50% kept with `lt`: the middle of the values' range.
-Value middle_value(DType dtype) {
-  return reference::visit(dtype, [](auto tag) {
+// select's constant: with `lt`, `percent` of bench_input's values are kept.
+Value threshold(DType dtype, int percent) {
+  return reference::visit(dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_floating_point_v<T>) {
-      return Value::of(T(0.5));
-    } else if constexpr (std::is_signed_v<T>) {
-      return Value::of(T(0));
+      return Value::of(static_cast<T>(percent / 100.0));
     } else {
-      return Value::of(static_cast<T>(T(~T(0)) / 2 + 1));
+      const auto range = static_cast<std::uint64_t>(1) << (8 * sizeof(T) - 2);
+      return Value::of(static_cast<T>(range / 100 * static_cast<std::uint64_t>(percent)));
     }
   });
 }
 
-// The kept elements on the CPU, and their number.
+// The kept elements on the CPU, and their number (rle: the run values, then their lengths
+// as uint64).
 std::vector<std::byte> kept_on_host(const CompactSpec& spec, const std::vector<std::byte>& in,
                                     const std::vector<std::byte>& flags, Value constant,
                                     std::uint64_t* kept_count) {
@@ -101,6 +107,7 @@ std::vector<std::byte> kept_on_host(const CompactSpec& spec, const std::vector<s
           keep = f[i] != 0;
           break;
         case Compaction::unique:
+        case Compaction::run_length_encode:
           keep = i == 0 || !(x[i] == x[i - 1]);
           break;
         case Compaction::partition:
@@ -117,6 +124,19 @@ std::vector<std::byte> kept_on_host(const CompactSpec& spec, const std::vector<s
     out.insert(out.end(), rejected.begin(), rejected.end());
     kept.resize(out.size() * sizeof(T));
     std::memcpy(kept.data(), out.data(), kept.size());
+    if (spec.compaction == Compaction::run_length_encode) {
+      std::vector<std::uint64_t> lengths;
+      lengths.reserve(out.size());
+      for (std::size_t i = 0; i < n; ++i) {
+        if (i == 0 || !(x[i] == x[i - 1])) {
+          lengths.push_back(1);
+        } else {
+          ++lengths.back();
+        }
+      }
+      const auto* bytes = reinterpret_cast<const std::byte*>(lengths.data());
+      kept.insert(kept.end(), bytes, bytes + lengths.size() * 8);
+    }
   });
   return kept;
 }
@@ -135,7 +155,7 @@ int run_compact(const CompactOptions& options) {
         "partition takes a predicate (--lt, --le, --gt, --ge, --eq, --ne V); "
         "partition by --flags is not implemented yet");
   }
-  if (options.compaction != Compaction::unique) {
+  if (!makes_runs(options.compaction)) {
     if (options.predicate.has_value() == !options.flags.empty()) {
       throw UsageError(
           std::string(options.compaction == Compaction::partition ? "partition" : "select") +
@@ -164,12 +184,33 @@ int run_compact(const CompactOptions& options) {
       spec.flags_dtype = flags->dtype;
     }
   }
+  const bool rle = spec.compaction == Compaction::run_length_encode;
   OutputFile output_file(options.output);
+  std::optional<OutputFile> lengths_file;
+  if (rle) {
+    // The same file by another name too (./v.npy and v.npy): one would silently replace the
+    // other at commit.
+    std::error_code ignored;
+    if (std::filesystem::weakly_canonical(options.lengths_output, ignored) ==
+        std::filesystem::weakly_canonical(options.output, ignored)) {
+      throw UsageError("rle: VALUES and LENGTHS must be different files");
+    }
+    lengths_file.emplace(options.lengths_output);
+  }
   Device device = Device::open(options.backend, options.device);
   std::uint64_t selected = 0;
   const std::vector<std::byte> kept = detail::compact_host(
       device, spec, input.data, constant,
       flags ? std::span<const std::byte>(flags->data) : std::span<const std::byte>(), &selected);
+  if (rle) {
+    // The run values, then the lengths: both files are complete before either is put in place.
+    const std::size_t value_bytes = selected * size_of(input.dtype);
+    write_npy_content(*lengths_file, DType::u64, std::span(kept).subspan(value_bytes));
+    write_npy_content(output_file, input.dtype, std::span(kept).first(value_bytes));
+    lengths_file->commit();
+    output_file.commit();
+    return 0;
+  }
   write_npy(output_file, input.dtype, kept);
   if (spec.compaction == Compaction::partition) {
     std::printf("selected: %llu\n", static_cast<unsigned long long>(selected));
@@ -200,33 +241,40 @@ int run_compaction_bench(const CompactionBenchOptions& options) {
                        "; compaction in chunks is not implemented yet)");
     }
   }
-  const std::string date = utc_now();
   const std::string operation(to_string(spec.compaction));
+  // The CSV keeps DESIGN section 7's columns: `kind` names the operation and `op` its data,
+  // e.g. lt@54% (x < a threshold 54% of the values lie below), flags@54% (u32 flags, 54%
+  // nonzero), runs1-16 (run lengths uniform in [1, 16]). The limit is in the table only.
+  const std::string percent = "@" + std::to_string(options.selected_percent) + "%";
   const std::string op_column =
-      spec.compaction == Compaction::select_if || spec.compaction == Compaction::partition ? "lt"
-      : spec.compaction == Compaction::select_flagged ? "flags_u32"
-                                                      : "";
-  std::string rows =
-      "date,commit,device,backend,algorithm,dtype,op,kind,n,runs,median_ms,gelems_per_s,"
-      "vs_memcpy,validated,blocking_mask,spins,lookback_steps,fallbacks,insertions,vs_limit\n";
-  std::fprintf(stderr, "%s on %s, %d runs each, %s\n", operation.c_str(), info.name.c_str(), runs,
-               options.hot ? "hot" : "L2 flushed");
+      spec.compaction == Compaction::select_if || spec.compaction == Compaction::partition
+          ? "lt" + percent
+      : spec.compaction == Compaction::select_flagged
+          ? "flags" + percent
+          : "runs1-" + std::to_string(longest_run(options.run_bits));
+  const BenchRow common{
+      utc_now(), gpuscan_build_commit, info.name, "vulkan", "", std::string(to_string(spec.dtype))};
+  std::vector<BenchRow> rows;
+  std::fprintf(stderr, "%s (%s) on %s, %d runs each, %s\n", operation.c_str(), op_column.c_str(),
+               info.name.c_str(), runs, options.hot ? "hot" : "L2 flushed");
   std::printf("%-15s %12s %10s %10s %10s %10s %9s %9s\n", "operation", "n", "memcpy ms", "op ms",
               "x memcpy", "limit", "of limit", "valid");
   int failures = 0;
   std::mt19937_64 rng(options.seed);
   for (std::size_t n : sizes) {
     const std::size_t element = size_of(spec.dtype);
-    const std::vector<std::byte> input = bench_input(spec.dtype, spec.compaction, n, rng);
+    const std::vector<std::byte> input =
+        bench_input(spec.dtype, spec.compaction, n, options.run_bits, rng);
     std::vector<std::byte> flags;
     if (spec.compaction == Compaction::select_flagged) {
       flags.resize(n * 4);
       auto* f = reinterpret_cast<std::uint32_t*>(flags.data());
-      for (std::size_t i = 0; i < n; ++i) f[i] = static_cast<std::uint32_t>(rng() & 1);
+      const auto percent_set = static_cast<std::uint64_t>(options.selected_percent);
+      for (std::size_t i = 0; i < n; ++i) f[i] = rng() % 100 < percent_set ? 1u : 0u;
     }
     const Value constant =
         spec.compaction == Compaction::select_if || spec.compaction == Compaction::partition
-            ? middle_value(spec.dtype)
+            ? threshold(spec.dtype, options.selected_percent)
             : Value{spec.dtype, 0};
     std::uint64_t kept = 0;
     const std::vector<std::byte> expected = kept_on_host(spec, input, flags, constant, &kept);
@@ -241,8 +289,11 @@ int run_compaction_bench(const CompactionBenchOptions& options) {
       const double op_ms = testing::median(r.compaction_ms);
       // The memory-bound limit: this run's bytes read and written at memcpy's rate (memcpy
       // moves 2 n elements).
+      // (rle also writes a uint64 length per run).
       const std::size_t written = spec.compaction == Compaction::partition ? n : kept;
-      const double bytes = static_cast<double>(n * element + written * element + flags.size());
+      const std::size_t lengths = spec.compaction == Compaction::run_length_encode ? kept * 8 : 0;
+      const double bytes =
+          static_cast<double>(n * element + written * element + lengths + flags.size());
       const double memcpy_bytes = 2.0 * static_cast<double>(n * element);
       const double limit = memcpy_bytes / bytes;  // the op's best time ratio over memcpy's
       const double vs_memcpy = memcpy_ms / op_ms;
@@ -255,32 +306,32 @@ int run_compaction_bench(const CompactionBenchOptions& options) {
                   memcpy_ms, op_ms, vs_memcpy, limit, of_limit, validated, runs);
       std::fflush(stdout);
       const auto gelems = [&](double ms) { return static_cast<double>(n) / (ms * 1e-3) * 1e-9; };
-      const std::string common =
-          fmt::format("{},{},{},vulkan,", date, gpuscan_build_commit, info.name);
-      std::string stats = ",,,";
-      if (!r.statistics.empty()) {
-        double mean[4] = {};
-        for (const Statistics& s : r.statistics) {
-          mean[0] += static_cast<double>(s.spins);
-          mean[1] += static_cast<double>(s.lookback_steps);
-          mean[2] += static_cast<double>(s.fallbacks);
-          mean[3] += static_cast<double>(s.insertions);
-        }
-        const double k = static_cast<double>(r.statistics.size());
-        stats = fmt::format("{:.1f},{:.1f},{:.1f},{:.1f}", mean[0] / k, mean[1] / k, mean[2] / k,
-                            mean[3] / k);
-      }
-      const std::string mask = blocking_mask ? std::to_string(*blocking_mask) : "";
-      rows += fmt::format("{}memcpy,{},,copy,{},{},{:.6f},{:.4f},1.0000,{},,,,,,\n", common,
-                          to_string(spec.dtype), n, runs, memcpy_ms, gelems(memcpy_ms), runs);
-      rows += fmt::format("{}{},{},{},{},{},{},{:.6f},{:.4f},{:.4f},{},{},{},{:.4f}\n", common,
-                          to_string(spec.algorithm), to_string(spec.dtype), op_column, operation, n,
-                          runs, op_ms, gelems(op_ms), vs_memcpy, validated, mask,
-                          stats.empty() ? ",,," : stats, of_limit);
+      BenchRow copy = common;
+      copy.algorithm = "memcpy";
+      copy.kind = "copy";
+      copy.n = n;
+      copy.runs = runs;
+      copy.median_ms = memcpy_ms;
+      copy.gelems_per_s = gelems(memcpy_ms);
+      copy.vs_memcpy = 1;
+      copy.validated = runs;
+      rows.push_back(copy);
+      BenchRow row = copy;
+      row.algorithm = to_string(spec.algorithm);
+      row.op = op_column;
+      row.kind = operation;
+      row.median_ms = op_ms;
+      row.gelems_per_s = gelems(op_ms);
+      row.vs_memcpy = vs_memcpy;
+      row.validated = validated;
+      row.blocking_mask = blocking_mask;
+      row.statistics = mean_statistics(r.statistics);
+      rows.push_back(row);
     }
   }
   if (csv) {
-    csv->write(std::as_bytes(std::span(rows.data(), rows.size())));
+    const std::string text = format_csv(rows);
+    csv->write(std::as_bytes(std::span(text.data(), text.size())));
     csv->commit();
   }
   if (failures > 0) {

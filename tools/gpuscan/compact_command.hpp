@@ -1,5 +1,6 @@
-// `gpuscan select|unique IN.npy OUT.npy` (DESIGN section 4) and
-// `gpuscan bench --operation select|select-flagged|unique` (issue 25).
+// `gpuscan select|partition|unique IN.npy OUT.npy`, `gpuscan rle IN.npy VALUES.npy
+// LENGTHS.npy` (DESIGN section 4) and `gpuscan bench --operation
+// select|select-flagged|unique|partition|rle` (issue 25).
 #pragma once
 
 #include <optional>
@@ -14,6 +15,7 @@ struct CompactOptions {
   Compaction compaction = Compaction::select_if;
   std::string input;
   std::string output;
+  std::string lengths_output;  // rle: the run lengths (u8)
   // select: exactly one of a predicate with its constant (parsed once the input's dtype is
   // known) or a flags file.
   std::optional<Predicate> predicate;
@@ -39,13 +41,18 @@ struct CompactionBenchOptions {
   // Each size also with 1 in 2 tiles never posting their count (simulated blocking).
   bool blocking = false;
   std::uint64_t seed = 1;
+  // The data (CCCL's benchmark distributions: selected 0, 54 or 100 percent; run lengths
+  // uniform in [1, 2^S] for S = 1, 4, 8).
+  int selected_percent = 50;  // select, select-flagged, partition
+  int run_bits = 0;           // unique, rle: 0 for the default lengths, uniform in [1, 15]
   testing::Options options;
   std::string csv;
 };
 
-// The issue's data: select keeps x < the median of uniform random values (50%),
-// select-flagged takes 50% random u32 flags, unique runs of lengths uniform in [1, 15]
-// (mean 8). Returns 0 when every run validated.
+// The issue's data: select keeps x < a threshold that selected_percent of the uniform random
+// values lie below, select-flagged takes random u32 flags set with that probability, unique
+// and rle runs of lengths uniform in [1, 2^run_bits] (by default [1, 15], mean 8). Returns 0
+// when every run validated.
 int run_compaction_bench(const CompactionBenchOptions& options);
 
 }  // namespace gpuscan::cli

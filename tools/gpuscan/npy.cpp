@@ -315,6 +315,12 @@ std::string npy_header_dict(DType dtype, const std::vector<std::uint64_t>& shape
 
 void write_npy(OutputFile& file, DType dtype, std::span<const std::byte> data,
                const std::vector<std::uint64_t>& shape) {
+  write_npy_content(file, dtype, data, shape);
+  file.commit();
+}
+
+void write_npy_content(OutputFile& file, DType dtype, std::span<const std::byte> data,
+                       const std::vector<std::uint64_t>& shape) {
   // NumPy pads the header with spaces and a final newline so that the data starts on a
   // 64-byte boundary; numpy.load does not need it, but memory-mapping readers may.
   const std::vector<std::uint64_t> flat{data.size() / size_of(dtype)};
@@ -331,7 +337,6 @@ void write_npy(OutputFile& file, DType dtype, std::span<const std::byte> data,
   file.write(std::as_bytes(std::span(preamble)));
   file.write(std::as_bytes(std::span(header)));
   file.write(data);
-  file.commit();
 }
 
 }  // namespace gpuscan::cli

@@ -35,6 +35,10 @@ NpyArray read_npy(std::FILE* stream, const std::string& path);
 // (n,), or `shape` where given (its product must be n). Throws Error if writing fails.
 void write_npy(OutputFile& file, DType dtype, std::span<const std::byte> data,
                const std::vector<std::uint64_t>& shape = {});
+// The same without the commit, for a command that writes several files and puts them in
+// place only once all are written.
+void write_npy_content(OutputFile& file, DType dtype, std::span<const std::byte> data,
+                       const std::vector<std::uint64_t>& shape = {});
 
 // The header's dict for `dtype` and `shape`, e.g.
 // "{'descr': '<u4', 'fortran_order': False, 'shape': (3,), }".

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <ctime>
 
 namespace gpuscan::cli {
 namespace {
@@ -22,6 +24,28 @@ std::string csv_field(const std::string& text) {
 }
 
 }  // namespace
+
+std::string utc_now() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+std::optional<std::array<double, 4>> mean_statistics(const std::vector<Statistics>& runs) {
+  if (runs.empty()) return std::nullopt;
+  std::array<double, 4> mean{};
+  for (const Statistics& s : runs) {
+    mean[0] += static_cast<double>(s.spins);
+    mean[1] += static_cast<double>(s.lookback_steps);
+    mean[2] += static_cast<double>(s.fallbacks);
+    mean[3] += static_cast<double>(s.insertions);
+  }
+  for (double& m : mean) m /= static_cast<double>(runs.size());
+  return mean;
+}
 
 std::string format_csv(const std::vector<BenchRow>& rows) {
   std::string csv = std::string(csv_header) + "\n";

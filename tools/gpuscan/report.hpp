@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "gpuscan/scanner.hpp"
+
 namespace gpuscan::cli {
 
 struct BenchRow {
@@ -23,6 +25,12 @@ struct BenchRow {
   // Mean per run of spins, look-back steps, fallbacks and insertions (with --stats).
   std::optional<std::array<double, 4>> statistics;
 };
+
+// Now, as the CSV's date column (UTC, ISO 8601).
+std::string utc_now();
+// The mean per run of spins, look-back steps, fallbacks and insertions; nothing without
+// statistics.
+std::optional<std::array<double, 4>> mean_statistics(const std::vector<Statistics>& runs);
 
 // The rows as CSV, DESIGN section 7's header first.
 std::string format_csv(const std::vector<BenchRow>& rows);
