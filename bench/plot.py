@@ -7,8 +7,12 @@ A --blocking sweep: the four panels of the paper (fallbacks, spins, look-back st
 run, and throughput against the unblocked run of the same file) against the blocking rate.
 A compaction file (`bench --operation`, kind select, unique, partition, rle...): each
 operation and data (op column) against n as its ratio to memcpy, blocked runs dashed.
+A batched file (`bench --shape`, n column BxN; several files may be given): each
+implementation's ratio to the copy of the same bytes, shape by shape.
 
     python3 bench/plot.py bench/results/h100-cuda-u32-add-inclusive.csv
+    python3 bench/plot.py bench/results/h100-{cuda,vulkan}-{u32,f32}-add-inclusive-rows.csv \
+        -o bench/results/h100-batched.png
     python3 bench/plot.py bench/results/h100-python-cumsum.csv --dtype i32 --exclude host \
         -o bench/results/h100-python-cumsum-i32.png
 Needs matplotlib (Debian: python3-matplotlib); bench/gpu-run.sh calls it.
@@ -32,21 +36,27 @@ STYLE = {"csdldf": ("C0", "o"), "csdl": ("C1", "s"), "rts": ("C2", "^"), "memcpy
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("csv", type=pathlib.Path)
+    parser.add_argument("csv", type=pathlib.Path, nargs="+", help="one file (batched: several)")
     parser.add_argument("-o", "--output", type=pathlib.Path)
     parser.add_argument("--dtype", help="only the rows of this dtype (a file of several)")
     parser.add_argument("--exclude", help="leave out the algorithms this regular expression finds")
     args = parser.parse_args()
 
-    rows = list(csv.DictReader(args.csv.open()))
+    rows = [row for path in args.csv for row in csv.DictReader(path.open())]
     if args.dtype:
         rows = [row for row in rows if row["dtype"] == args.dtype]
     if args.exclude:
         rows = [row for row in rows if not re.search(args.exclude, row["algorithm"])]
     if not rows:
-        print(f"plot.py: {args.csv} has no rows", file=sys.stderr)
+        print(f"plot.py: {' '.join(map(str, args.csv))} has no rows", file=sys.stderr)
         return 2
-    output = args.output or args.csv.with_suffix(".png")
+    output = args.output or args.csv[0].with_suffix(".png")
+    if any("x" in row["n"] for row in rows):
+        plot_batched(rows, output)
+        return 0
+    if len(args.csv) > 1:
+        print("plot.py: several files only for batched results (n = BxN)", file=sys.stderr)
+        return 2
     if any(row["kind"] in COMPACTIONS for row in rows):
         plot_compaction(rows, output)
         return 0
@@ -85,6 +95,33 @@ def main() -> int:
     fig.savefig(output, dpi=110)
     print(f"plot.py: wrote {output}")
     return 0
+
+
+def plot_batched(rows, output: pathlib.Path) -> None:
+    """Each implementation (backend, algorithm, dtype) against the copy, shape by shape."""
+    shapes = list(dict.fromkeys(row["n"] for row in rows))
+    series = defaultdict(dict)
+    for row in rows:
+        if row["algorithm"] != "memcpy":
+            label = f"{row['backend']} {row['algorithm']} {row['dtype']}"
+            series[label][row["n"]] = float(row["vs_memcpy"])
+    fig, axis = plt.subplots(figsize=(10, 6))
+    width = 0.8 / len(series)
+    for index, (label, ratios) in enumerate(sorted(series.items())):
+        x = [i + (index - (len(series) - 1) / 2) * width for i in range(len(shapes))]
+        axis.bar(x, [ratios.get(shape, math.nan) for shape in shapes], width, label=label,
+                 color=plt.cm.tab20(index % 20))
+    axis.axhline(1.0, color="k", linewidth=0.8)
+    axis.set_xticks(range(len(shapes)), [shape.replace("x", " x ") for shape in shapes], fontsize=8)
+    axis.set_xlabel("rows x row length")
+    axis.set_ylabel("throughput / copy of the same bytes (same run)")
+    commits = sorted({row["commit"] for row in rows})
+    axis.set_title(f"batched inclusive sums on {rows[0]['device']}, commit {', '.join(commits)}", fontsize=10)
+    axis.grid(True, axis="y", alpha=0.3)
+    axis.legend(fontsize=8, ncol=2)
+    fig.tight_layout()
+    fig.savefig(output, dpi=110)
+    print(f"plot.py: wrote {output}")
 
 
 def plot_compaction(rows, output: pathlib.Path) -> None:
