@@ -177,9 +177,6 @@ test("the look-back by a subgroup (the GPU default) and by one invocation agree"
       { dtype: "f32", op: "add", kind: "exclusive", blockingMask: 0 },
       { dtype: "i32", op: "max", kind: "reduce", tileOrder: "dispatch", blockingMask: 3 },
       { dtype: "u32", op: "xor", tileOrder: "dispatch", blockingMask: 0 },
-      // The fallbacks that let the owned tile go and scan it again (experiment bit 1024).
-      { dtype: "f32", op: "add", kind: "exclusive", blockingMask: 0, experiment: 1024 },
-      { dtype: "i32", op: "add", tileOrder: "dispatch", blockingMask: 1, experiment: 1024 },
     ]) {
       const scanner = await Scanner.create(device, { ...options, ...lane, maxChunkElements: 8 * 4096 * 6 });
       assert.equal(scanner.config.lookbackLanes, lane.lookbackLanes);

@@ -204,24 +204,6 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
     }
   }
   var fallback_tile = lookback_round(tile, aggregate, &done, &cursor, &prefix);
-  if ((EXPERIMENT & 1024u) != 0u && fallback_tile != LOOKBACK_DONE) {
-    // EXPERIMENT bit 1024, not yet measured (docs/performance.md W16): the owned tile is let
-    // go while fallbacks run, so that its registers serve the fallback's tile instead of
-    // adding to it (every workgroup pays for the most registers live anywhere in the kernel:
-    // W14 measured the fallback code's mere presence at a third of the speed), and is read
-    // and scanned again after them, to the same bits.
-    loop {
-      fallback_round(fallback_tile, &done, &cursor, &prefix);
-      fallback_tile = lookback_round(tile, aggregate, &done, &cursor, &prefix);
-      if (fallback_tile == LOOKBACK_DONE) {
-        break;
-      }
-    }
-    var again = load_thread_vectors(tile);
-    _ = scan_loaded(&again, SLOT_OWN);
-    finish_tile(tile);
-    return;
-  }
   loop {
     if (fallback_tile == LOOKBACK_DONE) {
       break;
