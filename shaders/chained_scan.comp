@@ -67,8 +67,13 @@ void main() {
   const bool take_early_now = NOTE_EARLY_WINDOW_BEFORE_SCAN && is_lookback_lane() && tile != 0;
   if (take_early_now) note_early_window(tile, early, early_end, early_value);
   bool starts = false;  // whether a row starts in the tile (batched scans)
-  T aggregate = ROWS ? scan_loaded_rows(loaded, tile, init_value(), starts)
-                     : scan_loaded(loaded, SLOT_OWN);
+  // A batched tile without a row start scans and stores as a plain tile; a reduction's
+  // tiles all take the row path, which writes each row's total at the row's end.
+  uint last_start;
+  const bool row_free = ROWS && KIND != GS_KIND_REDUCE && !last_row_start(tile, last_start);
+  T aggregate = !ROWS    ? scan_loaded(loaded, SLOT_OWN)
+                : row_free ? scan_loaded_row_free(loaded)
+                           : scan_loaded_rows(loaded, tile, init_value(), starts);
   // The lead belongs to tile 0 (up to its first row start), for its owner and for any
   // fallback on it alike.
   if (tile == 0 && !starts) aggregate = combine(lead_value(), aggregate);
@@ -124,7 +129,7 @@ void main() {
   }
 
   if (STATISTICS && is_lookback_lane() && sg_lane() == 0) add_statistics();
-  if (ROWS) {
+  if (ROWS && !row_free) {
     store_tile_rows(tile, wg_prefix, init_value());
   } else {
     store_tile(tile, wg_prefix);

@@ -159,6 +159,24 @@ T scan_loaded_rows(inout TV loaded[VECTORS_PER_THREAD], uint tile, T row_init, o
   return wg_partials[(reduction_order ? SLOT_FALLBACK : SLOT_OWN) * SUBGROUPS + SUBGROUPS - 1];
 }
 
+// Scans a tile of a batched scan that holds no row start as a plain tile (scan_loaded):
+// nothing in it is segmented, so the segmented machinery is paid only where a row starts.
+// Its aggregate is the one tile_reduce_rows gets: for integers the plain scan's total, for
+// floats the reduction-order total, computed beside it in SLOT_FALLBACK.
+T scan_loaded_row_free(inout TV loaded[VECTORS_PER_THREAD]) {
+  if (T_IS_FLOAT == 0) return scan_loaded(loaded, SLOT_OWN);
+  T total = identity();
+  for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+    for (uint e = 0; e < VECTOR_ELEMENTS; ++e) total = combine(total, loaded[k][e]);
+  }
+  total = sg_inclusive_scan(total);
+  if (sg_lane() == SUBGROUP_SIZE - 1) wg_partials[SLOT_FALLBACK * SUBGROUPS + sg_id()] = total;
+  scan_loaded(loaded, SLOT_OWN);  // its barriers publish the totals above too
+  if (gl_LocalInvocationIndex == 0) walk_totals(SLOT_FALLBACK);
+  barrier();
+  return wg_partials[SLOT_FALLBACK * SUBGROUPS + SUBGROUPS - 1];
+}
+
 // A fallback's reduction of `tile`: the aggregate its owner's scan_loaded_rows posts, in
 // the same reduction order, in SLOT_FALLBACK. `starts`: whether a row starts in the tile.
 T tile_reduce_rows(uint tile, T row_init, out bool starts) {

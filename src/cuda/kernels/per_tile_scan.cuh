@@ -94,13 +94,22 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
   const T row_init = init_value<T>(scan);
   const T lead = kRows ? from_bits<T>(scan.rows.lead_bits) : row_init;
   bool starts = false;  // whether a row starts in the tile
+  // A batched tile without a row start scans and stores as a plain tile; a reduction's
+  // tiles all take the row path, which writes each row's total at the row's end.
+  const bool row_free =
+      kRows && scan.kind != Kind::reduce &&
+      !pos.starts_in(TileShape<T, VPT>::first(tile), TileShape<T, VPT>::elements(), scan.n);
   T aggregate;
   if constexpr (kRows) {
     // Floats: the owner's reduction-order aggregate goes through the fallbacks' set, which
     // no fallback writes before the barrier after the look-back's first round.
-    aggregate =
-        row_tile_local_scan<M, VPT, true>(loaded, shared.partials, row_flags, kOwnSet,
-                                          kReductionSet, rows, pos, scan.n, tile, row_init, starts);
+    if (row_free) {
+      aggregate = row_free_tile_scan<M, VPT>(loaded, shared.partials, kOwnSet, kReductionSet, rows);
+    } else {
+      aggregate = row_tile_local_scan<M, VPT, true>(loaded, shared.partials, row_flags, kOwnSet,
+                                                    kReductionSet, rows, pos, scan.n, tile,
+                                                    row_init, starts);
+    }
   } else {
     aggregate = tile_local_scan<M, VPT, true>(loaded, shared.partials, kOwnSet, rows);
   }
@@ -162,12 +171,12 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
     if (looks_back && lane_id() == 0) look.add_counts();
   }
   if (looks_back) hand_on_turn(chain, turn.place, std::uint64_t{scan.tile_count} * (sizeof(T) / 2));
-  if constexpr (kRows) {
-    store_tile_rows<M, VPT>(static_cast<T*>(scan.out), scan.n, tile, scan.kind, shared.prefix,
-                            shared.partials, row_flags, kOwnSet, rows, pos, row_init);
-  } else {
+  if (!kRows || row_free) {
     store_tile<M, VPT>(static_cast<T*>(scan.out), scan.n, tile, scan.tile_count, scan.kind,
                        shared.prefix, shared.partials, kOwnSet, rows);
+  } else if constexpr (kRows) {
+    store_tile_rows<M, VPT>(static_cast<T*>(scan.out), scan.n, tile, scan.kind, shared.prefix,
+                            shared.partials, row_flags, kOwnSet, rows, pos, row_init);
   }
 }
 
