@@ -143,7 +143,7 @@ __device__ __forceinline__ void block_scan_rows(BlockPartials<typename M::T, kSe
 // element's value from its row's start or from the warp block's start, whichever is later
 // (store_tile_rows finishes the second kind). Returns the tile's aggregate (the same in
 // every thread): for integers the segmented scan's total, for floats the total in
-// reduction order (thread_row_total), computed beside it in set `reduction_set`, which
+// reduction order (add_to_row_total), computed beside it in set `reduction_set`, which
 // load_and_reduce_rows gives a fallback bit for bit; `starts` tells whether a row starts
 // in the tile.
 template <class M, int VPT, bool kKeep, class Team = WholeBlock, int kSets>
