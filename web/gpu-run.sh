@@ -3,7 +3,12 @@
 # (see /work/notes for the device tool). Expects, beside this script in a staging folder:
 # node.xz (the node binary), dawn.node.xz (npm webgpu's dist/linux-x64/dawn.node), gl/ (the
 # Vulkan loader .debs, /work/shared/tools/vulkan-loader-debs.sh) and pkg/ (web/ without
-# dawn.node). Writes logs and CSVs to $OUT. Usage: gpu-run.sh COMMIT [all|tests|bench|sweep|ab]
+# dawn.node). Writes logs and CSVs to $OUT. Usage: gpu-run.sh COMMIT [all|tests|bench|sweep|stats|ab]
+# stats: the driver's registers, shared and local memory of the chained scan for each entry
+# NAME={Scanner options as JSON, no spaces} of STATS_CONFIGS (space-separated), from Dawn's
+# SPIR-V (tools/dump-shaders.mjs), assembled by spirv-as (Debian spirv-tools 2023.1, which
+# predates MaximallyReconvergesKHR: that mode is dropped) and compiled by tools/driver-stats.c;
+# both binaries beside this script.
 # ab: A/B of kernel variants and Dawn toggles: one process per entry of AB_TOGGLES (space-
 # separated, "none" for no toggles, taken in that order so that sets alternate), each
 # running every variant of AB_VARIANTS (bench.mjs --variants) beside memcpy and rts.
@@ -55,4 +60,19 @@ if [[ $what == ab ]]; then
       --variants "$AB_VARIANTS" --commit "$commit" --csv "$out/ab-$i.csv" >>"$out/ab.log" 2>&1
     echo "exit $?" >>"$out/ab.log"
   done
+fi
+if [[ $what == stats ]]; then
+  mkdir -p /tmp/spv
+  stage=$(cd .. && pwd)
+  spv=()
+  for entry in ${STATS_CONFIGS:-base={\}}; do
+    name=${entry%%=*}
+    node tools/dump-shaders.mjs "${entry#*=}" >/tmp/spv/$name.txt 2>&1
+    # The chained scan's SPIR-V is the first one dumped (then the reset kernel's).
+    awk '/Dumped SPIRV disassembly/{n++; f=1; next} /Dumped WGSL|^\/\/ configuration|^info:|^Warning/{f=0} f && n==1' \
+      /tmp/spv/$name.txt | sed '/MaximallyReconvergesKHR/d; /SPV_KHR_maximal_reconvergence/d' >/tmp/spv/$name.spvasm
+    "$stage/spirv-as" --target-env vulkan1.1spv1.4 /tmp/spv/$name.spvasm -o /tmp/spv/$name.spv && spv+=("$name.spv")
+  done
+  (cd /tmp/spv && "$stage/driver-stats" "${spv[@]}") >"$out/stats.log" 2>&1
+  echo "stats exit $?" >>"$out/stats.log"
 fi
