@@ -24,7 +24,8 @@ layout(constant_id = GS_SPEC_DISPATCH_ORDER) const bool DISPATCH_ORDER = false;
 // A batched scan (DESIGN 3f; docs/protocol.md, "Batched scans"): the tile scans segmented
 // by rows, a tile holding a row start posts its aggregate as INCLUSIVE (look-backs end
 // there), and one whose first element starts a row does not look back. A pipeline of its
-// own, so that plain scans pay nothing.
+// own, so that plain scans pay nothing. With SEGMENTS (row_scan.glsl) the rows are segments
+// whose starts are read from a list.
 layout(constant_id = GS_SPEC_ROWS) const bool ROWS = false;
 
 shared uint wg_tile;
@@ -66,6 +67,7 @@ void main() {
   T early_value = identity();
   const bool take_early_now = NOTE_EARLY_WINDOW_BEFORE_SCAN && is_lookback_lane() && tile != 0;
   if (take_early_now) note_early_window(tile, early, early_end, early_value);
+  if (ROWS && SEGMENTS) load_segment_bits(tile);
   bool starts = false;  // whether a row starts in the tile (batched scans)
   // A batched tile without a row start scans and stores as a plain tile; a reduction's
   // tiles all take the row path, which writes each row's total at the row's end.
@@ -82,7 +84,7 @@ void main() {
   // gathered so far.
   uint cursor = tile - 1;
   T prefix = identity();
-  bool done = tile == 0 || (ROWS && row_distance(tile * TILE_ELEMENTS) == 0);
+  bool done = tile == 0 || (ROWS && tile_starts_row(tile));
   if (is_lookback_lane()) {
     if (tile == 0) {
       post_tile(tile, GS_STATE_INCLUSIVE, aggregate);

@@ -220,6 +220,21 @@ int main(void) {
                                4, NULL);
     EXPECT(s == GPUSCAN_OK && sums[0] == 10 && sums[1] == 26 && sums[2] == 42,
            "row sums: %d [%u %u %u]", s, sums[0], sums[1], sums[2]);
+    /* Segments [1..3] [] [4..12], then offsets that decrease. */
+    const int64_t offsets[4] = {0, 3, 3, 12}, bad_offsets[3] = {0, 5, 4};
+    s = gpuscan_scan_segments_host(device, GPUSCAN_U32, GPUSCAN_ADD, GPUSCAN_INCLUSIVE, rows_in,
+                                   rows_out, offsets, 3, &init);
+    EXPECT(s == GPUSCAN_OK && rows_out[0] == 101 && rows_out[2] == 106 && rows_out[3] == 104 &&
+               rows_out[11] == 172,
+           "segments: %d [%u %u %u %u] '%s'", s, rows_out[0], rows_out[2], rows_out[3],
+           rows_out[11], gpuscan_last_error());
+    s = gpuscan_scan_segments_host(device, GPUSCAN_U32, GPUSCAN_ADD, GPUSCAN_REDUCE, rows_in, sums,
+                                   offsets, 3, &init);
+    EXPECT(s == GPUSCAN_OK && sums[0] == 106 && sums[1] == 100 && sums[2] == 172,
+           "segment sums: %d [%u %u %u] '%s'", s, sums[0], sums[1], sums[2], gpuscan_last_error());
+    s = gpuscan_scan_segments_host(device, GPUSCAN_U32, GPUSCAN_ADD, GPUSCAN_INCLUSIVE, rows_in,
+                                   rows_out, bad_offsets, 2, NULL);
+    EXPECT(s == GPUSCAN_USAGE_ERROR && gpuscan_last_error()[0] != 0, "bad offsets: %d", s);
     s = gpuscan_scan_rows_host(device, GPUSCAN_U32, GPUSCAN_ADD, GPUSCAN_INCLUSIVE, rows_in,
                                rows_out, UINT64_MAX, 2, NULL);
     EXPECT(s == GPUSCAN_USAGE_ERROR && gpuscan_last_error()[0] != 0, "2^64 rows: %d", s);

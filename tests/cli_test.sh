@@ -135,6 +135,20 @@ def check(input_path, output_path, kind, op, init=None, axis=None):
         assert same(code, op, g, e), 'element %d is %r, expected %r' % (i, g, e)
 
 
+def check_segments(input_path, offsets_path, output_path, kind, op, init=None):
+    """--segments: each segment of a 1-D input on its own (shape (n,), or (S,))."""
+    code, values, _ = read(input_path, False)
+    _, offsets, _ = read(offsets_path, False)
+    out_code, got, out_shape = read(output_path, True)
+    assert out_code == code, 'output dtype %s, input %s' % (out_code, code)
+    expected = []
+    for begin, end in zip(offsets, offsets[1:]):
+        expected += scanned(code, values[begin:end], kind, op, init)
+    assert tuple(out_shape) == (len(expected),), 'shape %r, expected (%d,)' % (out_shape, len(expected))
+    for i, (g, e) in enumerate(zip(got, expected)):
+        assert same(code, op, g, e), 'element %d is %r, expected %r' % (i, g, e)
+
+
 def random_values(n, seed, modulus):
     x, values = seed, []
     for _ in range(n):
@@ -178,6 +192,15 @@ def make():
     write('in/u32_rows.npy', '<u4', '(97, 301)', rows)
     write('in/f64_rows.npy', '<f8', '(301, 7)', [v / 2**20 - 2048 for v in rows[:301 * 7]])
     write('in/i32_empty_rows.npy', '<i4', '(5, 0)', [])
+    # CSR offsets over in/u32.npy (300007 elements): empty segments first, inside and last.
+    cuts = sorted(v % 300008 for v in random_values(200, 9, 2**32))
+    write('in/segments.npy', '<i8', '(%d,)' % (len(cuts) + 5), [0, 0] + cuts[:100] + [cuts[100]] * 3 + cuts[100:] + [300007])
+    write('in/segments_f64.npy', '<i8', '(6,)', [0, 0, 1, 1000, 1000, 3000])
+    write('in/segments_short.npy', '<i8', '(3,)', [0, 5, 300000])
+    write('in/segments_late.npy', '<i8', '(2,)', [1, 300007])
+    write('in/segments_falling.npy', '<i8', '(4,)', [0, 10, 9, 300007])
+    write('in/segments_u64.npy', '<u8', '(2,)', [0, 300007])
+    write('in/segments_empty.npy', '<i8', '(0,)', [])
     write('in/three_d.npy', '<u4', '(2, 2, 2)', range(8))
     write('in/scalar.npy', '<u4', '()', [7])
     write('in/fortran.npy', '<u4', '(4,)', range(4), fortran=True)
@@ -200,6 +223,8 @@ if __name__ == '__main__':
     try:
         if sys.argv[1] == 'make':
             make()
+        elif sys.argv[1] == 'check_segments':
+            check_segments(*sys.argv[2:])
         elif sys.argv[1] == 'check_rows':
             check(*sys.argv[2:6], sys.argv[6] if len(sys.argv) > 6 else None, axis=-1)
         else:
@@ -280,6 +305,24 @@ rows_ok in/i32_empty_rows.npy reduce add 3
 rows_ok in/i32_empty_rows.npy inclusive add
 rows_ok in/u32.npy inclusive add
 
+# segments_ok IN OFFSETS KIND OP [INIT]: --segments, each CSR segment of a 1-D input on its
+# own, leaving exactly its output in out/.
+segments_ok() {
+  local input=$1 offsets=$2 kind=$3 op=$4 init=${5:-}
+  local args=(scan "$input" out/result.npy --kind "$kind" --op "$op" --segments "$offsets")
+  [[ -n $init ]] && args+=(--init "$init")
+  "$gpuscan" "${args[@]}" || fail "gpuscan ${args[*]}: exit status $?"
+  [[ $(ls -A out) == result.npy ]] || fail "gpuscan ${args[*]}: out/ holds $(ls -A out)"
+  "$python" npy.py check_segments "$input" "$offsets" out/result.npy "$kind" "$op" ${init:+"$init"}
+  rm out/result.npy
+  echo "ok: gpuscan ${args[*]}"
+}
+segments_ok in/u32.npy in/segments.npy inclusive add
+segments_ok in/u32.npy in/segments.npy exclusive add 0x10
+segments_ok in/u32.npy in/segments.npy reduce max 3
+segments_ok in/f64.npy in/segments_f64.npy inclusive add -1.5
+segments_ok in/f64.npy in/segments_f64.npy reduce add 0.25
+
 # refused STATUS WHAT ARGS...: gpuscan ARGS must exit with STATUS and one "gpuscan: error:"
 # line, and leave out/ empty.
 refused() {
@@ -307,6 +350,14 @@ refused 2 "--axis 0 of a 2-D array" scan in/u32_rows.npy out/o.npy --axis 0
 refused 2 "--axis 2 of a 2-D array" scan in/u32_rows.npy out/o.npy --axis 2
 refused 2 "--axis 1 of a 1-D array" scan in/u32.npy out/o.npy --axis 1
 refused 2 "--axis not a number" scan in/u32_rows.npy out/o.npy --axis last
+refused 2 "--segments not reaching n" scan in/u32.npy out/o.npy --segments in/segments_short.npy
+refused 2 "--segments not from 0" scan in/u32.npy out/o.npy --segments in/segments_late.npy
+refused 2 "--segments decreasing" scan in/u32.npy out/o.npy --segments in/segments_falling.npy
+refused 2 "--segments of dtype u64" scan in/u32.npy out/o.npy --segments in/segments_u64.npy
+refused 2 "--segments empty" scan in/u32.npy out/o.npy --segments in/segments_empty.npy
+refused 2 "--segments missing" scan in/u32.npy out/o.npy --segments in/missing.npy
+refused 2 "--segments of a 2-D input" scan in/u32_rows.npy out/o.npy --segments in/segments.npy
+refused 2 "--segments with rts" scan in/u32.npy out/o.npy --segments in/segments.npy --algorithm rts
 refused 2 "shape ()" scan in/scalar.npy out/o.npy
 refused 2 "Fortran order" scan in/fortran.npy out/o.npy
 refused 2 "truncated data" scan in/truncated.npy out/o.npy

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <vector>
@@ -23,6 +24,12 @@ void scan_host(Device& device, const ScanSpec& spec, std::span<const std::byte> 
 void scan_rows_host(Device& device, const ScanSpec& spec, std::span<const std::byte> input,
                     std::span<std::byte> output, std::size_t rows, std::size_t row_length,
                     std::optional<Value> init);
+
+// The same for a segmented scan (Scanner::run_segments): `output` holds as many elements as
+// `input` (one per segment for Kind::reduce).
+void scan_segments_host(Device& device, const ScanSpec& spec, std::span<const std::byte> input,
+                        std::span<std::byte> output, std::span<const std::int64_t> offsets,
+                        std::optional<Value> init);
 
 template <class T>
 std::vector<T> scan(Device& device, Kind kind, std::span<const T> in, Op op,

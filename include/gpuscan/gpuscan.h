@@ -87,6 +87,14 @@ gpuscan_status gpuscan_scan_host(gpuscan_device device, gpuscan_dtype dtype, gpu
 gpuscan_status gpuscan_scan_rows_host(gpuscan_device device, gpuscan_dtype dtype, gpuscan_op op,
                                       gpuscan_kind kind, const void* in, void* out, uint64_t rows,
                                       uint64_t row_length, const void* init_or_null);
+/* A segmented scan of host arrays (DESIGN 3f): `segments` segments given by segments + 1
+ * CSR offsets (from 0, not decreasing; the last is n, the elements of in), each scanned on
+ * its own from init; out holds n elements (one per segment for GPUSCAN_REDUCE, an empty
+ * segment's being init). Every backend; bad offsets are a GPUSCAN_USAGE_ERROR. */
+gpuscan_status gpuscan_scan_segments_host(gpuscan_device device, gpuscan_dtype dtype, gpuscan_op op,
+                                          gpuscan_kind kind, const void* in, void* out,
+                                          const int64_t* offsets, uint64_t segments,
+                                          const void* init_or_null);
 /* CUDA device pointers (aligned to the element size) on the caller's stream (a
  * cudaStream_t; NULL = the legacy default stream), enqueued without synchronising: the
  * result is ready when the stream gets there. init_or_null is a HOST pointer to one element.

@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 
 #include "gpuscan/device.hpp"
 #include "gpuscan/types.hpp"
@@ -77,6 +78,14 @@ class Scanner {
   RunResult run_rows(const Buffer& in, Buffer& out, std::size_t rows, std::size_t row_length,
                      std::optional<Value> init = {});
 
+  // A segmented scan (DESIGN 3f): CSR-style `offsets`, S + 1 values from 0 to n, not
+  // decreasing; segment s is elements [offsets[s], offsets[s + 1]) of `in` (n elements),
+  // scanned on its own, `init` at its start; segments may be empty. Kind::reduce writes S
+  // elements, one per segment (an empty one's is `init`). Checked offsets or a UsageError;
+  // the chained algorithms only, as for run_rows.
+  RunResult run_segments(const Buffer& in, Buffer& out, std::span<const std::int64_t> offsets,
+                         std::optional<Value> init = {});
+
   const ScanSpec& spec() const { return spec_; }
 
  private:
@@ -85,6 +94,7 @@ class Scanner {
   Value checked_init(std::optional<Value> init) const;
   void check_buffers(const Buffer& in, const Buffer& out, std::size_t n,
                      std::size_t out_elements) const;
+  void fill_with_init(Buffer& out, std::size_t count, Value init);
   Value chunk_carry(const Buffer& in, const Buffer& out, std::size_t offset, std::size_t count,
                     std::size_t reduce_index = 0);
 

@@ -40,7 +40,12 @@
 #define GS_BINDING_SPINE_WORDS 4
 #define GS_BINDING_SPINE_VALUES 5
 #define GS_BINDING_CONTROL 6
-#define GS_BINDING_COUNT 7
+// A segmented scan's segment starts (DESIGN 3f; run-local element indices, ascending, one
+// per segment that meets the run). Other runs bind the control words here, unread.
+#define GS_BINDING_SEGMENT_STARTS 7
+// The largest tile a segmented scan takes (its bitmap of segment starts is this large).
+#define GS_MAX_TILE_ELEMENTS 32768
+#define GS_BINDING_COUNT 8
 
 // Words of the control buffer, the same on both backends (CUDA's RunControl). Words
 // [0, GS_CONTROL_RUN_WORDS) belong to one chained run and read zero when it starts
@@ -73,7 +78,8 @@
 #define GS_SPEC_DISPATCH_ORDER 10
 #define GS_SPEC_ELEMENT_OFFSETS 11
 #define GS_SPEC_ROWS 12
-#define GS_SPEC_COUNT 13
+#define GS_SPEC_SEGMENTS 13
+#define GS_SPEC_COUNT 14
 
 // Phases of the reduce-then-scan kernel (one shader, three pipelines).
 #define GS_RTS_REDUCE 0
@@ -95,7 +101,9 @@
 // the data starts (offsets in the application's buffers need not meet the binding
 // alignment, DESIGN 3a); and for a batched scan (DESIGN 3f, ROWS pipelines), the row length,
 // where element 0 lies in its row (row_phase < row_length), and what precedes element 0 in
-// its row as two words (docs/protocol.md, "Batched scans").
+// its row as two words (docs/protocol.md, "Batched scans"). A segmented scan (ROWS and
+// SEGMENTS pipelines) reads its segment starts instead: row_length counts them, and a
+// reduction writes the segment of start j at element out_shift + j of the output.
 #ifdef VULKAN
 #define GS_U32 uint
 #else

@@ -32,6 +32,91 @@ uint row_distance(uint i) {
   return d >= pc.row_length ? d - pc.row_length : d;
 }
 
+// A segmented scan (CSR offsets, DESIGN 3f): the rows are segments of any length, whose
+// starts are read from a list (ascending run-local element indices, pc.row_length of
+// them, a start repeated for each empty segment there) instead of computed. The owner of a
+// tile marks the starts among its elements in a bitmap first (load_segment_bits); a
+// fallback needs only the tile's last start, which two binary searches find.
+layout(constant_id = GS_SPEC_SEGMENTS) const bool SEGMENTS = false;
+layout(binding = GS_BINDING_SEGMENT_STARTS, std430) readonly buffer SegmentStarts {
+  uint segment_starts[];
+};
+// Bit p: element p of the owned tile starts a segment; bit TILE_ELEMENTS: the next tile's
+// first element does (where a reduction's last segment of the tile ends). Sized for the
+// largest tile (GS_MAX_TILE_ELEMENTS; the host refuses larger segmented tiles): sized by
+// TILE_ELEMENTS, llvmpipe (Mesa 22.3) let the array overlap private variables.
+const uint SEGMENT_WORDS = SEGMENTS ? GS_MAX_TILE_ELEMENTS / 32 + 1 : 1;
+shared uint wg_segment_bits[SEGMENT_WORDS];
+
+// The first entry of the list at or after element x (pc.row_length where none is).
+uint segment_lower_bound(uint x) {
+  uint lo = 0;
+  uint hi = pc.row_length;
+  while (lo < hi) {
+    const uint mid = (lo + hi) / 2;
+    if (segment_starts[mid] < x) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+// Marks the owned tile's segment starts in wg_segment_bits (the whole workgroup).
+void load_segment_bits(uint tile) {
+  const uint first = tile * TILE_ELEMENTS;
+  for (uint w = gl_LocalInvocationIndex; w < SEGMENT_WORDS; w += WORKGROUP_SIZE) {
+    wg_segment_bits[w] = 0;
+  }
+  barrier();
+  const uint end = first + min(TILE_ELEMENTS, pc.n - first);  // with the next tile's first
+  const uint lo = segment_lower_bound(first);
+  const uint hi = end < pc.n ? segment_lower_bound(end + 1) : segment_lower_bound(end);
+  for (uint j = lo + gl_LocalInvocationIndex; j < hi; j += WORKGROUP_SIZE) {
+    const uint p = segment_starts[j] - first;
+    atomicOr(wg_segment_bits[p / 32], 1u << (p % 32));
+  }
+  barrier();
+}
+
+bool owned_bit(uint p) { return ((wg_segment_bits[p / 32] >> (p % 32)) & 1u) != 0; }
+
+// The elements of the vector whose first element is element g of the owned tile `tile`
+// that start a row or segment, as bits (bit e: element g + e; none at or past n).
+uint vector_row_starts(uint tile, uint g) {
+  if (SEGMENTS) {
+    const uint p = g - tile * TILE_ELEMENTS;  // a multiple of the vector's size
+    return (wg_segment_bits[p / 32] >> (p % 32)) & ((1u << VECTOR_ELEMENTS) - 1u);
+  }
+  uint d = row_distance(g);
+  uint bits = 0;
+  for (uint e = 0; e < VECTOR_ELEMENTS; ++e) {
+    if (d == 0 && g + e < pc.n) bits |= 1u << e;
+    d = d + 1 == pc.row_length ? 0 : d + 1;
+  }
+  return bits;
+}
+
+// Whether the owned tile's first element starts a row (then it does not look back).
+bool tile_starts_row(uint tile) {
+  return SEGMENTS ? owned_bit(0) : row_distance(tile * TILE_ELEMENTS) == 0;
+}
+
+// The first segment start among elements [lo, lo + count) of the owned tile (tile
+// offsets), or lo + count where none is. No early return: llvmpipe (Mesa 22.3) then skipped
+// the caller's later stores in some subgroups.
+uint first_segment_start_in(uint lo, uint count) {
+  uint first = lo + count;
+  for (uint p = lo & ~31u; p < lo + count; p += 32) {
+    uint w = wg_segment_bits[p / 32];
+    if (p < lo) w &= ~0u << (lo - p);
+    if (p + 32 > lo + count) w &= (1u << (lo + count - p)) - 1u;
+    if (w != 0) first = min(first, p + findLSB(w));
+  }
+  return first;
+}
+
 bool sg_last_flag(bool f) {
   return subgroupShuffle(f, gl_SubgroupInvocationID | (SUBGROUP_SIZE - 1));
 }
@@ -55,6 +140,12 @@ T sg_segmented_scan(T x, inout bool starts) {
 // and if so the last such start (an element index of the run).
 bool last_row_start(uint tile, out uint at) {
   const uint first = tile * TILE_ELEMENTS;
+  if (SEGMENTS) {
+    const uint hi = segment_lower_bound(first + min(TILE_ELEMENTS, pc.n - first));
+    const bool starts = hi > 0 && segment_starts[hi - 1] >= first;
+    at = starts ? segment_starts[hi - 1] : 0;
+    return starts;
+  }
   const uint last = first + min(TILE_ELEMENTS, pc.n - first) - 1;
   const uint d = row_distance(last);
   at = last - d;
@@ -121,16 +212,14 @@ T scan_loaded_rows(inout TV loaded[VECTORS_PER_THREAD], uint tile, T row_init, o
     TV v = loaded[k];
     if (reduction_order) add_to_row_total(reduction, v, g, has_start, start, row_init);
     // Thread level, segmented: a row start takes the init value and begins anew.
-    uint d = row_distance(g);
-    uint first_start = VECTOR_ELEMENTS;
+    const uint start_bits = vector_row_starts(tile, g);
+    const uint first_start = start_bits == 0 ? VECTOR_ELEMENTS : findLSB(start_bits);
     for (uint e = 0; e < VECTOR_ELEMENTS; ++e) {
-      if (d == 0 && g + e < pc.n) {
+      if (((start_bits >> e) & 1u) != 0) {
         v[e] = combine(row_init, v[e]);
-        if (first_start == VECTOR_ELEMENTS) first_start = e;
       } else if (e > 0) {
         v[e] = combine(v[e - 1], v[e]);
       }
-      d = d + 1 == pc.row_length ? 0 : d + 1;
     }
     // Subgroup level: row k of the block across the lanes.
     bool lane_starts = first_start < VECTOR_ELEMENTS;
@@ -197,6 +286,48 @@ T tile_reduce_rows(uint tile, T row_init, out bool starts) {
   return wg_partials[SLOT_FALLBACK * SUBGROUPS + SUBGROUPS - 1];
 }
 
+// A segmented reduction's empty segments from entry j on that start (and end) at element
+// `at`: their total is the init value. Each is written beside the end of the segment
+// before it (or, before the run's first element, by that element), so that none is missed.
+void store_empty_segments(uint j, uint at, T row_init) {
+  while (j + 1 < pc.row_length && segment_starts[j] == at && segment_starts[j + 1] == at) {
+    out_scalars[pc.out_shift + j] = row_init;
+    ++j;
+  }
+}
+
+// A reduction's outputs in the vector `v` (its first element is element g of the owned
+// tile, each element scanned from its row's start): each row's total, by its last
+// element. Uniform rows are counted from the row of the run's element 0; a segment's
+// output is that of its entry in the list (out_shift - 1 for the segment open at the run's
+// start).
+void store_row_totals(uint tile, uint g, TV v, T row_init) {
+  if (SEGMENTS) {
+    for (uint e = 0; e < VECTOR_ELEMENTS; ++e) {
+      const uint i = g + e;
+      if (i == 0) store_empty_segments(0, 0, row_init);
+      if (i < pc.n && (i == pc.n - 1 || owned_bit(i + 1 - tile * TILE_ELEMENTS))) {
+        const uint j = segment_lower_bound(i + 1) - 1;  // wraps where no entry is <= i
+        out_scalars[pc.out_shift + j] = v[e];
+        store_empty_segments(j + 1, i + 1, row_init);
+      }
+    }
+    return;
+  }
+  // Row of g: g / L, one more where the phase carries g past a row end.
+  uint row = g / pc.row_length + (g % pc.row_length + pc.row_phase >= pc.row_length ? 1 : 0);
+  uint d = row_distance(g);
+  for (uint e = 0; e < VECTOR_ELEMENTS; ++e) {
+    if (g + e < pc.n && (d == pc.row_length - 1 || g + e == pc.n - 1)) {
+      out_scalars[pc.out_shift + row] = v[e];  // the run's rows start at out_shift
+    }
+    if (++d == pc.row_length) {
+      d = 0;
+      ++row;
+    }
+  }
+}
+
 // Writes the owned tile of a batched scan, whose predecessors in the row of its first
 // element reduce to `tile_prefix`: per element its inclusive or exclusive scan within its
 // row, or for a reduction each row's total, by the row's last element (rows counted from
@@ -209,44 +340,43 @@ void store_tile_rows(uint tile, T tile_prefix, T row_init) {
   const T block_prefix = s == 0 ? identity() : wg_partials[at - 1];
   const bool row_before_tile = s == 0 || wg_row_starts[at - 1] == 0;
   const T open_prefix = row_before_tile ? combine(tile_prefix, block_prefix) : block_prefix;
+  const uint tile_first = tile * TILE_ELEMENTS;
   const uint block_first =
       VECTOR_ELEMENTS * (tile * TILE_VECTORS + sg_id() * VECTORS_PER_THREAD * SUBGROUP_SIZE);
+  // Segments: the block's elements before its first segment start are in the open row.
+  const uint block_elements = VECTOR_ELEMENTS * VECTORS_PER_THREAD * SUBGROUP_SIZE;
+  const uint open_end =
+      SEGMENTS ? tile_first + first_segment_start_in(block_first - tile_first, block_elements) : 0;
   T before = open_prefix;  // exclusive: the inclusive value of the element before a vector
   const bool full = is_full_tile(tile);
   for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
     const uint index = tile_vector_index(tile, k);
     const uint g = VECTOR_ELEMENTS * index;
-    const uint d0 = row_distance(g);
-    // Only elements before the vector's first row start can have begun before the block.
-    const bool began_before_block = d0 > g - block_first;
-    const uint to_start = d0 == 0 ? 0 : pc.row_length - d0;
+    const uint row_starts = vector_row_starts(tile, g);
     TV v = tile_vectors[k];
-    for (uint e = 0; e < VECTOR_ELEMENTS; ++e) {
-      if (began_before_block && e < to_start) v[e] = combine(open_prefix, v[e]);
+    if (SEGMENTS) {
+      for (uint e = 0; e < VECTOR_ELEMENTS; ++e) {
+        if (g + e < open_end) v[e] = combine(open_prefix, v[e]);
+      }
+    } else {
+      // Only elements before the vector's first row start can have begun before the block.
+      const uint d0 = row_distance(g);
+      const bool began_before_block = d0 > g - block_first;
+      const uint to_start = d0 == 0 ? 0 : pc.row_length - d0;
+      for (uint e = 0; e < VECTOR_ELEMENTS; ++e) {
+        if (began_before_block && e < to_start) v[e] = combine(open_prefix, v[e]);
+      }
     }
     if (KIND == GS_KIND_REDUCE) {
-      // Row of g: g / L, one more where the phase carries g past a row end.
-      uint row = g / pc.row_length + (g % pc.row_length + pc.row_phase >= pc.row_length ? 1 : 0);
-      uint d = d0;
-      for (uint e = 0; e < VECTOR_ELEMENTS; ++e) {
-        if (g + e < pc.n && (d == pc.row_length - 1 || g + e == pc.n - 1)) {
-          out_scalars[pc.out_shift + row] = v[e];  // the run's rows start at out_shift
-        }
-        if (++d == pc.row_length) {
-          d = 0;
-          ++row;
-        }
-      }
+      store_row_totals(tile, g, v, row_init);
       continue;
     }
     if (KIND == GS_KIND_EXCLUSIVE) {
       const T previous_lane = subgroupShuffleUp(vector_last(v), 1);
       if (sg_lane() != 0) before = previous_lane;
       TV shifted = shift_in(before, v);
-      uint d = d0;
       for (uint e = 0; e < VECTOR_ELEMENTS; ++e) {
-        if (d == 0) shifted[e] = row_init;
-        d = d + 1 == pc.row_length ? 0 : d + 1;
+        if (((row_starts >> e) & 1u) != 0) shifted[e] = row_init;
       }
       store_tile_vector(full, index, shifted);
       before = sg_last(vector_last(v));

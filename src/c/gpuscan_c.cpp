@@ -2,11 +2,13 @@
 // turned into status codes and a per-thread message.
 #include "gpuscan/gpuscan.h"
 
+#include <cstdint>
 #include <cstring>
 #include <exception>
 #include <mutex>
 #include <new>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -193,6 +195,36 @@ gpuscan_status gpuscan_scan_rows_host(gpuscan_device device, gpuscan_dtype dtype
                                     {static_cast<const std::byte*>(in), n * element},
                                     {static_cast<std::byte*>(out), out_n * element}, rows,
                                     row_length, init_value(spec.dtype, init));
+  });
+}
+
+gpuscan_status gpuscan_scan_segments_host(gpuscan_device device, gpuscan_dtype dtype, gpuscan_op op,
+                                          gpuscan_kind kind, const void* in, void* out,
+                                          const int64_t* offsets, uint64_t segments,
+                                          const void* init) {
+  return guarded([&] {
+    check_device(device);
+    const gpuscan::ScanSpec spec{dtype_of(dtype), op_of(op), kind_of(kind),
+                                 gpuscan::Algorithm::csdldf};
+    if (offsets == nullptr) throw gpuscan::UsageError("offsets is NULL");
+    if (segments >= SIZE_MAX / sizeof(std::int64_t)) {
+      throw gpuscan::UsageError(std::to_string(segments) + " segments do not fit in memory");
+    }
+    const std::span<const std::int64_t> offset_span(offsets, segments + 1);
+    const std::size_t element = gpuscan::size_of(spec.dtype);
+    const std::int64_t last = offset_span.back();
+    if (last < 0 || static_cast<std::uint64_t>(last) > SIZE_MAX / element) {
+      throw gpuscan::UsageError("the last offset, " + std::to_string(last) +
+                                ", is not an element count");
+    }
+    const auto n = static_cast<std::size_t>(last);
+    if (n > 0 && in == nullptr) throw gpuscan::UsageError("in is NULL");
+    const std::size_t out_n = spec.kind == gpuscan::Kind::reduce ? segments : n;
+    if (out_n > 0 && out == nullptr) throw gpuscan::UsageError("out is NULL");
+    const std::lock_guard lock(device->mutex);
+    gpuscan::detail::scan_segments_host(
+        device->device, spec, {static_cast<const std::byte*>(in), n * element},
+        {static_cast<std::byte*>(out), out_n * element}, offset_span, init_value(spec.dtype, init));
   });
 }
 

@@ -28,4 +28,15 @@ void scan_rows_host(Device& device, const ScanSpec& spec, std::span<const std::b
   if (!output.empty()) device.download(out, output);
 }
 
+void scan_segments_host(Device& device, const ScanSpec& spec, std::span<const std::byte> input,
+                        std::span<std::byte> output, std::span<const std::int64_t> offsets,
+                        std::optional<Value> init) {
+  Scanner scanner(device, spec);
+  Buffer in = device.allocate(std::max<std::size_t>(input.size(), 1));
+  Buffer out = device.allocate(std::max<std::size_t>(output.size(), 1));
+  if (!input.empty()) device.upload(in, input);
+  scanner.run_segments(in, out, offsets, init);
+  if (!output.empty()) device.download(out, output);
+}
+
 }  // namespace gpuscan::detail

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <vector>
@@ -34,10 +35,16 @@ class ScannerImpl {
   // The same for a batched scan: rows of `rows.length` elements, the run's element 0 at
   // `rows.phase` in its row (after `rows.lead`, what precedes it there); `init` applies at
   // each row start. Kind::reduce writes one element per row the run touches.
+  // A segmented run (CSR offsets) gives its segment starts instead of a length and phase:
+  // ascending run-local element indices, one per segment that starts in [0, n] (an empty
+  // segment's start repeats), and a reduction writes the segment of start j at element
+  // out_offset + j (out_offset - 1: the segment open at the run's element 0).
   struct Rows {
     std::size_t length = 0;
     std::size_t phase = 0;
     Value lead;
+    bool segments = false;
+    std::span<const std::uint32_t> segment_starts{};
   };
   virtual RunResult run_rows(const BufferImpl& in, std::size_t in_offset, BufferImpl& out,
                              std::size_t out_offset, std::size_t n, Value init,

@@ -109,6 +109,27 @@ std::optional<std::size_t> first_mismatch_rows(Op op, Kind kind, std::span<const
   return std::nullopt;
 }
 
+// The same for a segmented scan (DESIGN 3f): segment s is input[offsets[s], offsets[s + 1]),
+// scanned on its own from `init`; Kind::reduce has one output per segment.
+template <class T>
+std::optional<std::size_t> first_mismatch_segments(Op op, Kind kind, std::span<const T> input,
+                                                   std::span<const std::int64_t> offsets,
+                                                   std::optional<T> init,
+                                                   std::span<const T> output) {
+  const std::size_t segments = offsets.empty() ? 0 : offsets.size() - 1;
+  if (output.size() != (kind == Kind::reduce ? segments : input.size())) return 0;
+  for (std::size_t s = 0; s < segments; ++s) {
+    const auto begin = static_cast<std::size_t>(offsets[s]);
+    const auto length = static_cast<std::size_t>(offsets[s + 1]) - begin;
+    const std::size_t out_begin = kind == Kind::reduce ? s : begin;
+    const auto wrong =
+        first_mismatch<T>(op, kind, input.subspan(begin, length), init,
+                          output.subspan(out_begin, kind == Kind::reduce ? 1 : length));
+    if (wrong) return out_begin + *wrong;
+  }
+  return std::nullopt;
+}
+
 // Calls f with a value-initialised T of the dtype (a type tag).
 template <class F>
 decltype(auto) visit(DType dtype, F&& f) {

@@ -1,4 +1,5 @@
 // The public Scanner: argument checks shared by every backend, then the backend's run.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -104,7 +105,6 @@ RunResult Scanner::run(const Buffer& in, Buffer& out, std::size_t n, std::option
 
 RunResult Scanner::run_rows(const Buffer& in, Buffer& out, std::size_t rows, std::size_t row_length,
                             std::optional<Value> init) {
-  const std::size_t element = size_of(spec_.dtype);
   const Value start = checked_init(init);
   if (row_length != 0 && rows > SIZE_MAX / row_length) {
     throw UsageError(std::to_string(rows) + " rows of " + std::to_string(row_length) +
@@ -114,12 +114,7 @@ RunResult Scanner::run_rows(const Buffer& in, Buffer& out, std::size_t rows, std
   check_buffers(in, out, n, spec_.kind == Kind::reduce ? rows : n);
   if (n == 0) {
     // Rows of nothing: a reduction of each is the init value.
-    if (spec_.kind == Kind::reduce && rows > 0) {
-      std::vector<std::byte> values(rows * element);
-      for (std::size_t r = 0; r < rows; ++r)
-        std::memcpy(&values[r * element], &start.bits, element);
-      device_->upload(*out.impl(), values);
-    }
+    if (spec_.kind == Kind::reduce) fill_with_init(out, rows, start);
     return {};
   }
   const std::lock_guard lock(*run_mutex_);
@@ -136,6 +131,84 @@ RunResult Scanner::run_rows(const Buffer& in, Buffer& out, std::size_t rows, std
     }
   }
   return total;
+}
+
+namespace {
+
+// The CSR offsets' element count, once they are known to be well formed.
+std::size_t checked_offsets(std::span<const std::int64_t> offsets) {
+  if (offsets.empty()) {
+    throw UsageError("segment offsets hold at least one value (0, for no segments)");
+  }
+  if (offsets.front() != 0) {
+    throw UsageError("segment offsets start at " + std::to_string(offsets.front()) + ", not 0");
+  }
+  for (std::size_t s = 1; s < offsets.size(); ++s) {
+    if (offsets[s] < offsets[s - 1]) {
+      throw UsageError("segment offsets decrease at index " + std::to_string(s) + " (" +
+                       std::to_string(offsets[s - 1]) + " then " + std::to_string(offsets[s]) +
+                       ")");
+    }
+  }
+  return static_cast<std::size_t>(offsets.back());
+}
+
+}  // namespace
+
+RunResult Scanner::run_segments(const Buffer& in, Buffer& out,
+                                std::span<const std::int64_t> offsets, std::optional<Value> init) {
+  const Value start = checked_init(init);
+  const std::size_t n = checked_offsets(offsets);
+  const std::size_t segments = offsets.size() - 1;
+  check_buffers(in, out, n, spec_.kind == Kind::reduce ? segments : n);
+  if (spec_.algorithm == Algorithm::rts) {
+    throw UsageError("segmented scans take csdldf or csdl, not rts");
+  }
+  if (n == 0) {
+    // Segments of nothing: a reduction of each is the init value.
+    if (spec_.kind == Kind::reduce) fill_with_init(out, segments, start);
+    return {};
+  }
+  const std::lock_guard lock(*run_mutex_);
+  RunResult total;
+  Value carry = start;  // what precedes a chunk's element 0 in its segment
+  std::vector<std::uint32_t> starts;
+  // Runs of fewer than 2^32 elements: the kernels take the starts as 32-bit run indices.
+  const std::size_t chunk = std::min(chunk_, std::size_t{1} << 31);
+  for (std::size_t offset = 0; offset < n; offset += chunk) {
+    const std::size_t count = std::min(chunk, n - offset);
+    // The chunk's segment starts, from its element 0 to just past its end (where the
+    // segments that end with the chunk and the empty ones after them are found).
+    const auto first =
+        std::lower_bound(offsets.begin(), offsets.end(), static_cast<std::int64_t>(offset));
+    const auto last =
+        std::upper_bound(first, offsets.end(), static_cast<std::int64_t>(offset + count));
+    starts.resize(static_cast<std::size_t>(last - first));
+    std::transform(first, last, starts.begin(), [offset](std::int64_t o) {
+      return static_cast<std::uint32_t>(static_cast<std::size_t>(o) - offset);
+    });
+    const auto first_segment = static_cast<std::size_t>(first - offsets.begin());
+    const std::size_t out_offset = spec_.kind == Kind::reduce ? first_segment : offset;
+    const detail::ScannerImpl::Rows layout{0, 0, carry, true, starts};
+    add_up(total,
+           impl_->run_rows(*in.impl(), offset, *out.impl(), out_offset, count, start, layout));
+    if (offset + count < n) {
+      // The segment of the chunk's last element: the last offset at or before it.
+      const auto open = std::upper_bound(offsets.begin(), offsets.end(),
+                                         static_cast<std::int64_t>(offset + count - 1));
+      carry =
+          chunk_carry(in, out, offset, count, static_cast<std::size_t>(open - offsets.begin()) - 1);
+    }
+  }
+  return total;
+}
+
+void Scanner::fill_with_init(Buffer& out, std::size_t count, Value init) {
+  if (count == 0) return;
+  const std::size_t element = size_of(spec_.dtype);
+  std::vector<std::byte> values(count * element);
+  for (std::size_t i = 0; i < count; ++i) std::memcpy(&values[i * element], &init.bits, element);
+  device_->upload(*out.impl(), values);
 }
 
 // What the next chunk starts from: everything up to the end of this one. An inclusive

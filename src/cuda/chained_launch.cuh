@@ -133,12 +133,14 @@ int lookback_depth_for(const ScanArgs& scan, const ChainArgs& chain, bool one_ro
   return one_round && windows <= kMaxLookbackDepth ? static_cast<int>(std::max(windows, 1u)) : 1;
 }
 
-// kRows: the batched scan's kernels (row_kernels.cu), the others' in kernels.cu.
-template <class M, class S, bool kRows>
+// kRows: the batched scan's kernels (row_kernels.cu), with kSegments the segmented scan's
+// (segment_kernels.cu), the others' in kernels.cu.
+template <class M, class S, bool kRows, bool kSegments = false>
 void launch_chained_with(const ScanArgs& scan, ChainArgs chain, cudaStream_t stream) {
   with_vectors_per_thread(scan.vectors_per_thread, [&](auto vpt) {
-    const auto kernel = chain.statistics ? per_tile_chained_scan<M, S, vpt(), true, kRows>
-                                         : per_tile_chained_scan<M, S, vpt(), false, kRows>;
+    const auto kernel = chain.statistics
+                            ? per_tile_chained_scan<M, S, vpt(), true, kRows, kSegments>
+                            : per_tile_chained_scan<M, S, vpt(), false, kRows, kSegments>;
     const std::size_t parking_bytes = std::size_t{scan.block_size} * vpt() * kVectorBytes;
     // resident_blocks' first query for a kernel also allows it the parking space.
     const bool one_round =

@@ -1,5 +1,7 @@
 #include "cuda/cuda_scanner.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "cuda/check.hpp"
@@ -30,6 +32,22 @@ RunResult CudaScanner::run(const detail::BufferImpl& in, std::size_t in_offset,
 RunResult CudaScanner::run_rows(const detail::BufferImpl& in, std::size_t in_offset,
                                 detail::BufferImpl& out, std::size_t out_offset, std::size_t n,
                                 Value init, const Rows& rows) {
+  if (rows.segments) {
+    // The run's starts go to device memory of the scanner's (the stream's order keeps them
+    // until the run has read them: run_with waits for it).
+    if (n >= (std::size_t{1} << 32) || rows.segment_starts.size() > UINT32_MAX) {
+      throw UsageError("a segmented run on CUDA takes fewer than 2^32 elements and starts");
+    }
+    const std::size_t bytes = std::max<std::size_t>(rows.segment_starts.size_bytes(), 4);
+    if (segment_starts_.size() < bytes) segment_starts_ = DeviceMemory(bytes);
+    check(cudaMemcpyAsync(segment_starts_.data(), rows.segment_starts.data(),
+                          rows.segment_starts.size_bytes(), cudaMemcpyHostToDevice, stream_),
+          "copying the segment starts");
+    return run_with(
+        in, in_offset, out, out_offset, n, init,
+        segment_args(segment_starts_.as<std::uint32_t>(),
+                     static_cast<std::uint32_t>(rows.segment_starts.size()), rows.lead.bits));
+  }
   return run_with(in, in_offset, out, out_offset, n, init,
                   row_args(rows.length, rows.phase, rows.lead.bits));
 }

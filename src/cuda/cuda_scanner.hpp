@@ -29,6 +29,7 @@ class CudaScanner : public detail::ScannerImpl {
   ScanSpec spec_;
   ScanLauncher launcher_;
   OwnedWorkspace workspace_;
+  DeviceMemory segment_starts_;  // a segmented run's, grown to the most a run had
   cudaEvent_t start_ = nullptr, end_ = nullptr;
 };
 

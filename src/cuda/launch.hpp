@@ -83,17 +83,35 @@ struct TileShapeChoice {
 
 // A batched scan's rows (DESIGN 3f): the init value applies at each row start.
 // length 0: one scan over all n elements.
+// A segmented scan (CSR offsets) reads its rows' starts instead: `segment_count` ascending
+// run-local element indices at `segment_starts` (device memory), one per segment that starts
+// in [0, n] (repeated for empty segments), and a reduction writes the segment of start j at
+// out[j] (out[-1]: the segment open at the run's element 0).
 struct RowArgs {
   std::uint64_t length = 0;
   std::uint64_t phase = 0;      // where the run's element 0 lies in its row (a continued row)
   std::uint64_t magic = 0;      // floor((2^64 - 1) / length), for rows.cuh
   std::uint64_t lead_bits = 0;  // with phase != 0: what precedes element 0 in its row
+  const std::uint32_t* segment_starts = nullptr;
+  std::uint32_t segment_count = 0;
+  bool segments = false;
 };
 
 // The rows of a batched run: `length` >= 1 elements each, element 0 at `phase` in its row,
 // after what `lead_bits` holds.
 inline RowArgs row_args(std::uint64_t length, std::uint64_t phase, std::uint64_t lead_bits) {
   return {length, phase, ~std::uint64_t{0} / length, lead_bits};
+}
+
+// The segments of a segmented run (the row length is unused; 1 keeps rows.cuh's arithmetic
+// defined); `lead_bits` precedes element 0 where no segment starts there.
+inline RowArgs segment_args(const std::uint32_t* starts, std::uint32_t count,
+                            std::uint64_t lead_bits) {
+  RowArgs rows = row_args(1, 0, lead_bits);
+  rows.segment_starts = starts;
+  rows.segment_count = count;
+  rows.segments = true;
+  return rows;
 }
 
 struct ScanArgs {
@@ -150,6 +168,9 @@ void launch_chained_scan(Op op, const ScanArgs& scan, const ChainArgs& chain, cu
 // The same for a batched scan (scan.rows.length != 0), from row_kernels.cu.
 template <class T>
 void launch_chained_rows(Op op, const ScanArgs& scan, const ChainArgs& chain, cudaStream_t stream);
+template <class T>
+void launch_chained_segments(Op op, const ScanArgs& scan, const ChainArgs& chain,
+                             cudaStream_t stream);
 // Three launches: tile reductions into `spine` (tile_count elements), their scan, the scan.
 template <class T>
 void launch_reduce_then_scan(Op op, const ScanArgs& scan, void* spine, cudaStream_t stream);

@@ -133,7 +133,7 @@ void ScanLauncher::launch(const void* in, void* out, std::uint64_t n, Value init
                      std::to_string(workspace_bytes(n)) + " needed: workspace_bytes(n))");
   }
   // One whole row is one scan: the plain kernels, without the segmented work.
-  const bool one_row = rows.length >= n && rows.phase == 0;
+  const bool one_row = !rows.segments && rows.length >= n && rows.phase == 0;
   const bool batched = rows.length != 0 && !one_row;
   const TileShapeChoice shape = shape_for(n, batched);
   const auto tiles = static_cast<std::uint32_t>(tiles_for(n, batched));

@@ -67,7 +67,7 @@ BindingSet::Buffers compaction_bindings(const CompactionBuffers& buffers) {
   bound[GS_COMPACT_BINDING_AUX] = buffers.aux ? buffers.aux : &buffers.in;
   bound[GS_BINDING_SPINE_WORDS] = &buffers.spine.buffer();
   bound[GS_COMPACT_BINDING_COUNT] = &buffers.count;
-  bound[GS_BINDING_CONTROL] = &buffers.control;
+  bound[GS_BINDING_CONTROL] = bound[GS_BINDING_SEGMENT_STARTS] = &buffers.control;
   return bound;
 }
 

@@ -118,16 +118,18 @@ std::uint32_t csdldf_max_spins(const DeviceInfo& info, std::uint32_t requested) 
 
 namespace {
 
-// The seven bindings of shaders/common/interface.h over a run's four buffers: the input and
+// The eight bindings of shaders/common/interface.h over a run's buffers: the input and
 // the output each twice (vector and element views), the spine twice (words and values),
-// the control words once. Descriptor sets and pushed descriptors alike take them from here.
+// the control words, and a segmented run's segment starts (the control words where there
+// are none). Descriptor sets and pushed descriptors alike take them from here.
 template <class T>
-std::array<T, GS_BINDING_COUNT> per_binding(T in, T out, T spine, T control) {
+std::array<T, GS_BINDING_COUNT> per_binding(T in, T out, T spine, T control, T segments) {
   std::array<T, GS_BINDING_COUNT> bound{};
   bound[GS_BINDING_INPUT_VECTORS] = bound[GS_BINDING_INPUT_SCALARS] = in;
   bound[GS_BINDING_OUTPUT_VECTORS] = bound[GS_BINDING_OUTPUT_SCALARS] = out;
   bound[GS_BINDING_SPINE_WORDS] = bound[GS_BINDING_SPINE_VALUES] = spine;
   bound[GS_BINDING_CONTROL] = control;
+  bound[GS_BINDING_SEGMENT_STARTS] = segments ? segments : control;
   return bound;
 }
 
@@ -148,10 +150,11 @@ SpineBuffer::Turn SpineBuffer::take(std::size_t bytes) {
 
 BindingSet::BindingSet(std::shared_ptr<const Context> context, VkDescriptorSetLayout layout,
                        const ScanBuffers& buffers)
-    : BindingSet(std::move(context), layout,
-                 per_binding<const VulkanBuffer*>(&buffers.in, &buffers.out,
-                                                  &buffers.spine.buffer(), &buffers.control),
-                 per_binding<VkDeviceSize>(buffers.in_offset, buffers.out_offset, 0, 0)) {}
+    : BindingSet(
+          std::move(context), layout,
+          per_binding<const VulkanBuffer*>(&buffers.in, &buffers.out, &buffers.spine.buffer(),
+                                           &buffers.control, buffers.segment_starts),
+          per_binding<VkDeviceSize>(buffers.in_offset, buffers.out_offset, 0, 0, 0)) {}
 
 BindingSet::BindingSet(std::shared_ptr<const Context> context, VkDescriptorSetLayout layout,
                        const Buffers& bound, const Offsets& offsets)
@@ -327,7 +330,7 @@ void ScanKernels::dispatch(VkCommandBuffer cmd, const Binding& binding, VkPipeli
   if (binding.pushed != nullptr) {
     const PushedBuffers& b = *binding.pushed;
     const auto bound =
-        per_binding<const VkDescriptorBufferInfo*>(&b.in, &b.out, &b.spine, &b.control);
+        per_binding<const VkDescriptorBufferInfo*>(&b.in, &b.out, &b.spine, &b.control, nullptr);
     std::array<VkWriteDescriptorSet, GS_BINDING_COUNT> writes{};
     for (std::uint32_t i = 0; i < GS_BINDING_COUNT; ++i) {
       writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
@@ -372,6 +375,9 @@ void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDesc
     push.lead_lo = static_cast<std::uint32_t>(rows->lead.bits);
     push.lead_hi = static_cast<std::uint32_t>(rows->lead.bits >> 32);
     push.out_shift = rows->first_row;
+    if (rows->segments && buffers.segment_starts == nullptr) {
+      throw std::logic_error("a segmented run without its segment starts");
+    }
   }
   if (chained()) {
     // The run's half of the spine is zeroed (all NOT_READY) by the run before it; this
@@ -391,7 +397,8 @@ void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDesc
                         VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
     }
   }
-  record_dispatches(cmd, {.set = set}, n, push, false, rows != nullptr);
+  record_dispatches(cmd, {.set = set}, n, push, false, rows != nullptr,
+                    rows != nullptr && rows->segments);
 }
 
 void ScanKernels::record_resubmittable(VkCommandBuffer cmd, const PushedBuffers& buffers,
@@ -424,11 +431,12 @@ void ScanKernels::record_resubmittable(VkCommandBuffer cmd, const PushedBuffers&
 }
 
 void ScanKernels::record_dispatches(VkCommandBuffer cmd, const Binding& binding, std::size_t n,
-                                    const PushConstants& push, bool element_offsets,
-                                    bool rows) const {
+                                    const PushConstants& push, bool element_offsets, bool rows,
+                                    bool segments) const {
   SpecConstants spec = spec_for(n, rows);
   spec[GS_SPEC_ELEMENT_OFFSETS] = element_offsets;
   spec[GS_SPEC_ROWS] = rows;
+  spec[GS_SPEC_SEGMENTS] = segments;
   const auto compute_to_compute = [this, cmd] {
     context_->barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_WRITE_BIT,
                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,

@@ -76,6 +76,7 @@ struct ScanBuffers {
   const VulkanBuffer& control;
   VkDeviceSize in_offset = 0;
   VkDeviceSize out_offset = 0;
+  const VulkanBuffer* segment_starts = nullptr;  // a segmented run's (RowLayout::segments)
 };
 
 // The counts a run leaves in the control buffer, words GS_CONTROL_LOOKBACK_ABANDONED to
@@ -104,10 +105,14 @@ struct PushedBuffers {
 // A batched run's rows as the shaders take them (docs/protocol.md, "Batched scans"): rows
 // of `length` elements, the run's element 0 at `phase` in its row after `lead`; reductions
 // write row r of the run at element first_row + r of the output binding.
+// A segmented run (`segments`) reads its segment starts instead: `length` of them, in
+// ScanBuffers::segment_starts, and a reduction writes the segment of start j at element
+// first_row + j.
 struct RowLayout {
   std::uint32_t length = 0, phase = 0;
   Value lead;
   std::uint32_t first_row = 0;
+  bool segments = false;
 };
 // The layout of a run of n elements whose rows are `length` long, element 0 at `phase`:
 // rows longer than the run (up to 2^64) become equivalent ones below 2^31, which the
@@ -194,8 +199,8 @@ class ScanKernels {
                 const PushConstants& push, std::uint32_t groups) const;
   // The dispatches of one run whose spine half and control words are ready.
   void record_dispatches(VkCommandBuffer cmd, const Binding& binding, std::size_t n,
-                         const PushConstants& push, bool element_offsets = false,
-                         bool rows = false) const;
+                         const PushConstants& push, bool element_offsets = false, bool rows = false,
+                         bool segments = false) const;
   PushConstants push_constants(std::size_t n, Value init, bool rows = false) const;
   SpecConstants spec_for(std::size_t n, bool rows = false) const;
 

@@ -30,7 +30,8 @@ class VulkanScanner : public detail::ScannerImpl {
   ScanSpec spec_;
   ScanKernels kernels_;
   VulkanBuffer control_;
-  std::unique_ptr<SpineBuffer> spine_;  // grown to the largest n run so far
+  std::unique_ptr<SpineBuffer> spine_;            // grown to the largest n run so far
+  std::unique_ptr<VulkanBuffer> segment_starts_;  // grown to the most starts a run had
   Timestamps timestamps_;
 };
 

@@ -100,6 +100,9 @@ std::variant<Command, int> parse_command_line(int argc, const char* const* argv,
   scan_cmd->add_option("--axis", scan.axis,
                        "Scan each row of a 2-D array (-1, the last axis); without it a 2-D "
                        "array is scanned flattened");
+  scan_cmd->add_option("--segments", scan.segments,
+                       "Scan each segment of a 1-D array on its own: an int64 .npy of CSR "
+                       "offsets (S + 1 values from 0 to n, not decreasing)");
 
   // The compaction family (DESIGN 3e, section 4): select, partition, unique and rle.
   CompactOptions select;

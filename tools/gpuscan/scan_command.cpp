@@ -1,5 +1,7 @@
 #include "scan_command.hpp"
 
+#include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "npy.hpp"
@@ -11,6 +13,41 @@ namespace {
 
 bool is_bitwise(Op op) {
   return op == Op::bit_and || op == Op::bit_or || op == Op::bit_xor;
+}
+
+// --segments: an int64 vector of CSR offsets, S + 1 values from 0 to the input's length,
+// not decreasing; anything else is a usage error naming the file.
+std::vector<std::int64_t> read_segment_offsets(const std::string& path, const NpyArray& input,
+                                               bool by_rows) {
+  if (by_rows || input.shape.size() != 1) {
+    throw UsageError("--segments takes a 1-D input (without --axis); '" + path +
+                     "' would segment a 2-D one");
+  }
+  const NpyArray file = read_npy(path);
+  if (file.dtype != DType::i64 || file.shape.size() != 1) {
+    throw UsageError("--segments: '" + path + "' must be a 1-D int64 array of offsets, not " +
+                     std::string(to_string(file.dtype)) +
+                     (file.shape.size() == 1 ? "" : " with 2 dimensions"));
+  }
+  std::vector<std::int64_t> offsets(file.size());
+  std::memcpy(offsets.data(), file.data.data(), file.data.size());
+  const std::string where = "--segments: '" + path + "' ";
+  if (offsets.empty()) throw UsageError(where + "is empty (it needs S + 1 offsets, at least 0)");
+  if (offsets.front() != 0) {
+    throw UsageError(where + "starts at " + std::to_string(offsets.front()) + ", not 0");
+  }
+  for (std::size_t s = 1; s < offsets.size(); ++s) {
+    if (offsets[s] < offsets[s - 1]) {
+      throw UsageError(where + "decreases at index " + std::to_string(s) + " (" +
+                       std::to_string(offsets[s - 1]) + " then " + std::to_string(offsets[s]) +
+                       ")");
+    }
+  }
+  if (static_cast<std::uint64_t>(offsets.back()) != input.size()) {
+    throw UsageError(where + "ends at " + std::to_string(offsets.back()) + ", but the input has " +
+                     std::to_string(input.size()) + " elements");
+  }
+  return offsets;
 }
 
 }  // namespace
@@ -41,6 +78,12 @@ int run_scan(const ScanOptions& options) {
     }
     by_rows = dims == 2;  // the last axis of a vector is the whole of it
   }
+  std::vector<std::int64_t> offsets;
+  if (!options.segments.empty()) offsets = read_segment_offsets(options.segments, input, by_rows);
+  if ((by_rows || !offsets.empty()) && options.algorithm == Algorithm::rts) {
+    throw UsageError(std::string(by_rows ? "--axis" : "--segments") +
+                     " takes the chained algorithms, csdldf or csdl, not rts");
+  }
   std::optional<Value> init;
   if (options.init) {
     init = parse_value(input.dtype, *options.init);
@@ -55,6 +98,15 @@ int run_scan(const ScanOptions& options) {
   OutputFile output_file(options.output);
 
   const ScanSpec spec{input.dtype, options.op, options.kind, options.algorithm};
+  if (!options.segments.empty()) {
+    const std::size_t segments = offsets.size() - 1;
+    const std::size_t out_elements = options.kind == Kind::reduce ? segments : input.size();
+    std::vector<std::byte> output(out_elements * size_of(input.dtype));
+    Device device = Device::open(options.backend, options.device);
+    detail::scan_segments_host(device, spec, input.data, output, offsets, init);
+    write_npy(output_file, input.dtype, output);
+    return 0;
+  }
   if (!by_rows) {
     const std::size_t out_elements = options.kind == Kind::reduce ? 1 : input.size();
     std::vector<std::byte> output(out_elements * size_of(input.dtype));

@@ -20,6 +20,9 @@ struct ScanOptions {
   // Scan along this axis of the input (numpy's axis): -1 (or 1) scans each row of a 2-D
   // array; unset, a 2-D array is scanned flattened, as numpy does with axis=None.
   std::optional<int> axis;
+  // CSR-style segment offsets (an int64 .npy of S + 1 values from 0 to n) for a 1-D input:
+  // each segment scanned on its own; a reduction writes one value per segment.
+  std::string segments;
 };
 
 // Returns the process exit status (0). Bad input (an unreadable IN, an OUT that cannot be

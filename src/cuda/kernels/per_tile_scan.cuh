@@ -33,14 +33,20 @@ constexpr int kReductionSet = 1;
 // kRows: a batched scan (DESIGN 3f; docs/protocol.md, "Batched scans"): the tile scans
 // segmented by rows, a tile holding a row start posts its aggregate as INCLUSIVE (the
 // look-backs of its successors end there), and one whose first element starts a row looks
-// back not at all.
-template <class M, class S, int VPT, bool kStats, bool kRows = false>
+// back not at all. kSegments (with kRows): the rows are segments whose starts are read from
+// a list (rows.cuh, SegmentList; docs/protocol.md, "Segmented scans").
+template <class M, class S, int VPT, bool kStats, bool kRows = false, bool kSegments = false>
 __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_registers(VPT))
     per_tile_chained_scan(ScanArgs scan, ChainArgs chain) {
   using T = typename M::T;
   __shared__ PerTileShared<T> shared;
   __shared__ RowFlags<2> row_flags;  // kRows only
+  // kSegments: the owned tile's segment starts, a bit an element and one for the next tile.
+  constexpr int kSegmentWords =
+      kSegments ? kPerTileBlockLimit * TileShape<T, VPT>::per_thread / 32 + 1 : 1;
+  __shared__ std::uint32_t segment_words[kSegmentWords];
   const RowPositions pos(scan.rows);
+  const TileSegments segments{SegmentList(scan.rows), segment_words};
   extern __shared__ uint4 parking[];  // the block's tile, while it reduces others
   const T* in = static_cast<const T*>(scan.in);
   const bool looks_back = warp_id() == 0;
@@ -96,9 +102,13 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
   bool starts = false;  // whether a row starts in the tile
   // A batched tile without a row start scans and stores as a plain tile; a reduction's
   // tiles all take the row path, which writes each row's total at the row's end.
-  const bool row_free =
-      kRows && scan.kind != Kind::reduce &&
-      !pos.starts_in(TileShape<T, VPT>::first(tile), TileShape<T, VPT>::elements(), scan.n);
+  if constexpr (kSegments) {
+    load_segment_bits(segment_words, segments.list,
+                      static_cast<std::uint32_t>(TileShape<T, VPT>::first(tile)),
+                      TileShape<T, VPT>::elements(), scan.n);
+  }
+  const bool row_free = kRows && scan.kind != Kind::reduce &&
+                        !tile_holds_row_start<T, VPT, kSegments>(pos, segments, tile, scan.n);
   T aggregate;
   if constexpr (kRows) {
     // Floats: the owner's reduction-order aggregate goes through the fallbacks' set, which
@@ -106,9 +116,9 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
     if (row_free) {
       aggregate = row_free_tile_scan<M, VPT>(loaded, shared.partials, kOwnSet, kReductionSet, rows);
     } else {
-      aggregate = row_tile_local_scan<M, VPT, true>(loaded, shared.partials, row_flags, kOwnSet,
-                                                    kReductionSet, rows, pos, scan.n, tile,
-                                                    row_init, starts);
+      aggregate = row_tile_local_scan<M, VPT, true, kSegments>(
+          loaded, shared.partials, row_flags, kOwnSet, kReductionSet, rows, pos, &segments, scan.n,
+          tile, row_init, starts);
     }
   } else {
     aggregate = tile_local_scan<M, VPT, true>(loaded, shared.partials, kOwnSet, rows);
@@ -119,7 +129,9 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
 
   std::uint32_t cursor = tile - 1;
   T prefix = M::identity();
-  bool done = tile == 0 || (kRows && pos.distance(TileShape<T, VPT>::first(tile)) == 0);
+  bool done =
+      tile == 0 ||
+      (kRows && (kSegments ? segments.bit(0) : pos.distance(TileShape<T, VPT>::first(tile)) == 0));
   EarlyWindow<T> early{kNoTile, M::identity()};
   // The look-back warp's next step: walk on, and once the prefix is complete post the
   // tile's inclusive value; then tell the block (kDone, or the tile to fall back on).
@@ -151,10 +163,9 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
       T reduction;
       bool target_starts = false;
       if constexpr (kRows) {
-        reduction = load_and_reduce_rows<M, VPT>(in, scan.n, target, shared.partials, kReductionSet,
-                                                 pos, row_init);
-        const std::uint64_t first = TileShape<T, VPT>::first(target);
-        target_starts = pos.starts_in(first, TileShape<T, VPT>::elements(), scan.n);
+        reduction = load_and_reduce_rows<M, VPT, kSegments>(
+            in, scan.n, target, shared.partials, kReductionSet, pos, &segments, row_init);
+        target_starts = tile_holds_row_start<T, VPT, kSegments>(pos, segments, target, scan.n);
       } else {
         reduction = load_and_reduce<M, VPT>(in, scan.n, target, shared.partials, kReductionSet);
       }
@@ -175,8 +186,9 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
     store_tile<M, VPT>(static_cast<T*>(scan.out), scan.n, tile, scan.tile_count, scan.kind,
                        shared.prefix, shared.partials, kOwnSet, rows);
   } else if constexpr (kRows) {
-    store_tile_rows<M, VPT>(static_cast<T*>(scan.out), scan.n, tile, scan.kind, shared.prefix,
-                            shared.partials, row_flags, kOwnSet, rows, pos, row_init);
+    store_tile_rows<M, VPT, kSegments>(static_cast<T*>(scan.out), scan.n, tile, scan.kind,
+                                       shared.prefix, shared.partials, row_flags, kOwnSet, rows,
+                                       pos, &segments, row_init);
   }
 }
 

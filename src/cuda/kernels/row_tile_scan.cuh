@@ -47,26 +47,37 @@ __device__ __forceinline__ typename M::T warp_segmented_scan(typename M::T x, in
   return x;
 }
 
-// Thread level: segmented inclusive scan of one vector whose first element lies `d` from
-// its row's start and `p` elements into the tile. Row starts at or past `valid` (n, in the
-// last tile) do not count: the last tile's fill is no row. Returns the first element that
-// starts a row, or the vector's size if none does.
+// Which of a vector's `size` elements start a row (bit e: element e), its first element
+// `d` from its row's start and `p` elements into the tile. Row starts at or past `valid` (n,
+// in the last tile) do not count: the last tile's fill is no row.
+__device__ __forceinline__ std::uint32_t row_start_bits(std::uint32_t d, std::uint32_t p,
+                                                        const TileRows& rows, std::uint32_t valid,
+                                                        int size) {
+  std::uint32_t bits = 0;
+#pragma unroll
+  for (int e = 0; e < size; ++e) {
+    if (d == 0 && p + e < valid) bits |= 1u << e;
+    d = rows.next(d);
+  }
+  return bits;
+}
+
+// Thread level: segmented inclusive scan of one vector whose elements in `starts` (bits)
+// start a row. Returns the first element that starts a row, or the vector's size if none
+// does.
 template <class M>
-__device__ __forceinline__ int thread_segmented_scan(Vector<typename M::T>& v, std::uint32_t d,
-                                                     std::uint32_t p, const TileRows& rows,
-                                                     std::uint32_t valid, typename M::T row_init) {
+__device__ __forceinline__ int thread_segmented_scan(Vector<typename M::T>& v, std::uint32_t starts,
+                                                     typename M::T row_init) {
   constexpr int size = Vector<typename M::T>::size;
   int first_start = size;
 #pragma unroll
   for (int e = 0; e < size; ++e) {
-    const bool start = d == 0 && p + e < valid;
-    if (start) {
+    if (((starts >> e) & 1u) != 0) {
       v.x[e] = M::combine(row_init, v.x[e]);
       if (first_start == size) first_start = e;
     } else if (e > 0) {
       v.x[e] = M::combine(v.x[e - 1], v.x[e]);
     }
-    d = rows.next(d);
   }
   return first_start;
 }
@@ -89,6 +100,36 @@ __device__ __forceinline__ TileLastStart last_row_start(const TileRows& tile_row
   const std::uint32_t last = (n - first < Shape::elements() ? n - first : Shape::elements()) - 1;
   const std::uint32_t d = tile_rows.distance(last);
   return {d <= last, last - d};  // d <= last: the last element's row began in the tile
+}
+
+// The same for a segmented scan's tile (rows.cuh, SegmentList), or a uniform one's.
+template <class T, int VPT, class Team, bool kSegments>
+__device__ __forceinline__ TileLastStart tile_last_start(const RowPositions& pos,
+                                                         const TileSegments* segments,
+                                                         std::uint64_t n, std::uint64_t first) {
+  if constexpr (kSegments) {
+    TileLastStart last{false, 0};
+    last.starts = segments->list.last_start_in(static_cast<std::uint32_t>(first),
+                                               TileShape<T, VPT, Team>::elements(), n, last.at);
+    return last;
+  } else {
+    return last_row_start<T, VPT, Team>(pos.in_tile(first, kWarpSize * Vector<T>::size), n, first);
+  }
+}
+
+// Whether a row or segment starts in `tile` below n (then its aggregate is INCLUSIVE).
+template <class T, int VPT, bool kSegments>
+__device__ __forceinline__ bool tile_holds_row_start(const RowPositions& pos,
+                                                     const TileSegments& segments,
+                                                     std::uint32_t tile, std::uint64_t n) {
+  const std::uint64_t first = TileShape<T, VPT>::first(tile);
+  if constexpr (kSegments) {
+    std::uint32_t at;
+    return segments.list.last_start_in(static_cast<std::uint32_t>(first),
+                                       TileShape<T, VPT>::elements(), n, at);
+  } else {
+    return pos.starts_in(first, TileShape<T, VPT>::elements(), n);
+  }
 }
 
 // Joins the elements of vector `v`, `p` elements into the tile, that count towards the
@@ -146,12 +187,12 @@ __device__ __forceinline__ void block_scan_rows(BlockPartials<typename M::T, kSe
 // reduction order (add_to_row_total), computed beside it in set `reduction_set`, which
 // load_and_reduce_rows gives a fallback bit for bit; `starts` tells whether a row starts
 // in the tile.
-template <class M, int VPT, bool kKeep, class Team = WholeBlock, int kSets>
+template <class M, int VPT, bool kKeep, bool kSegments = false, class Team = WholeBlock, int kSets>
 __device__ __forceinline__ typename M::T row_tile_local_scan(
     Vector<typename M::T> (&loaded)[VPT], BlockPartials<typename M::T, kSets>& partials,
     RowFlags<kSets>& flags, int set, int reduction_set, Vector<typename M::T> (&rows)[VPT],
-    const RowPositions& pos, std::uint64_t n, std::uint32_t tile, typename M::T row_init,
-    bool& starts) {
+    const RowPositions& pos, const TileSegments* segments, std::uint64_t n, std::uint32_t tile,
+    typename M::T row_init, bool& starts) {
   using T = typename M::T;
   using Shape = TileShape<T, VPT, Team>;
   constexpr int size = Vector<T>::size;
@@ -160,7 +201,8 @@ __device__ __forceinline__ typename M::T row_tile_local_scan(
   const std::uint32_t valid = n - first < Shape::elements() ? n - first : Shape::elements();
   const int lane = lane_id();
   constexpr bool kReductionOrder = !std::is_integral_v<T>;
-  const TileLastStart last_start = last_row_start<T, VPT, Team>(tile_rows, n, first);
+  const TileLastStart last_start =
+      tile_last_start<T, VPT, Team, kSegments>(pos, segments, n, first);
   T reduction = M::identity();  // floats: this thread's part of the reduction-order total
   T carry = M::identity();      // the warp's block so far, from its last row start
   bool warp_starts = false;
@@ -171,8 +213,13 @@ __device__ __forceinline__ typename M::T row_tile_local_scan(
     if constexpr (kReductionOrder) {
       add_to_row_total<M>(reduction, loaded[k], Shape::row_offset(k), last_start, row_init);
     }
-    const int first_start =
-        thread_segmented_scan<M>(loaded[k], d, Shape::row_offset(k), tile_rows, valid, row_init);
+    std::uint32_t row_starts;
+    if constexpr (kSegments) {
+      row_starts = segments->vector_bits(Shape::row_offset(k), size);
+    } else {
+      row_starts = row_start_bits(d, Shape::row_offset(k), tile_rows, valid, size);
+    }
+    const int first_start = thread_segmented_scan<M>(loaded[k], row_starts, row_init);
     const std::uint32_t mask = __ballot_sync(kFullMask, first_start < size);
     const T inclusive = warp_segmented_scan<M>(loaded[k].last(), last_set_lane_upto(mask));
     const T previous = __shfl_up_sync(kFullMask, inclusive, 1);
@@ -224,18 +271,18 @@ __device__ __forceinline__ typename M::T row_free_tile_scan(
 
 // Loads `tile` and reduces it to the aggregate its owner's row_tile_local_scan posts: the
 // elements from the tile's last row start on (or all of them), in reduction order.
-template <class M, int VPT, class Team = WholeBlock, int kSets>
+template <class M, int VPT, bool kSegments = false, class Team = WholeBlock, int kSets>
 __device__ __forceinline__ typename M::T load_and_reduce_rows(
     const typename M::T* in, std::uint64_t n, std::uint32_t tile,
     BlockPartials<typename M::T, kSets>& partials, int set, const RowPositions& pos,
-    typename M::T row_init) {
+    const TileSegments* segments, typename M::T row_init) {
   using T = typename M::T;
   using Shape = TileShape<T, VPT, Team>;
   Vector<T> loaded[VPT];
   load_tile<T, VPT, Team>(in, n, tile, M::identity(), loaded);
   const std::uint64_t first = Shape::first(tile);
-  const TileRows tile_rows = pos.in_tile(first, kWarpSize * Vector<T>::size);
-  const TileLastStart last_start = last_row_start<T, VPT, Team>(tile_rows, n, first);
+  const TileLastStart last_start =
+      tile_last_start<T, VPT, Team, kSegments>(pos, segments, n, first);
   T total = M::identity();
 #pragma unroll
   for (int k = 0; k < VPT; ++k) {
@@ -245,15 +292,69 @@ __device__ __forceinline__ typename M::T load_and_reduce_rows(
   return block_total<M, Team>(partials, set);
 }
 
+// A segmented reduction's empty segments from entry j on that start (and end) at element
+// `at`: their total is the init value. Each is written beside the end of the segment
+// before it (or, before the run's first element, by that element), so that none is missed.
+template <class T>
+__device__ __forceinline__ void store_empty_segments(T* out, const SegmentList& list,
+                                                     std::uint32_t j, std::uint32_t at,
+                                                     T row_init) {
+  while (j + 1 < list.count && __ldg(list.starts + j) == at && __ldg(list.starts + j + 1) == at) {
+    out[j] = row_init;
+    ++j;
+  }
+}
+
+// A reduction's outputs in vector `v` (element p of the tile from `first`, each element
+// scanned from its row's start): each row's total, by its last element. Uniform rows are
+// counted from the row of the run's element 0; a segment's output is that of its entry in
+// the list (out[-1] for the segment open at the run's element 0).
+template <class M, bool kSegments>
+__device__ __forceinline__ void store_row_totals(typename M::T* out, std::uint64_t n,
+                                                 std::uint64_t first, std::uint32_t p,
+                                                 const Vector<typename M::T>& v,
+                                                 const RowPositions& pos,
+                                                 const TileSegments* segments,
+                                                 typename M::T row_init) {
+  constexpr int size = Vector<typename M::T>::size;
+  const std::uint64_t g = first + p;
+  if constexpr (kSegments) {
+#pragma unroll
+    for (int e = 0; e < size; ++e) {
+      const auto i = static_cast<std::uint32_t>(g + e);
+      if (g + e == 0) store_empty_segments(out, segments->list, 0, 0, row_init);
+      if (g + e < n && (g + e == n - 1 || segments->bit(p + e + 1))) {
+        // The segment's entry: the last at or before i (-1: the one open at element 0).
+        const std::int64_t j = std::int64_t{segments->list.lower_bound(i + 1)} - 1;
+        out[j] = v.x[e];
+        store_empty_segments(out, segments->list, static_cast<std::uint32_t>(j + 1), i + 1,
+                             row_init);
+      }
+    }
+  } else {
+    // The rows' ends: by the 64-bit position, off the scans' path.
+    std::uint64_t row, dist;
+    pos.locate(g, row, dist);
+#pragma unroll
+    for (int e = 0; e < size; ++e) {
+      if (g + e < n && (dist == pos.length - 1 || g + e == n - 1)) out[row] = v.x[e];
+      if (++dist == pos.length) {
+        dist = 0;
+        ++row;
+      }
+    }
+  }
+}
+
 // Writes the owned tile of a batched scan, whose predecessors in the row of its first
 // element reduce to `tile_prefix`: per element its inclusive or exclusive scan within its
-// row, or for a reduction each row's total, by the row's last element (rows of the run are
-// counted from the row of its element 0).
-template <class M, int VPT, class Team = WholeBlock, int kSets>
+// row, or for a reduction each row's total, by the row's last element (store_row_totals).
+template <class M, int VPT, bool kSegments = false, class Team = WholeBlock, int kSets>
 __device__ __forceinline__ void store_tile_rows(
     typename M::T* out, std::uint64_t n, std::uint32_t tile, Kind kind, typename M::T tile_prefix,
     const BlockPartials<typename M::T, kSets>& partials, const RowFlags<kSets>& flags, int set,
-    const Vector<typename M::T> (&rows)[VPT], const RowPositions& pos, typename M::T row_init) {
+    const Vector<typename M::T> (&rows)[VPT], const RowPositions& pos, const TileSegments* segments,
+    typename M::T row_init) {
   using T = typename M::T;
   using Shape = TileShape<T, VPT, Team>;
   constexpr int size = Vector<T>::size;
@@ -266,45 +367,45 @@ __device__ __forceinline__ void store_tile_rows(
   const T warp_prefix = warp == 0 ? M::identity() : partials.warp_totals[set][warp - 1];
   const bool row_before_tile = (flags.start_warps[set] & ((1u << warp) - 1u)) == 0;
   const T open_prefix = row_before_tile ? M::combine(tile_prefix, warp_prefix) : warp_prefix;
+  // Segments: the block's elements before its first segment start are in the open row.
+  std::uint32_t open_end = 0;
+  if constexpr (kSegments) open_end = segments->first_start_in(block_first, kWarpSize * VPT * size);
   T before = open_prefix;  // exclusive: the inclusive value of the element before a vector
   std::uint32_t d0 = tile_rows.distance(Shape::row_offset(0));
 #pragma unroll
   for (int k = 0; k < VPT; ++k) {
     const std::uint32_t p = Shape::row_offset(k);
-    if (k > 0) d0 = tile_rows.advance(d0);
-    // Only elements before the vector's first row start can have begun before the block.
-    const bool began_before_block = d0 > p - block_first;
-    // Elements before the vector's first row start (past n: never stored).
-    const std::uint32_t to_start = d0 == 0 ? 0 : tile_rows.span - d0;
     Vector<T> v = rows[k];
-#pragma unroll
-    for (int e = 0; e < size; ++e) {
-      if (began_before_block && e < to_start) v.x[e] = M::combine(open_prefix, v.x[e]);
-    }
-    if (kind == Kind::reduce) {
-      // The rows' ends: by the 64-bit position, off the scans' path.
-      const std::uint64_t g = first + p;
-      std::uint64_t row, dist;
-      pos.locate(g, row, dist);
+    std::uint32_t row_starts;
+    if constexpr (kSegments) {
+      row_starts = segments->vector_bits(p, size);
 #pragma unroll
       for (int e = 0; e < size; ++e) {
-        if (g + e < n && (dist == pos.length - 1 || g + e == n - 1)) out[row] = v.x[e];
-        if (++dist == pos.length) {
-          dist = 0;
-          ++row;
-        }
+        if (p + e < open_end) v.x[e] = M::combine(open_prefix, v.x[e]);
       }
+    } else {
+      if (k > 0) d0 = tile_rows.advance(d0);
+      row_starts = row_start_bits(d0, p, tile_rows, Shape::elements(), size);
+      // Only elements before the vector's first row start can have begun before the block.
+      const bool began_before_block = d0 > p - block_first;
+      // Elements before the vector's first row start (past n: never stored).
+      const std::uint32_t to_start = d0 == 0 ? 0 : tile_rows.span - d0;
+#pragma unroll
+      for (int e = 0; e < size; ++e) {
+        if (began_before_block && e < to_start) v.x[e] = M::combine(open_prefix, v.x[e]);
+      }
+    }
+    if (kind == Kind::reduce) {
+      store_row_totals<M, kSegments>(out, n, first, p, v, pos, segments, row_init);
       continue;
     }
     if (kind == Kind::exclusive) {
       const T previous_lane = __shfl_up_sync(kFullMask, v.last(), 1);
       if (lane_id() != 0) before = previous_lane;
       Vector<T> shifted;
-      std::uint32_t d = d0;
 #pragma unroll
       for (int e = 0; e < size; ++e) {
-        shifted.x[e] = d == 0 ? row_init : (e == 0 ? before : v.x[e - 1]);
-        d = tile_rows.next(d);
+        shifted.x[e] = ((row_starts >> e) & 1u) != 0 ? row_init : (e == 0 ? before : v.x[e - 1]);
       }
       store_row<T, VPT, Team>(out, n, tile, k, shifted);
       before = warp_last(v.last());

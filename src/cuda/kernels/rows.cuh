@@ -86,4 +86,86 @@ struct RowPositions {
   }
 };
 
+// A segmented scan's segment starts (RowArgs::segment_starts; docs/protocol.md, "Segmented
+// scans"). The owner of a tile marks those among its elements in a bitmap in shared memory
+// first (load_segment_bits); a fallback needs only its tile's last start, which binary
+// searches find. Run-local indices: a segmented run holds fewer than 2^32 elements.
+struct SegmentList {
+  const std::uint32_t* starts;
+  std::uint32_t count;
+
+  __device__ __forceinline__ explicit SegmentList(const RowArgs& rows)
+      : starts(rows.segment_starts), count(rows.segment_count) {}
+
+  // The first entry at or after element x (count where none is).
+  __device__ __forceinline__ std::uint32_t lower_bound(std::uint32_t x) const {
+    std::uint32_t lo = 0, hi = count;
+    while (lo < hi) {
+      const std::uint32_t mid = (lo + hi) / 2;
+      if (__ldg(starts + mid) < x) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+
+  // Whether a segment starts among the elements [first, first + count) below n, and the
+  // last such start as an offset from `first`.
+  __device__ __forceinline__ bool last_start_in(std::uint32_t first, std::uint32_t elements,
+                                                std::uint64_t n, std::uint32_t& at) const {
+    const auto end = static_cast<std::uint32_t>(n - first < elements ? n : first + elements);
+    const std::uint32_t hi = lower_bound(end);
+    const bool starts_here = hi > 0 && __ldg(starts + hi - 1) >= first;
+    at = starts_here ? __ldg(starts + hi - 1) - first : 0;
+    return starts_here;
+  }
+};
+
+// The owned tile's segment starts as bits in shared memory (`words`): bit p for tile
+// element p, and bit `elements` for the next tile's first element (where a reduction's last
+// segment of the tile ends). A segmented kernel's row functions see them with the list.
+struct TileSegments {
+  SegmentList list;
+  const std::uint32_t* words;
+
+  __device__ __forceinline__ bool bit(std::uint32_t p) const {
+    return ((words[p / 32] >> (p % 32)) & 1u) != 0;
+  }
+  // The bits of the `size` elements from tile element p (p a multiple of size).
+  __device__ __forceinline__ std::uint32_t vector_bits(std::uint32_t p, int size) const {
+    return (words[p / 32] >> (p % 32)) & ((1u << size) - 1u);
+  }
+  // The first start among tile elements [lo, lo + count), or lo + count where none is.
+  __device__ __forceinline__ std::uint32_t first_start_in(std::uint32_t lo,
+                                                          std::uint32_t count) const {
+    std::uint32_t found = lo + count;
+    for (std::uint32_t p = lo & ~31u; p < lo + count; p += 32) {
+      std::uint32_t w = words[p / 32];
+      if (p < lo) w &= ~0u << (lo - p);
+      if (p + 32 > lo + count) w &= (1u << (lo + count - p)) - 1u;
+      if (w != 0) found = min(found, p + __ffs(w) - 1);
+    }
+    return found;
+  }
+};
+
+// Marks the starts of the tile of `elements` elements from `first` in `words` (elements / 32
+// + 1 of them), the whole block.
+__device__ __forceinline__ void load_segment_bits(std::uint32_t* words, const SegmentList& list,
+                                                  std::uint32_t first, std::uint32_t elements,
+                                                  std::uint64_t n) {
+  for (std::uint32_t w = threadIdx.x; w <= elements / 32; w += blockDim.x) words[w] = 0;
+  __syncthreads();
+  const auto end = static_cast<std::uint32_t>(n - first < elements ? n : first + elements);
+  const std::uint32_t lo = list.lower_bound(first);
+  const std::uint32_t hi = end < n ? list.lower_bound(end + 1) : list.lower_bound(end);
+  for (std::uint32_t j = lo + threadIdx.x; j < hi; j += blockDim.x) {
+    const std::uint32_t p = __ldg(list.starts + j) - first;
+    atomicOr(&words[p / 32], 1u << (p % 32));
+  }
+  __syncthreads();
+}
+
 }  // namespace gpuscan::cuda
