@@ -194,7 +194,8 @@ def make():
     write('in/i32_empty_rows.npy', '<i4', '(5, 0)', [])
     # CSR offsets over in/u32.npy (300007 elements): empty segments first, inside and last.
     cuts = sorted(v % 300008 for v in random_values(200, 9, 2**32))
-    write('in/segments.npy', '<i8', '(%d,)' % (len(cuts) + 5), [0, 0] + cuts[:100] + [cuts[100]] * 3 + cuts[100:] + [300007])
+    offsets = [0, 0] + cuts[:100] + [cuts[100]] * 3 + cuts[100:] + [300007]
+    write('in/segments.npy', '<i8', '(%d,)' % len(offsets), offsets)
     write('in/segments_f64.npy', '<i8', '(6,)', [0, 0, 1, 1000, 1000, 3000])
     write('in/segments_short.npy', '<i8', '(3,)', [0, 5, 300000])
     write('in/segments_late.npy', '<i8', '(2,)', [1, 300007])
