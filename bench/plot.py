@@ -130,14 +130,16 @@ def plot_compaction(rows, output: pathlib.Path) -> None:
         if row["kind"] not in COMPACTIONS:
             continue
         mask = row["blocking_mask"]
-        label = f"{row['kind']} {row['op']}" + (f", 1 in {int(mask) + 1} blocked" if mask else "")
+        # CUDA files also hold CUB's counterpart of each operation (algorithm cub), dotted.
+        baseline = " (CUB)" if row["algorithm"] == "cub" else ""
+        label = f"{row['kind']} {row['op']}{baseline}" + (f", 1 in {int(mask) + 1} blocked" if mask else "")
         series[label].append((int(row["n"]), float(row["vs_memcpy"])))
     first = rows[0]
     fig, axis = plt.subplots(figsize=(9, 6))
     for index, (label, points) in enumerate(sorted(series.items())):
         points.sort()
         axis.plot([p[0] for p in points], [p[1] for p in points], marker="o", color=plt.cm.tab20(index % 20),
-                  linestyle="--" if "blocked" in label else "-", label=label)
+                  linestyle="--" if "blocked" in label else ":" if "(CUB)" in label else "-", label=label)
     axis.set_xscale("log", base=2)
     axis.set_xlabel("n (elements)")
     axis.set_ylabel("throughput / memcpy (same run)")

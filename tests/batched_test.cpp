@@ -19,25 +19,18 @@ void expect_rows_match(Device& device, const Case& c, std::size_t rows, std::siz
   const std::uint64_t seed = next_seed();
   SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(row_length) +
                " seed=" + std::to_string(seed) + " " + describe(c.spec));
-  const std::size_t element = size_of(c.spec.dtype);
   const auto input = reference::random_input(c.spec.dtype, c.spec.op, n, seed);
   const std::size_t out_n = c.spec.kind == Kind::reduce ? rows : n;
-  Scanner scanner = make_scanner(device, c.spec, effective_options(device, c.options));
-  Buffer in = device.allocate(std::max<std::size_t>(n * element, 16));
-  Buffer out = device.allocate(std::max<std::size_t>(out_n * element, 16));
-  std::vector<std::byte> output(out_n * element, std::byte{0xA5});
-  if (n > 0) device.upload(in, input);
-  if (out_n > 0) device.upload(out, output);
-  const bool completed = run_accepting_csdl_give_up(
-      c.spec.algorithm, [&] { scanner.run_rows(in, out, rows, row_length, init); });
-  if (!completed) return;
-  if (out_n > 0) device.download(out, output);
+  const auto output = run_poisoned(
+      device, c, input, out_n,
+      [&](Scanner& s, Buffer& in, Buffer& out) { s.run_rows(in, out, rows, row_length, init); });
+  if (!output) return;
   reference::visit(c.spec.dtype, [&](auto tag) {
     using T = decltype(tag);
     std::optional<T> typed_init;
     if (init) typed_init = init->as<T>();
     const std::span<const T> x(reinterpret_cast<const T*>(input.data()), n);
-    const std::span<const T> y(reinterpret_cast<const T*>(output.data()), out_n);
+    const std::span<const T> y(reinterpret_cast<const T*>(output->data()), out_n);
     if (row_length == 0) {
       // Empty rows: a reduction of each is the init value; a scan writes nothing.
       const T want = typed_init.value_or(reference::identity<T>(c.spec.op));

@@ -1,5 +1,5 @@
-// The compaction family on Vulkan (DESIGN 3e, issue 25): select-if with every built-in
-// predicate, select-flagged with every integer flags type, unique, partition, run-length
+// The compaction family on every backend of the build (DESIGN 3e, issue 25): select-if with every
+// built-in predicate, select-flagged with every integer flags type, unique, partition, run-length
 // encoding (runs shorter and far longer than a tile); every dtype, odd sizes,
 // all and none kept, one run and every element its own run, every blocking rate in both
 // tile states, statistics, csdl, logical subgroups of 4, repeated runs, and the refusals.
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/reference.hpp"
+#include "gpuscan/compaction_bench.hpp"
 #include "gpuscan/compactor.hpp"
 #include "gpuscan/error.hpp"
 #include "gpuscan/testing.hpp"
@@ -218,7 +219,7 @@ void expect_compaction_matches(Device& device, const CompactSpec& spec, const Op
   }
 }
 
-class Compaction_ : public VulkanTest {
+class Compaction_ : public BackendTest<> {
  protected:
   std::mt19937_64 rng{next_seed()};
   // Half the elements or so pass `lt` against the input's median-ish value 0 (signed) or
@@ -226,14 +227,14 @@ class Compaction_ : public VulkanTest {
   double middle(DType dtype) const { return dtype == DType::u32 || dtype == DType::u64 ? 250 : 0; }
   Options options() const {
     Options o;
-    o.subgroup_size = test_subgroup_size(Backend::vulkan);
+    o.subgroup_size = test_subgroup_size(backend());
     o.tile_state = test_tile_state();
     return o;
   }
 };
 using CompactionTest = Compaction_;
 
-TEST_F(CompactionTest, SelectIfEveryDtypeAndPredicate) {
+TEST_P(CompactionTest, SelectIfEveryDtypeAndPredicate) {
   for (DType dtype : all_dtypes) {
     for (Predicate predicate : all_predicates) {
       SCOPED_TRACE(std::string(to_string(dtype)) + " " + std::string(to_string(predicate)));
@@ -247,7 +248,7 @@ TEST_F(CompactionTest, SelectIfEveryDtypeAndPredicate) {
   }
 }
 
-TEST_F(CompactionTest, SelectFlaggedEveryDtypeAndFlagsType) {
+TEST_P(CompactionTest, SelectFlaggedEveryDtypeAndFlagsType) {
   for (DType dtype : all_dtypes) {
     for (DType flags_dtype : integer_dtypes) {
       SCOPED_TRACE(std::string(to_string(dtype)) + " flags " + std::string(to_string(flags_dtype)));
@@ -270,7 +271,7 @@ TEST_F(CompactionTest, SelectFlaggedEveryDtypeAndFlagsType) {
   }
 }
 
-TEST_F(CompactionTest, PartitionEveryDtypeIsStable) {
+TEST_P(CompactionTest, PartitionEveryDtypeIsStable) {
   for (DType dtype : all_dtypes) {
     for (Predicate predicate : {Predicate::lt, Predicate::eq, Predicate::ne}) {
       SCOPED_TRACE(std::string(to_string(dtype)) + " " + std::string(to_string(predicate)));
@@ -302,7 +303,7 @@ TEST_F(CompactionTest, PartitionEveryDtypeIsStable) {
             (std::vector<std::int32_t>{5, 8, 8, 7, -3, 1, 0, -3}));
 }
 
-TEST_F(CompactionTest, UniqueEveryDtypeAndRunLength) {
+TEST_P(CompactionTest, UniqueEveryDtypeAndRunLength) {
   for (DType dtype : all_dtypes) {
     for (std::size_t mean_run : {std::size_t{1}, std::size_t{8}, std::size_t{3000}}) {
       SCOPED_TRACE(std::string(to_string(dtype)) + " runs of mean length " +
@@ -317,7 +318,7 @@ TEST_F(CompactionTest, UniqueEveryDtypeAndRunLength) {
 
 // Runs shorter than a vector, about a tile, and far longer (tiles without a head, whose
 // look-back must carry the last head from further back).
-TEST_F(CompactionTest, RunLengthEncodeEveryDtypeAndRunLength) {
+TEST_P(CompactionTest, RunLengthEncodeEveryDtypeAndRunLength) {
   for (DType dtype : all_dtypes) {
     for (std::size_t mean_run :
          {std::size_t{1}, std::size_t{8}, std::size_t{3000}, std::size_t{40000}}) {
@@ -332,7 +333,7 @@ TEST_F(CompactionTest, RunLengthEncodeEveryDtypeAndRunLength) {
   }
 }
 
-TEST_F(CompactionTest, AllNoneOneRunAndEveryElementItsOwnRun) {
+TEST_P(CompactionTest, AllNoneOneRunAndEveryElementItsOwnRun) {
   for (DType dtype : all_dtypes) {
     SCOPED_TRACE(to_string(dtype));
     const std::size_t n = 3 * 4096 + 5;
@@ -359,7 +360,7 @@ TEST_F(CompactionTest, AllNoneOneRunAndEveryElementItsOwnRun) {
   }
 }
 
-TEST_F(CompactionTest, DesignSizes) {
+TEST_P(CompactionTest, DesignSizes) {
   std::vector<std::size_t> sizes{0,    1,    2,    3,    4,    5,    4095,  4096,   4097,
                                  8191, 8192, 8193, 2047, 2048, 2049, 65537, 131071, 1000003};
   for (int k = 10; k <= 20; k += 5) {
@@ -379,9 +380,9 @@ TEST_F(CompactionTest, DesignSizes) {
 
 // Simulated blocking at every rate, 1 in 1 to 1 in 512, in both tile states where the
 // device has both: results exact, and the statistics show the fallbacks.
-TEST_F(CompactionTest, EveryBlockingRateInBothTileStates) {
+TEST_P(CompactionTest, EveryBlockingRateInBothTileStates) {
   std::vector<TileState> states{TileState::split};
-  if (device().info().is_cpu() || true) states.push_back(TileState::automatic);
+  states.push_back(TileState::automatic);
   const std::size_t n = 40 * 4096 + 77;
   for (TileState state : states) {
     for (std::uint32_t k = 0; k <= 9; ++k) {
@@ -413,7 +414,7 @@ TEST_F(CompactionTest, EveryBlockingRateInBothTileStates) {
 // inclusive count, and a successor that finds it needs no fallback; see the scans'
 // StatisticsKeepTheirInvariants): with every tile blocked and the shortest wait, some run of
 // up to 20 must count fallbacks, unless lavapipe runs one worker thread.
-TEST_F(CompactionTest, StatisticsCountTheFallbacksOfBlockedTiles) {
+TEST_P(CompactionTest, StatisticsCountTheFallbacksOfBlockedTiles) {
   Options o = options();
   o.statistics = true;
   o.blocking_mask = 0;
@@ -444,7 +445,7 @@ TEST_F(CompactionTest, StatisticsCountTheFallbacksOfBlockedTiles) {
                            << " runs";
 }
 
-TEST_F(CompactionTest, RepeatedRunsOnOneCompactorStayCorrect) {
+TEST_P(CompactionTest, RepeatedRunsOnOneCompactorStayCorrect) {
   Compactor compactor = make_compactor(device(), {Compaction::unique, DType::i64}, options());
   for (int run = 0; run < 6; ++run) {
     // Sizes that shrink and grow, so the spine halves' turns cover stale words.
@@ -454,10 +455,11 @@ TEST_F(CompactionTest, RepeatedRunsOnOneCompactorStayCorrect) {
   }
 }
 
-TEST_F(CompactionTest, CsdlAndLogicalSubgroupsOfFour) {
+TEST_P(CompactionTest, CsdlAndLogicalSubgroupsOfFour) {
   for (Algorithm algorithm : {Algorithm::csdl, Algorithm::csdldf}) {
     Options o = options();
-    if (algorithm == Algorithm::csdldf) o.subgroup_size = 4;
+    // Logical subgroups are Vulkan's (CUDA warps have 32 lanes).
+    if (algorithm == Algorithm::csdldf && backend() == Backend::vulkan) o.subgroup_size = 4;
     SCOPED_TRACE(to_string(algorithm));
     for (std::size_t n : {std::size_t{5}, std::size_t{4097}, std::size_t{100003}}) {
       expect_compaction_matches(
@@ -479,7 +481,7 @@ TEST_F(CompactionTest, CsdlAndLogicalSubgroupsOfFour) {
   }
 }
 
-TEST_F(CompactionTest, FloatEdgesCompareAsIeee) {
+TEST_P(CompactionTest, FloatEdgesCompareAsIeee) {
   // NaN is kept only by ne; -0.0 equals +0.0; unique keeps each NaN (NaN != NaN).
   const float nan = std::nanf("");
   const std::vector<float> values{1.0f, nan, -0.0f, 0.0f, nan, nan, 2.0f, -1.0f, 0.0f, -0.0f};
@@ -493,7 +495,7 @@ TEST_F(CompactionTest, FloatEdgesCompareAsIeee) {
   EXPECT_EQ(unique(device(), std::span<const float>(values)).size(), 8u);
 }
 
-TEST_F(CompactionTest, OneCallHelpers) {
+TEST_P(CompactionTest, OneCallHelpers) {
   const std::vector<std::int32_t> x{5, -3, 8, 8, 8, 0, -3, 7};
   EXPECT_EQ(select_if(device(), std::span<const std::int32_t>(x), Predicate::gt, 4),
             (std::vector<std::int32_t>{5, 8, 8, 8, 7}));
@@ -511,7 +513,7 @@ TEST_F(CompactionTest, OneCallHelpers) {
   EXPECT_TRUE(run_length_encode(device(), std::span<const double>()).values.empty());
 }
 
-TEST_F(CompactionTest, RefusesWhatItCannotDo) {
+TEST_P(CompactionTest, RefusesWhatItCannotDo) {
   Device& d = device();
   Buffer a = d.allocate(4096), b = d.allocate(4096), count = d.allocate(8);
   Compactor select(d, {Compaction::select_if, DType::u32, Predicate::lt});
@@ -563,6 +565,46 @@ TEST_F(CompactionTest, RefusesWhatItCannotDo) {
   d.download(count, std::as_writable_bytes(std::span(&zero, 1)));
   EXPECT_EQ(zero, 0u);
 }
+
+// The benchmark validates every run: each run's count and the last output in full, and on
+// CUDA CUB's counterpart the same way.
+TEST_P(CompactionTest, BenchmarkValidatesEveryRun) {
+  const std::size_t n = 5 * 4096 + 3;
+  for (Compaction compaction :
+       {Compaction::select_if, Compaction::select_flagged, Compaction::unique,
+        Compaction::partition, Compaction::run_length_encode}) {
+    SCOPED_TRACE(to_string(compaction));
+    const CompactSpec spec{compaction, DType::u32, Predicate::lt, DType::u32};
+    const auto in = random_values(DType::u32, n, rng, 4);
+    std::vector<std::byte> flags(n * 4, std::byte{0});
+    for (std::size_t i = 0; i < n; ++i)
+      flags[i * 4] = std::byte{static_cast<unsigned char>(rng() & 1)};
+    const Value constant = Value::of(std::uint32_t{250});
+    // The expected output as compact_host lays it out.
+    std::uint64_t kept = 0;
+    const std::vector<std::byte> expected = detail::compact_host(
+        device(), spec, in,
+        compaction == Compaction::select_if || compaction == Compaction::partition
+            ? std::optional<Value>(constant)
+            : std::nullopt,
+        compaction == Compaction::select_flagged ? std::span<const std::byte>(flags)
+                                                 : std::span<const std::byte>(),
+        &kept);
+    ASSERT_EQ(kept, kept_indices(spec, in, n, 250, flags).size());
+    CompactionBenchCase c{spec, n, 3, true, options(), constant};
+    const CompactionBenchResult r = benchmark_compaction(device(), c, in, flags, kept, expected);
+    EXPECT_EQ(r.counts_validated, 3);
+    EXPECT_TRUE(r.output_validated);
+    EXPECT_EQ(r.compaction_ms.size(), 3u);
+    EXPECT_EQ(r.memcpy_ms.size(), 3u);
+    if (backend() == Backend::cuda) {
+      EXPECT_EQ(r.cub_ms.size(), 3u);
+      EXPECT_EQ(r.cub_validated, 3);
+    }
+  }
+}
+
+GPUSCAN_INSTANTIATE_FOR_BACKENDS(CompactionTest);
 
 }  // namespace
 }  // namespace gpuscan::testing

@@ -59,6 +59,26 @@ inline std::optional<ScanOutput> run_once(Device& device, Scanner& scanner, Buff
   return result;
 }
 
+// A batched or segmented scan of `input` with a fresh Scanner and fresh buffers, the output
+// (out_n elements) poisoned first: `run(scanner, in, out)` runs it. The output's bytes, or
+// nullopt where csdl gave up (noted, see test_support.hpp).
+template <class Run>
+std::optional<std::vector<std::byte>> run_poisoned(Device& device, const Case& c,
+                                                   std::span<const std::byte> input,
+                                                   std::size_t out_n, Run run) {
+  Scanner scanner = make_scanner(device, c.spec, effective_options(device, c.options));
+  Buffer in = device.allocate(std::max<std::size_t>(input.size(), 16));
+  Buffer out = device.allocate(std::max<std::size_t>(out_n * size_of(c.spec.dtype), 16));
+  std::vector<std::byte> output(out_n * size_of(c.spec.dtype), std::byte{0xA5});
+  if (!input.empty()) device.upload(in, input);
+  if (out_n > 0) device.upload(out, output);
+  if (!run_accepting_csdl_give_up(c.spec.algorithm, [&] { run(scanner, in, out); })) {
+    return std::nullopt;
+  }
+  if (out_n > 0) device.download(out, output);
+  return output;
+}
+
 // One scan of `input` with a fresh Scanner and fresh buffers.
 inline std::optional<ScanOutput> run_scan(Device& device, const Case& c,
                                           std::span<const std::byte> input, std::size_t n,

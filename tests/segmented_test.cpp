@@ -34,25 +34,18 @@ void expect_segments_match(Device& device, const Case& c, const std::vector<std:
   const std::uint64_t seed = next_seed();
   SCOPED_TRACE(std::to_string(segments) + " segments of " + std::to_string(n) +
                " elements, seed=" + std::to_string(seed) + " " + describe(c.spec));
-  const std::size_t element = size_of(c.spec.dtype);
   const auto input = reference::random_input(c.spec.dtype, c.spec.op, n, seed);
   const std::size_t out_n = c.spec.kind == Kind::reduce ? segments : n;
-  Scanner scanner = make_scanner(device, c.spec, effective_options(device, c.options));
-  Buffer in = device.allocate(std::max<std::size_t>(n * element, 16));
-  Buffer out = device.allocate(std::max<std::size_t>(out_n * element, 16));
-  std::vector<std::byte> output(out_n * element, std::byte{0xA5});
-  if (n > 0) device.upload(in, input);
-  if (out_n > 0) device.upload(out, output);
-  const bool completed = run_accepting_csdl_give_up(
-      c.spec.algorithm, [&] { scanner.run_segments(in, out, offsets, init); });
-  if (!completed) return;
-  if (out_n > 0) device.download(out, output);
+  const auto output = run_poisoned(
+      device, c, input, out_n,
+      [&](Scanner& s, Buffer& in, Buffer& out) { s.run_segments(in, out, offsets, init); });
+  if (!output) return;
   reference::visit(c.spec.dtype, [&](auto tag) {
     using T = decltype(tag);
     std::optional<T> typed_init;
     if (init) typed_init = init->as<T>();
     const std::span<const T> x(reinterpret_cast<const T*>(input.data()), n);
-    const std::span<const T> y(reinterpret_cast<const T*>(output.data()), out_n);
+    const std::span<const T> y(reinterpret_cast<const T*>(output->data()), out_n);
     const auto wrong =
         reference::first_mismatch_segments<T>(c.spec.op, c.spec.kind, x, offsets, typed_init, y);
     ASSERT_FALSE(wrong.has_value()) << "first wrong output element " << *wrong;

@@ -1,6 +1,7 @@
 // The compaction family's benchmark (issue 25), beside gpuscan/testing.hpp's scan benchmark:
-// timed runs of one compaction and of the copy baseline (Vulkan's memcpy kernel) on the
-// same input, taking turns, each after a cache flush.
+// timed runs of one compaction and of the copy baseline (Vulkan's memcpy kernel, CUDA's
+// cudaMemcpyAsync) on the same input, and on CUDA of CUB's counterpart, taking turns, each
+// after a cache flush.
 #pragma once
 
 #include <cstddef>
@@ -29,6 +30,10 @@ struct CompactionBenchResult {
   int counts_validated = 0;
   bool output_validated = false;
   std::vector<Statistics> statistics;  // per run, with Options::statistics
+  // CUDA: CUB's counterpart, timed in the same rounds (empty elsewhere); its runs whose count
+  // matched, where its last output matched in full too.
+  std::vector<double> cub_ms;
+  int cub_validated = 0;
 };
 
 // `input` holds n elements of spec.dtype, `flags` n of spec.flags_dtype (select-flagged).

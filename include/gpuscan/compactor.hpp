@@ -1,6 +1,6 @@
 // The compaction family (DESIGN 3e): select-if, select-flagged, unique, partition and
 // run-length encoding, single pass with decoupled fallback, the count written on the device.
-// Vulkan for now (issue 25).
+// On Vulkan and CUDA devices (issue 25).
 #pragma once
 
 #include <cstddef>

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cuda/check.hpp"
+#include "cuda/cuda_compactor.hpp"
 #include "cuda/cuda_scanner.hpp"
 #include "cuda/memory.hpp"
 #include "cuda/policy.hpp"
@@ -131,6 +132,12 @@ std::unique_ptr<detail::ScannerImpl> CudaDevice::make_scanner(const ScanSpec& sp
                                                               const testing::Options& options) {
   select();
   return std::make_unique<CudaScanner>(info_, stream_, spec, policy(spec.dtype), options);
+}
+
+std::unique_ptr<detail::CompactorImpl> CudaDevice::make_compactor(const CompactSpec& spec,
+                                                                  const testing::Options& options) {
+  select();
+  return std::make_unique<CudaCompactor>(info_, stream_, spec, policy(spec.dtype), options);
 }
 
 }  // namespace gpuscan::cuda

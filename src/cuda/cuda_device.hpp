@@ -31,6 +31,12 @@ class CudaDevice : public detail::DeviceImpl {
                 std::size_t source_offset) override;
   std::unique_ptr<detail::ScannerImpl> make_scanner(const ScanSpec& spec,
                                                     const testing::Options& options) override;
+  std::unique_ptr<detail::CompactorImpl> make_compactor(const CompactSpec& spec,
+                                                        const testing::Options& options) override;
+  testing::CompactionBenchResult benchmark_compaction(
+      const testing::CompactionBenchCase& bench_case, std::span<const std::byte> input,
+      std::span<const std::byte> flags, std::uint64_t expected_count,
+      std::span<const std::byte> expected_output) override;
   std::unique_ptr<detail::BenchTarget> bench_target(const testing::BenchCase& bench_case,
                                                     std::span<const std::byte> input) override;
 

@@ -65,27 +65,34 @@ RunResult CudaScanner::run_with(const detail::BufferImpl& in, std::size_t in_off
   void* workspace = workspace_.reserve(launcher_, n, stream_);
   check(cudaEventRecord(start_, stream_), "recording an event");
   launcher_.launch(source, target, n, init, nullptr, workspace, workspace_.size(), stream_, rows);
-  check(cudaEventRecord(end_, stream_), "recording an event");
-  check(cudaEventSynchronize(end_), "running the scan");
+  return timed_chained_result(device_.name, start_, end_, stream_,
+                              spec_.algorithm == Algorithm::csdl, launcher_.counts_statistics(),
+                              workspace_.state());
+}
+
+RunResult timed_chained_result(const std::string& device_name, cudaEvent_t start, cudaEvent_t end,
+                               cudaStream_t stream, bool csdl, bool statistics,
+                               const ChainState* state_on_device) {
+  check(cudaEventRecord(end, stream), "recording an event");
+  check(cudaEventSynchronize(end), "running the kernels");
   float ms = 0;
-  check(cudaEventElapsedTime(&ms, start_, end_), "timing the scan");
+  check(cudaEventElapsedTime(&ms, start, end), "timing the run");
   RunResult result{ms, std::nullopt};
   // Only csdl can give up a look-back; only the statistics variant counts.
-  if (spec_.algorithm == Algorithm::csdl || launcher_.counts_statistics()) {
+  if (csdl || statistics) {
     ChainState state{};
-    check(
-        cudaMemcpyAsync(&state, workspace_.state(), sizeof(state), cudaMemcpyDeviceToHost, stream_),
-        "reading the run's counts");
-    check(cudaStreamSynchronize(stream_), "reading the run's counts");
+    check(cudaMemcpyAsync(&state, state_on_device, sizeof(state), cudaMemcpyDeviceToHost, stream),
+          "reading the run's counts");
+    check(cudaStreamSynchronize(stream), "reading the run's counts");
     const RunControl& counts = state.last_counts();
     if (counts.abandoned != 0) {
-      throw ForwardProgressError("csdl on " + device_.name + ": " +
+      throw ForwardProgressError("csdl on " + device_name + ": " +
                                  std::to_string(counts.abandoned) +
                                  " look-backs gave up waiting for a predecessor that made no "
                                  "progress (the device does not guarantee forward progress); use "
                                  "csdldf");
     }
-    if (launcher_.counts_statistics()) result.statistics = counts.statistics();
+    if (statistics) result.statistics = counts.statistics();
   }
   return result;
 }

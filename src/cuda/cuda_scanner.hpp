@@ -1,10 +1,18 @@
 // The CUDA Scanner: one launcher and its workspace, run synchronously and timed with events.
 #pragma once
 
+#include <string>
+
 #include "core/backend.hpp"
 #include "cuda/scan_launcher.hpp"
 
 namespace gpuscan::cuda {
+
+// Ends a timed run of a chained kernel that began with `start` on `stream`: its time, csdl's
+// ForwardProgressError where a look-back gave up, and with `statistics` the counts.
+RunResult timed_chained_result(const std::string& device_name, cudaEvent_t start, cudaEvent_t end,
+                               cudaStream_t stream, bool csdl, bool statistics,
+                               const ChainState* state_on_device);
 
 class CudaScanner : public detail::ScannerImpl {
  public:

@@ -33,6 +33,8 @@ void check_shape(const TileShapeChoice& shape, bool chained) {
   }
 }
 
+}  // namespace
+
 void check_cuda_options(const testing::Options& options) {
   if (options.subgroup_size != 0 && options.subgroup_size != 32) {
     throw UsageError("CUDA warps have 32 lanes; logical subgroups are a Vulkan test option");
@@ -43,7 +45,20 @@ void check_cuda_options(const testing::Options& options) {
   }
 }
 
-}  // namespace
+ChainArgs chain_for(Algorithm algorithm, const testing::Options& options,
+                    const detail::ScanPolicy& policy) {
+  ChainArgs chain;
+  chain.fallback = algorithm == Algorithm::csdldf;
+  chain.max_spins = algorithm == Algorithm::csdl ? csdl_wait_limit : options.tuning.max_spins;
+  chain.blocking_mask = options.blocking_mask.value_or(0xFFFFFFFFu);
+  chain.packed = options.tile_state != testing::TileState::split;
+  chain.statistics = options.statistics;
+  chain.lookback_depth =
+      static_cast<int>(options.lookback_depth ? options.lookback_depth : policy.lookback_depth);
+  chain.dispatch_order =
+      options.dispatch_order.value_or(algorithm == Algorithm::csdldf && policy.dispatch_order);
+  return chain;
+}
 
 ScanLauncher::ScanLauncher(DType dtype, Op op, Kind kind, Algorithm algorithm,
                            const detail::ScanPolicy& policy, const testing::Options& options)
@@ -67,15 +82,7 @@ ScanLauncher::ScanLauncher(DType dtype, Op op, Kind kind, Algorithm algorithm,
     rows_shape_ = {policy.rows_shape.workgroup_size, policy.rows_shape.vectors_per_thread};
     check_shape(rows_shape_, true);
   }
-  chain_.fallback = algorithm == Algorithm::csdldf;
-  chain_.max_spins = algorithm == Algorithm::csdl ? csdl_wait_limit : options.tuning.max_spins;
-  chain_.blocking_mask = options.blocking_mask.value_or(0xFFFFFFFFu);
-  chain_.packed = options.tile_state != testing::TileState::split;
-  chain_.statistics = options.statistics;
-  chain_.lookback_depth =
-      static_cast<int>(options.lookback_depth ? options.lookback_depth : policy.lookback_depth);
-  chain_.dispatch_order =
-      options.dispatch_order.value_or(algorithm == Algorithm::csdldf && policy.dispatch_order);
+  chain_ = chain_for(algorithm, options, policy);
 }
 
 std::size_t ScanLauncher::max_elements() const {
@@ -167,7 +174,10 @@ void ScanLauncher::launch(const void* in, void* out, std::uint64_t n, Value init
 }
 
 void* OwnedWorkspace::reserve(const ScanLauncher& launcher, std::uint64_t n, cudaStream_t stream) {
-  const std::size_t bytes = launcher.workspace_bytes(n);
+  return reserve(launcher.workspace_bytes(n), stream);
+}
+
+void* OwnedWorkspace::reserve(std::size_t bytes, cudaStream_t stream) {
   if (bytes > memory_.size()) {
     // A new workspace starts clean (turn 0, both halves zero).
     check(cudaStreamSynchronize(stream), "finishing the runs on the old workspace");

@@ -55,11 +55,20 @@ class ScanLauncher {
   ChainArgs chain_;  // the fixed part: spin limit, blocking, variant
 };
 
+// Refuses options the CUDA kernels cannot honour (logical subgroups, deep look-back steps).
+void check_cuda_options(const testing::Options& options);
+// The fixed part of a tile chain for csdl or csdldf: the spin limit, blocking, the variant,
+// the tile state and order, from the options where they set them, else the policy's.
+ChainArgs chain_for(Algorithm algorithm, const testing::Options& options,
+                    const detail::ScanPolicy& policy);
+
 // A workspace of the launcher's own kind, grown as needed: what the Scanner and the
 // benchmark keep per launcher. Growing synchronises `stream` first.
 class OwnedWorkspace {
  public:
   void* reserve(const ScanLauncher& launcher, std::uint64_t n, cudaStream_t stream);
+  // The same for a workspace of `bytes` (a compaction's).
+  void* reserve(std::size_t bytes, cudaStream_t stream);
   void* data() const { return memory_.data(); }
   std::size_t size() const { return memory_.size(); }
   // The counters of the latest finished chained run (after the stream has passed it).

@@ -241,7 +241,8 @@ std::variant<Command, int> parse_command_line(int argc, const char* const* argv,
   CLI::Option* operation_option = bench_cmd->add_option(
       "--operation", operation,
       "Time a compaction instead of the scans: select, select-flagged, unique, partition or "
-      "rle, against the memcpy kernel (Vulkan; default sizes 26:30 on a GPU, runs 10)");
+      "rle, against the memcpy kernel (Vulkan) or cudaMemcpyAsync and CUB's counterpart "
+      "(CUDA); default sizes 26:30 on a GPU, runs 10");
   int selected_percent = 50, run_bits = 0;
   CLI::Option* selected_option =
       bench_cmd

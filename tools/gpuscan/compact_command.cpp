@@ -252,13 +252,18 @@ int run_compaction_bench(const CompactionBenchOptions& options) {
       : spec.compaction == Compaction::select_flagged
           ? "flags" + percent
           : "runs1-" + std::to_string(longest_run(options.run_bits));
-  const BenchRow common{
-      utc_now(), gpuscan_build_commit, info.name, "vulkan", "", std::string(to_string(spec.dtype))};
+  const BenchRow common{utc_now(), gpuscan_build_commit,
+                        info.name, std::string(to_string(info.backend)),
+                        "",        std::string(to_string(spec.dtype))};
   std::vector<BenchRow> rows;
   std::fprintf(stderr, "%s (%s) on %s, %d runs each, %s\n", operation.c_str(), op_column.c_str(),
                info.name.c_str(), runs, options.hot ? "hot" : "L2 flushed");
-  std::printf("%-15s %12s %10s %10s %10s %10s %9s %9s\n", "operation", "n", "memcpy ms", "op ms",
+  // CUDA also times CUB's counterpart: its time, ours over it, and its validation.
+  const bool cub = info.backend == Backend::cuda;
+  std::printf("%-15s %12s %10s %10s %10s %10s %9s %9s", "operation", "n", "memcpy ms", "op ms",
               "x memcpy", "limit", "of limit", "valid");
+  if (cub) std::printf(" %10s %9s %9s", "cub ms", "x cub", "cub valid");
+  std::printf("\n");
   int failures = 0;
   std::mt19937_64 rng(options.seed);
   for (std::size_t n : sizes) {
@@ -302,8 +307,14 @@ int run_compaction_bench(const CompactionBenchOptions& options) {
       failures += runs - validated;
       const std::string label =
           operation + (blocking_mask ? " 1/" + std::to_string(*blocking_mask + 1) : "");
-      std::printf("%-15s %12zu %10.4f %10.4f %10.3f %10.3f %9.3f %6d/%d\n", label.c_str(), n,
+      std::printf("%-15s %12zu %10.4f %10.4f %10.3f %10.3f %9.3f %6d/%d", label.c_str(), n,
                   memcpy_ms, op_ms, vs_memcpy, limit, of_limit, validated, runs);
+      const double cub_ms = r.cub_ms.empty() ? 0 : testing::median(r.cub_ms);
+      if (!r.cub_ms.empty()) {
+        std::printf(" %10.4f %9.3f %6d/%d", cub_ms, cub_ms / op_ms, r.cub_validated, runs);
+        failures += runs - r.cub_validated;
+      }
+      std::printf("\n");
       std::fflush(stdout);
       const auto gelems = [&](double ms) { return static_cast<double>(n) / (ms * 1e-3) * 1e-9; };
       BenchRow copy = common;
@@ -327,6 +338,17 @@ int run_compaction_bench(const CompactionBenchOptions& options) {
       row.blocking_mask = blocking_mask;
       row.statistics = mean_statistics(r.statistics);
       rows.push_back(row);
+      if (!r.cub_ms.empty() && !blocking_mask) {
+        BenchRow baseline = row;
+        baseline.algorithm = "cub";
+        baseline.median_ms = cub_ms;
+        baseline.gelems_per_s = gelems(cub_ms);
+        baseline.vs_memcpy = memcpy_ms / cub_ms;
+        baseline.validated = r.cub_validated;
+        baseline.blocking_mask = std::nullopt;
+        baseline.statistics = {};
+        rows.push_back(baseline);
+      }
     }
   }
   if (csv) {

@@ -1,0 +1,55 @@
+// The compaction kernels' launcher for one element type, GS_CUDA_DTYPE (CMake compiles this
+// file once per type, in parallel, apart from the scan's kernels.cu so that neither rebuilds
+// the other). Per type: five operations, both tile states, with and without statistics.
+#include "cuda/chained_launch.cuh"
+#include "cuda/kernels/compaction.cuh"
+
+namespace gpuscan::cuda {
+namespace {
+
+template <class F>
+void with_compaction(Compaction compaction, F&& f) {
+  switch (compaction) {
+    case Compaction::select_flagged:
+      return f(std::integral_constant<Compaction, Compaction::select_flagged>{});
+    case Compaction::unique:
+      return f(std::integral_constant<Compaction, Compaction::unique>{});
+    case Compaction::partition:
+      return f(std::integral_constant<Compaction, Compaction::partition>{});
+    case Compaction::run_length_encode:
+      return f(std::integral_constant<Compaction, Compaction::run_length_encode>{});
+    default:
+      return f(std::integral_constant<Compaction, Compaction::select_if>{});
+  }
+}
+
+template <class T, Compaction kOp, class S>
+void launch_with(const CompactArgs& a, ChainArgs chain, cudaStream_t stream) {
+  const auto kernel =
+      chain.statistics ? compact_tiles<T, kOp, S, true> : compact_tiles<T, kOp, S, false>;
+  const std::size_t stage_bytes = compact_stage_bytes<T>(kOp, a.block_size);
+  // resident_blocks' first query for a kernel also allows it the staging space.
+  const bool one_round = a.tile_count <= resident_blocks(kernel, a.block_size, stage_bytes);
+  ScanArgs sizes;
+  sizes.tile_count = a.tile_count;
+  chain.lookback_depth = lookback_depth_for<ChainMonoid<kOp>, S>(sizes, chain, one_round);
+  kernel<<<a.tile_count, a.block_size, stage_bytes, stream>>>(a, chain);
+}
+
+}  // namespace
+
+template <class T>
+void launch_compaction(const CompactArgs& a, ChainArgs chain, cudaStream_t stream) {
+  with_compaction(a.compaction, [&](auto op) {
+    if (chain.packed) {
+      launch_with<T, op(), PackedState<std::uint64_t>>(a, chain, stream);
+    } else {
+      launch_with<T, op(), SplitState<std::uint64_t>>(a, chain, stream);
+    }
+  });
+  check(cudaGetLastError(), "launching the compaction");
+}
+
+template void launch_compaction<Element>(const CompactArgs&, ChainArgs, cudaStream_t);
+
+}  // namespace gpuscan::cuda

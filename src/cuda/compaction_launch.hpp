@@ -1,0 +1,50 @@
+// What the host passes to the CUDA compaction kernels (DESIGN 3e), and the launcher that
+// compaction_kernels.cu instantiates once per element type. Plain C++: the host files include
+// it without CUDA's compiler.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "cuda/launch.hpp"
+#include "gpuscan/compactor.hpp"
+
+namespace gpuscan::cuda {
+
+// The compaction kernels' tile: blocks of up to kCompactBlockLimit threads, each with
+// kCompactRows rows of 16-byte vectors (the scan's default shape, 4096 elements of u32 at
+// 256 threads).
+constexpr int kCompactRows = 4;
+constexpr std::uint32_t kCompactBlockLimit = 512;
+// 32-bit words of spine a tile takes: its 64-bit count (run-length encoding: count and the
+// position of its last head) in either tile state.
+constexpr std::uint32_t kCompactSpineWords = 4;
+
+struct CompactArgs {
+  Compaction compaction = Compaction::select_if;
+  Predicate predicate = Predicate::lt;
+  const void* in = nullptr;
+  void* out = nullptr;             // the kept elements, in order
+  void* second = nullptr;          // partition: the rejected elements; rle: the run lengths (u64)
+  const void* flags = nullptr;     // select-flagged
+  std::uint32_t flag_bytes = 4;    // 4 or 8: only whether a flag is zero matters
+  std::uint64_t* count = nullptr;  // written by the last tile
+  std::uint64_t n = 0;
+  std::uint32_t tile_count = 0;
+  std::uint32_t block_size = 256;
+  std::uint64_t constant_bits = 0;  // select-if's and partition's constant
+};
+
+// Launches the compaction of a.n >= 1 elements of T on the tile chain `chain`.
+template <class T>
+void launch_compaction(const CompactArgs& a, ChainArgs chain, cudaStream_t stream);
+
+// The benchmark's baseline: CUB's counterpart of a compaction on the same buffers
+// (cub_compaction.cu), select-flagged with u32 flags; the count written to `count`.
+// temp == nullptr: returns the temporary storage's size only.
+template <class T>
+std::size_t launch_cub_compaction(const CompactArgs& a, void* temp, std::size_t temp_bytes,
+                                  cudaStream_t stream);
+
+}  // namespace gpuscan::cuda

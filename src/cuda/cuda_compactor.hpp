@@ -1,0 +1,29 @@
+// The CUDA backend behind gpuscan::Compactor: one compaction launcher and its workspace, run
+// synchronously and timed with events, as CudaScanner runs a scan.
+#pragma once
+
+#include "core/backend.hpp"
+#include "cuda/compaction_launcher.hpp"
+#include "cuda/scan_launcher.hpp"
+
+namespace gpuscan::cuda {
+
+class CudaCompactor : public detail::CompactorImpl {
+ public:
+  CudaCompactor(const DeviceInfo& device, cudaStream_t stream, const CompactSpec& spec,
+                const detail::ScanPolicy& policy, const testing::Options& options);
+  ~CudaCompactor() override;
+
+  std::size_t max_elements() const override { return launcher_.max_elements(); }
+  RunResult run(const detail::BufferImpl& in, detail::BufferImpl& out, detail::BufferImpl& count,
+                std::size_t n, Value constant, const detail::BufferImpl* aux) override;
+
+ private:
+  const DeviceInfo& device_;
+  cudaStream_t stream_;
+  CompactionLauncher launcher_;
+  OwnedWorkspace workspace_;
+  cudaEvent_t start_ = nullptr, end_ = nullptr;
+};
+
+}  // namespace gpuscan::cuda

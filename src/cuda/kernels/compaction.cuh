@@ -1,0 +1,395 @@
+// The compaction family in one pass (DESIGN 3e): select-if, select-flagged and unique keep
+// some elements of x, in order, and write how many; partition also writes the others, in
+// order, to a second output; run-length encoding writes unique's elements and each run's
+// length. The structure of per_tile_scan.cuh and shaders/select.comp: a block loads its
+// tile, decides which elements it keeps (thread), finds where each goes within the tile
+// (warp and block scans of the counts) and stages them compacted in shared memory; its
+// first warp then looks back over the tile chain for the kept elements before the tile,
+// the whole block recounting any tile the look-back falls back on, and the block writes
+// its staged elements from there (docs/protocol.md, "Compaction").
+//
+// A tile's value in the chain is its count of kept elements as a 64-bit sum (KeptCount);
+// for run-length encoding the count and the position of the tile's last head (KeptRuns),
+// so that a tile's exclusive prefix also says where the run open at its start began and no
+// tile waits on a successor for a run's length.
+#pragma once
+
+#include <type_traits>
+
+#include "cuda/compaction_launch.hpp"
+#include "cuda/kernels/block_scan.cuh"
+#include "cuda/kernels/look_back.cuh"
+
+namespace gpuscan::cuda {
+
+constexpr std::uint32_t kNoHead = 0xFFFFFFFFu;
+
+// Counts of kept elements: 32-bit within a tile, 64-bit in the chain.
+struct RowCount {
+  using T = std::uint32_t;
+  __device__ __forceinline__ static T identity() { return 0; }
+  __device__ __forceinline__ static T combine(T earlier, T later) { return earlier + later; }
+};
+struct KeptCount {
+  using T = std::uint64_t;
+  __device__ __forceinline__ static T identity() { return 0; }
+  __device__ __forceinline__ static T combine(T earlier, T later) { return earlier + later; }
+};
+// Run-length encoding: the count in the low word, the position of the last head (first
+// element of a run) in the high word, kNoHead if there is none; combining adds the counts
+// and keeps the later head. Counts and positions stay below 2^32 (max_elements).
+struct KeptRuns {
+  using T = std::uint64_t;
+  __device__ __forceinline__ static T identity() { return std::uint64_t{kNoHead} << 32; }
+  __device__ __forceinline__ static T combine(T earlier, T later) {
+    constexpr std::uint64_t high = 0xFFFFFFFF00000000ull;
+    const std::uint32_t count =
+        static_cast<std::uint32_t>(earlier) + static_cast<std::uint32_t>(later);
+    return ((later >> 32) != kNoHead ? later & high : earlier & high) | count;
+  }
+};
+
+template <Compaction kOp>
+constexpr bool kRuns = kOp == Compaction::run_length_encode;
+template <Compaction kOp>
+constexpr bool kNeighbours = kOp == Compaction::unique || kRuns<kOp>;
+// The tile value in the chain, and the value the block scans within a tile.
+template <Compaction kOp>
+using ChainMonoid = std::conditional_t<kRuns<kOp>, KeptRuns, KeptCount>;
+template <Compaction kOp>
+using LocalMonoid = std::conditional_t<kRuns<kOp>, KeptRuns, RowCount>;
+
+// The count a tile value or a local value stands for (the low word).
+__device__ __forceinline__ std::uint32_t local_count(std::uint64_t v) {
+  return static_cast<std::uint32_t>(v);
+}
+template <Compaction kOp>
+__device__ __forceinline__ std::uint64_t chain_count(std::uint64_t v) {
+  return kRuns<kOp> ? v & 0xFFFFFFFFu : v;
+}
+
+// Thread level: which elements of a vector are kept.
+template <class T>
+__device__ __forceinline__ bool satisfies(Predicate p, T x, T c) {
+  switch (p) {
+    case Predicate::lt:
+      return x < c;
+    case Predicate::le:
+      return x <= c;
+    case Predicate::gt:
+      return x > c;
+    case Predicate::ge:
+      return x >= c;
+    case Predicate::eq:
+      return x == c;
+    default:
+      return x != c;
+  }
+}
+
+// Bit e: whether flag g + e is nonzero, for the vector of elements from g (a multiple of the
+// vector's size, so whole-vector flags are 8- or 16-byte aligned).
+template <class T>
+__device__ __forceinline__ std::uint32_t flag_mask(const CompactArgs& a, std::uint64_t g) {
+  constexpr int size = Vector<T>::size;
+  std::uint32_t mask = 0;
+  const bool whole = g + size <= a.n && reinterpret_cast<std::uintptr_t>(a.flags) % 16 == 0;
+  if (a.flag_bytes == 4) {
+    const auto* f = static_cast<const std::uint32_t*>(a.flags) + g;
+    if (whole && size == 4) {
+      const uint4 w = __ldcs(reinterpret_cast<const uint4*>(f));
+      return (w.x != 0) | (w.y != 0) << 1 | (w.z != 0) << 2 | (w.w != 0) << 3;
+    }
+    if (whole && size == 2) {
+      const uint2 w = __ldcs(reinterpret_cast<const uint2*>(f));
+      return (w.x != 0) | (w.y != 0) << 1;
+    }
+#pragma unroll
+    for (int e = 0; e < size; ++e) {
+      if (g + e < a.n && f[e] != 0) mask |= 1u << e;
+    }
+    return mask;
+  }
+  const auto* f = static_cast<const unsigned long long*>(a.flags) + g;
+  if (whole) {
+#pragma unroll
+    for (int e = 0; e < size; e += 2) {
+      const ulonglong2 w = __ldcs(reinterpret_cast<const ulonglong2*>(f + e));
+      mask |= (w.x != 0) << e | (w.y != 0) << (e + 1);
+    }
+    return mask;
+  }
+#pragma unroll
+  for (int e = 0; e < size; ++e) {
+    if (g + e < a.n && f[e] != 0) mask |= 1u << e;
+  }
+  return mask;
+}
+
+// Which elements of this thread's rows of `tile` are kept (bit e of masks[k]: element e of
+// row k). Unique and run-length encoding compare each element with the one before: lane
+// l - 1's last of the same row, or for lane 0 the element before the row, read from memory
+// (pure input, so a fallback reads the same).
+template <class T, Compaction kOp, int VPT>
+__device__ __forceinline__ void keep_masks(const CompactArgs& a, std::uint32_t tile,
+                                           const Vector<T> (&rows)[VPT],
+                                           std::uint32_t (&masks)[VPT]) {
+  using Shape = TileShape<T, VPT>;
+  const T constant = from_bits<T>(a.constant_bits);
+  const std::uint64_t first = Shape::first(tile);
+#pragma unroll
+  for (int k = 0; k < VPT; ++k) {
+    const std::uint64_t g = first + Shape::row_offset(k);
+    std::uint32_t mask = 0;
+    if constexpr (kOp == Compaction::select_flagged) {
+      mask = flag_mask<T>(a, g);
+    } else if constexpr (kNeighbours<kOp>) {
+      T before = __shfl_up_sync(kFullMask, rows[k].last(), 1);
+      if (lane_id() == 0 && g != 0 && g <= a.n) before = static_cast<const T*>(a.in)[g - 1];
+#pragma unroll
+      for (int e = 0; e < Vector<T>::size; ++e) {
+        const T previous = e == 0 ? before : rows[k].x[e - 1];
+        if (g + e == 0 || rows[k].x[e] != previous) mask |= 1u << e;
+      }
+    } else {
+#pragma unroll
+      for (int e = 0; e < Vector<T>::size; ++e) {
+        if (satisfies(a.predicate, rows[k].x[e], constant)) mask |= 1u << e;
+      }
+    }
+    // Elements past n are never kept.
+    if (g + Vector<T>::size > a.n) {
+      mask &= g >= a.n ? 0u : (1u << (a.n - g)) - 1u;
+    }
+    masks[k] = mask;
+  }
+}
+
+// One row's local value: its count, and for run-length encoding the position of its last
+// head.
+template <class L, class T>
+__device__ __forceinline__ typename L::T row_value(std::uint32_t mask, std::uint64_t g) {
+  if constexpr (std::is_same_v<L, KeptRuns>) {
+    const std::uint64_t head =
+        mask == 0 ? kNoHead : static_cast<std::uint32_t>(g) + 31u - __clz(mask);
+    return head << 32 | static_cast<std::uint32_t>(__popc(mask));
+  } else {
+    return static_cast<std::uint32_t>(__popc(mask));
+  }
+}
+
+// Warp and block level: scans the rows' values in tile order (warp by warp, row by row, lane
+// by lane), leaving in offsets[k] the kept elements before row k within the warp's block,
+// and in partials set `set` the warps' inclusive values. Returns the tile's value, the same
+// in every thread. The owner and a fallback on the same tile both call it, so they get the
+// same bits (integer sums, and the last head, in any association).
+template <class L, class T, int VPT, int kSets>
+__device__ __forceinline__ typename L::T scan_kept(std::uint32_t tile,
+                                                   const std::uint32_t (&masks)[VPT],
+                                                   BlockPartials<typename L::T, kSets>& partials,
+                                                   int set, std::uint32_t (&offsets)[VPT]) {
+  using V = typename L::T;
+  using Shape = TileShape<T, VPT>;
+  V carry = L::identity();
+#pragma unroll
+  for (int k = 0; k < VPT; ++k) {
+    const V inclusive = warp_inclusive_scan<L>(
+        row_value<L, T>(masks[k], Shape::first(tile) + Shape::row_offset(k)));
+    offsets[k] = local_count(L::combine(carry, warp_shift_up<L>(inclusive)));
+    carry = L::combine(carry, warp_last(inclusive));
+  }
+  block_scan_totals<L, WholeBlock>(partials, set, carry);
+  return block_total<L, WholeBlock>(partials, set);
+}
+
+// A fallback's value of `target`: its input loaded and counted as its owner counts it.
+template <class T, Compaction kOp, int VPT, int kSets>
+__device__ __forceinline__ std::uint64_t recount_tile(
+    const CompactArgs& a, std::uint32_t target,
+    BlockPartials<typename LocalMonoid<kOp>::T, kSets>& partials, int set) {
+  Vector<T> rows[VPT];
+  load_tile<T, VPT>(static_cast<const T*>(a.in), a.n, target, T{}, rows);
+  std::uint32_t masks[VPT], unused[VPT];
+  keep_masks<T, kOp, VPT>(a, target, rows, masks);
+  return scan_kept<LocalMonoid<kOp>, T, VPT>(target, masks, partials, set, unused);
+}
+
+// Puts the owned tile's kept elements, compacted in tile order, at the start of `stage`
+// (run-length encoding: their positions in `positions`), so that they go out in coalesced
+// writes (CUB's select does the same); partition puts the rejected ones after them, in
+// tile order: the tile's stable partition. Needs no prefix, so it runs before the
+// look-back and the tile's registers are free for fallbacks.
+template <class T, Compaction kOp, int VPT>
+__device__ __forceinline__ void stage_kept(std::uint32_t tile, std::uint64_t n,
+                                           const Vector<T> (&rows)[VPT],
+                                           const std::uint32_t (&masks)[VPT],
+                                           const std::uint32_t (&offsets)[VPT],
+                                           std::uint32_t warp_before, std::uint32_t kept, T* stage,
+                                           std::uint32_t* positions) {
+  using Shape = TileShape<T, VPT>;
+  const std::uint64_t first = Shape::first(tile);
+#pragma unroll
+  for (int k = 0; k < VPT; ++k) {
+    std::uint32_t at = warp_before + offsets[k];
+    const std::uint32_t in_tile = Shape::row_offset(k);
+#pragma unroll
+    for (int e = 0; e < Vector<T>::size; ++e) {
+      if ((masks[k] >> e) & 1u) {
+        stage[at] = rows[k].x[e];
+        if constexpr (kRuns<kOp>) positions[at] = static_cast<std::uint32_t>(first + in_tile + e);
+        ++at;
+      } else if (kOp == Compaction::partition && first + in_tile + e < n) {
+        // Its place among the tile's rejected: its position less the kept ones before it.
+        stage[kept + in_tile + e - at] = rows[k].x[e];
+      }
+    }
+  }
+}
+
+// Writes the staged elements after the `before` kept ones of the tiles before; partition's
+// rejected go after the tiles' rejected before. Run-length encoding writes each head's run
+// value and the length of the run before it (the distance from the head before: in this
+// tile, or the last one before it, which `prefix` holds); the last tile also ends the last
+// run, at n.
+template <class T, Compaction kOp>
+__device__ __forceinline__ void write_staged(const CompactArgs& a, std::uint32_t tile,
+                                             std::uint32_t tile_elements, std::uint64_t prefix,
+                                             std::uint32_t kept, const T* stage,
+                                             const std::uint32_t* positions) {
+  T* out = static_cast<T*>(a.out);
+  const std::uint64_t before = chain_count<kOp>(prefix);
+  if constexpr (kRuns<kOp>) {
+    auto* lengths = static_cast<std::uint64_t*>(a.second);
+    const auto last_before = static_cast<std::uint32_t>(prefix >> 32);
+    for (std::uint32_t i = threadIdx.x; i < kept; i += blockDim.x) {
+      const std::uint64_t run = before + i;
+      out[run] = stage[i];
+      if (run == 0) continue;  // element 0
+      const std::uint32_t previous = i == 0 ? last_before : positions[i - 1];
+      lengths[run - 1] = positions[i] - previous;
+    }
+    if (tile == a.tile_count - 1 && threadIdx.x == 0) {
+      const std::uint32_t last = kept > 0 ? positions[kept - 1] : last_before;
+      lengths[before + kept - 1] = a.n - last;
+    }
+  } else {
+    for (std::uint32_t i = threadIdx.x; i < kept; i += blockDim.x) out[before + i] = stage[i];
+  }
+  if constexpr (kOp == Compaction::partition) {
+    const std::uint64_t tile_start = std::uint64_t{tile} * tile_elements;
+    const auto in_tile =
+        static_cast<std::uint32_t>(min(a.n - tile_start, std::uint64_t{tile_elements}));
+    T* rejected = static_cast<T*>(a.second) + (tile_start - before);
+    for (std::uint32_t i = kept + threadIdx.x; i < in_tile; i += blockDim.x) {
+      rejected[i - kept] = stage[i];
+    }
+  }
+}
+
+template <class L>
+struct CompactShared {
+  BlockPartials<typename L::T, 2> partials;  // set 0: the block's tile; set 1: a fallback's
+  std::uint32_t tile;
+  std::uint32_t verdict;  // kDone, or a tile to recount for a fallback
+  std::uint64_t prefix;   // the chain value before the tile, once kDone
+};
+constexpr int kCompactOwnSet = 0;
+constexpr int kCompactRecountSet = 1;
+
+// Bytes of dynamic shared memory a block stages its tile in.
+template <class T>
+constexpr std::size_t compact_stage_bytes(Compaction op, std::uint32_t block_size) {
+  const std::size_t elements = std::size_t{block_size} * kCompactRows * Vector<T>::size;
+  return elements * sizeof(T) + (op == Compaction::run_length_encode ? elements * 4 : 0);
+}
+
+template <class T, Compaction kOp, class S, bool kStats>
+__global__ void __launch_bounds__(kCompactBlockLimit)
+    compact_tiles(CompactArgs a, ChainArgs chain) {
+  using M = ChainMonoid<kOp>;
+  using L = LocalMonoid<kOp>;
+  constexpr int VPT = kCompactRows;
+  __shared__ CompactShared<L> shared;
+  extern __shared__ uint4 stage_words[];
+  T* stage = reinterpret_cast<T*>(stage_words);
+  const std::uint32_t tile_elements = TileShape<T, VPT>::elements();
+  auto* positions = reinterpret_cast<std::uint32_t*>(stage + tile_elements);
+  const T* in = static_cast<const T*>(a.in);
+  const bool looks_back = warp_id() == 0;
+  // As per_tile_scan.cuh: in dispatch order the tile's loads go out first, the turn and the
+  // window before the tile after them; from the counter the turn comes first.
+  LookBack<M, S, kStats> look{chain, {}};
+  Turn turn{0, 0, 0};
+  std::uint32_t tile = blockIdx.x;
+  Vector<T> rows[VPT];
+  typename S::Word window{};  // NOT_READY
+  if (chain.dispatch_order) {
+    load_tile<T, VPT>(in, a.n, tile, T{}, rows);
+    if (looks_back) {
+      turn = take_turn(chain);
+      if (tile != 0) window = look.spine().read_window(tile - 1, 0);
+    }
+  } else {
+    if (looks_back) turn = take_turn(chain);
+    if (threadIdx.x == 0) {
+      shared.tile = atomicAdd(&chain.state->control[turn.half].tile_counter, 1u);
+    }
+    __syncthreads();
+    tile = shared.tile;
+    if (looks_back && tile != 0) window = look.spine().read_window(tile - 1, 0);
+    load_tile<T, VPT>(in, a.n, tile, T{}, rows);
+  }
+  if (looks_back) clear_for_next_run(chain, turn);
+
+  std::uint32_t masks[VPT], offsets[VPT];
+  keep_masks<T, kOp, VPT>(a, tile, rows, masks);
+  const typename L::T local =
+      scan_kept<L, T, VPT>(tile, masks, shared.partials, kCompactOwnSet, offsets);
+  const std::uint32_t kept = local_count(local);
+  const std::uint64_t aggregate = local;  // KeptCount: the count; KeptRuns: as it is
+  stage_kept<T, kOp, VPT>(tile, a.n, rows, masks, offsets,
+                          local_count(warp_prefix<L>(shared.partials, kCompactOwnSet)), kept, stage,
+                          positions);
+
+  std::uint32_t cursor = tile - 1;
+  std::uint64_t prefix = M::identity();
+  bool done = tile == 0;
+  EarlyWindow<std::uint64_t> early{kNoTile, M::identity()};
+  const auto look_on = [&] {
+    if (!done) done = look.walk(tile, cursor, prefix, early);
+    if (done && tile != 0)
+      look.spine().post(tile, GS_STATE_INCLUSIVE, M::combine(prefix, aggregate));
+    if (lane_id() == 0) {
+      shared.verdict = done ? kDone : cursor;
+      shared.prefix = prefix;
+    }
+  };
+  if (looks_back) {
+    post_aggregate(look.spine(), chain, tile, aggregate);
+    if (tile != 0) early = look.note_early_window(tile, window);
+    look_on();
+  }
+  __syncthreads();
+  for (;;) {
+    const std::uint32_t target = shared.verdict;
+    if (target == kDone) break;
+    // recount_tile's barriers keep the look-back warp from writing the next verdict before
+    // every warp has read this one.
+    const std::uint64_t recount =
+        recount_tile<T, kOp, VPT>(a, target, shared.partials, kCompactRecountSet);
+    if (looks_back) {
+      done = look.insert(cursor, prefix, recount);
+      look_on();
+    }
+    __syncthreads();
+  }
+  if constexpr (kStats) {
+    if (looks_back && lane_id() == 0) look.add_counts();
+  }
+  if (looks_back) hand_on_turn(chain, turn.place, std::uint64_t{a.tile_count} * kCompactSpineWords);
+  const std::uint64_t before = shared.prefix;
+  if (tile == a.tile_count - 1 && threadIdx.x == 0) *a.count = chain_count<kOp>(before) + kept;
+  write_staged<T, kOp>(a, tile, tile_elements, before, kept, stage, positions);
+}
+
+}  // namespace gpuscan::cuda
