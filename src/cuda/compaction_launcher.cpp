@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/reference.hpp"
+#include "cuda/policy.hpp"
 #include "cuda/scan_launcher.hpp"
 
 namespace gpuscan::cuda {
@@ -15,7 +16,8 @@ CompactionLauncher::CompactionLauncher(const CompactSpec& spec, const detail::Sc
     throw UsageError("the CUDA compaction kernels take " + std::to_string(kCompactRows) +
                      " vectors (16 bytes each) per thread");
   }
-  if (options.workgroup_size != 0) block_size_ = options.workgroup_size;
+  block_size_ =
+      options.workgroup_size != 0 ? options.workgroup_size : compaction_block_size(spec.compaction);
   if (block_size_ % 32 != 0 || block_size_ < 64 || block_size_ > kCompactBlockLimit) {
     throw UsageError("CUDA compaction blocks must be a multiple of 32 in [64, " +
                      std::to_string(kCompactBlockLimit) + "], not " + std::to_string(block_size_));

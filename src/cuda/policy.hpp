@@ -3,12 +3,17 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "core/policy.hpp"
+#include "gpuscan/compactor.hpp"
 
 namespace gpuscan::cuda {
 
 // The row for a device of compute capability `major`.`minor`.
 const detail::ScanPolicy& policy_for(int major, int minor, std::size_t element_bytes);
+
+// Threads per block of the compaction kernels (DESIGN 3e) for one operation.
+std::uint32_t compaction_block_size(Compaction compaction);
 
 }  // namespace gpuscan::cuda
