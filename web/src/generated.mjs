@@ -27,7 +27,9 @@ export const GS = Object.freeze({
   GS_BINDING_SPINE_WORDS: 4,
   GS_BINDING_SPINE_VALUES: 5,
   GS_BINDING_CONTROL: 6,
-  GS_BINDING_COUNT: 7,
+  GS_BINDING_SEGMENT_STARTS: 7,
+  GS_MAX_TILE_ELEMENTS: 32768,
+  GS_BINDING_COUNT: 8,
   GS_CONTROL_TILE_COUNTER: 0,
   GS_CONTROL_LOOKBACK_ABANDONED: 1,
   GS_CONTROL_SPINS: 2,
@@ -51,7 +53,8 @@ export const GS = Object.freeze({
   GS_SPEC_DISPATCH_ORDER: 10,
   GS_SPEC_ELEMENT_OFFSETS: 11,
   GS_SPEC_ROWS: 12,
-  GS_SPEC_COUNT: 13,
+  GS_SPEC_SEGMENTS: 13,
+  GS_SPEC_COUNT: 14,
   GS_RTS_REDUCE: 0,
   GS_RTS_SPINE: 1,
   GS_RTS_SCAN: 2,
@@ -67,7 +70,7 @@ export const GS = Object.freeze({
 });
 
 // The same constants as WGSL declarations, prepended to every kernel.
-export const INTERFACE_WGSL = "const GS_DTYPE_U32: u32 = 0u;\nconst GS_DTYPE_I32: u32 = 1u;\nconst GS_DTYPE_F32: u32 = 2u;\nconst GS_DTYPE_U64: u32 = 3u;\nconst GS_DTYPE_I64: u32 = 4u;\nconst GS_DTYPE_F64: u32 = 5u;\nconst GS_OP_ADD: u32 = 0u;\nconst GS_OP_MUL: u32 = 1u;\nconst GS_OP_MIN: u32 = 2u;\nconst GS_OP_MAX: u32 = 3u;\nconst GS_OP_BIT_AND: u32 = 4u;\nconst GS_OP_BIT_OR: u32 = 5u;\nconst GS_OP_BIT_XOR: u32 = 6u;\nconst GS_VECTOR_BYTES: u32 = 16u;\nconst GS_KIND_INCLUSIVE: u32 = 0u;\nconst GS_KIND_EXCLUSIVE: u32 = 1u;\nconst GS_KIND_REDUCE: u32 = 2u;\nconst GS_BINDING_INPUT_VECTORS: u32 = 0u;\nconst GS_BINDING_INPUT_SCALARS: u32 = 1u;\nconst GS_BINDING_OUTPUT_VECTORS: u32 = 2u;\nconst GS_BINDING_OUTPUT_SCALARS: u32 = 3u;\nconst GS_BINDING_SPINE_WORDS: u32 = 4u;\nconst GS_BINDING_SPINE_VALUES: u32 = 5u;\nconst GS_BINDING_CONTROL: u32 = 6u;\nconst GS_BINDING_COUNT: u32 = 7u;\nconst GS_CONTROL_TILE_COUNTER: u32 = 0u;\nconst GS_CONTROL_LOOKBACK_ABANDONED: u32 = 1u;\nconst GS_CONTROL_SPINS: u32 = 2u;\nconst GS_CONTROL_LOOKBACK_STEPS: u32 = 3u;\nconst GS_CONTROL_FALLBACKS: u32 = 4u;\nconst GS_CONTROL_INSERTIONS: u32 = 5u;\nconst GS_CONTROL_STARVED: u32 = 6u;\nconst GS_CONTROL_RUN_WORDS: u32 = 7u;\nconst GS_CONTROL_VALIDATION_ERRORS: u32 = 7u;\nconst GS_CONTROL_WORDS: u32 = 8u;\nconst GS_SPEC_WORKGROUP_SIZE: u32 = 0u;\nconst GS_SPEC_VECTORS_PER_THREAD: u32 = 1u;\nconst GS_SPEC_SUBGROUP_SIZE: u32 = 2u;\nconst GS_SPEC_OP: u32 = 3u;\nconst GS_SPEC_KIND: u32 = 4u;\nconst GS_SPEC_FALLBACK: u32 = 5u;\nconst GS_SPEC_MAX_SPINS: u32 = 6u;\nconst GS_SPEC_PHASE: u32 = 7u;\nconst GS_SPEC_STATISTICS: u32 = 8u;\nconst GS_SPEC_LOOKBACK_DEPTH: u32 = 9u;\nconst GS_SPEC_DISPATCH_ORDER: u32 = 10u;\nconst GS_SPEC_ELEMENT_OFFSETS: u32 = 11u;\nconst GS_SPEC_ROWS: u32 = 12u;\nconst GS_SPEC_COUNT: u32 = 13u;\nconst GS_RTS_REDUCE: u32 = 0u;\nconst GS_RTS_SPINE: u32 = 1u;\nconst GS_RTS_SCAN: u32 = 2u;\nconst GS_VALIDATE_COPY: u32 = 0u;\nconst GS_VALIDATE_SCAN: u32 = 1u;\nconst GS_NO_BLOCKING: u32 = 4294967295u;\nconst GS_STATE_NOT_READY: u32 = 0u;\nconst GS_STATE_READY: u32 = 1073741824u;\nconst GS_STATE_INCLUSIVE: u32 = 2147483648u;\nconst GS_STATE_MASK: u32 = 3221225472u;\nconst GS_PIECE_BITS: u32 = 16u;\nconst GS_PIECE_MASK: u32 = 65535u;\n";
+export const INTERFACE_WGSL = "const GS_DTYPE_U32: u32 = 0u;\nconst GS_DTYPE_I32: u32 = 1u;\nconst GS_DTYPE_F32: u32 = 2u;\nconst GS_DTYPE_U64: u32 = 3u;\nconst GS_DTYPE_I64: u32 = 4u;\nconst GS_DTYPE_F64: u32 = 5u;\nconst GS_OP_ADD: u32 = 0u;\nconst GS_OP_MUL: u32 = 1u;\nconst GS_OP_MIN: u32 = 2u;\nconst GS_OP_MAX: u32 = 3u;\nconst GS_OP_BIT_AND: u32 = 4u;\nconst GS_OP_BIT_OR: u32 = 5u;\nconst GS_OP_BIT_XOR: u32 = 6u;\nconst GS_VECTOR_BYTES: u32 = 16u;\nconst GS_KIND_INCLUSIVE: u32 = 0u;\nconst GS_KIND_EXCLUSIVE: u32 = 1u;\nconst GS_KIND_REDUCE: u32 = 2u;\nconst GS_BINDING_INPUT_VECTORS: u32 = 0u;\nconst GS_BINDING_INPUT_SCALARS: u32 = 1u;\nconst GS_BINDING_OUTPUT_VECTORS: u32 = 2u;\nconst GS_BINDING_OUTPUT_SCALARS: u32 = 3u;\nconst GS_BINDING_SPINE_WORDS: u32 = 4u;\nconst GS_BINDING_SPINE_VALUES: u32 = 5u;\nconst GS_BINDING_CONTROL: u32 = 6u;\nconst GS_BINDING_SEGMENT_STARTS: u32 = 7u;\nconst GS_MAX_TILE_ELEMENTS: u32 = 32768u;\nconst GS_BINDING_COUNT: u32 = 8u;\nconst GS_CONTROL_TILE_COUNTER: u32 = 0u;\nconst GS_CONTROL_LOOKBACK_ABANDONED: u32 = 1u;\nconst GS_CONTROL_SPINS: u32 = 2u;\nconst GS_CONTROL_LOOKBACK_STEPS: u32 = 3u;\nconst GS_CONTROL_FALLBACKS: u32 = 4u;\nconst GS_CONTROL_INSERTIONS: u32 = 5u;\nconst GS_CONTROL_STARVED: u32 = 6u;\nconst GS_CONTROL_RUN_WORDS: u32 = 7u;\nconst GS_CONTROL_VALIDATION_ERRORS: u32 = 7u;\nconst GS_CONTROL_WORDS: u32 = 8u;\nconst GS_SPEC_WORKGROUP_SIZE: u32 = 0u;\nconst GS_SPEC_VECTORS_PER_THREAD: u32 = 1u;\nconst GS_SPEC_SUBGROUP_SIZE: u32 = 2u;\nconst GS_SPEC_OP: u32 = 3u;\nconst GS_SPEC_KIND: u32 = 4u;\nconst GS_SPEC_FALLBACK: u32 = 5u;\nconst GS_SPEC_MAX_SPINS: u32 = 6u;\nconst GS_SPEC_PHASE: u32 = 7u;\nconst GS_SPEC_STATISTICS: u32 = 8u;\nconst GS_SPEC_LOOKBACK_DEPTH: u32 = 9u;\nconst GS_SPEC_DISPATCH_ORDER: u32 = 10u;\nconst GS_SPEC_ELEMENT_OFFSETS: u32 = 11u;\nconst GS_SPEC_ROWS: u32 = 12u;\nconst GS_SPEC_SEGMENTS: u32 = 13u;\nconst GS_SPEC_COUNT: u32 = 14u;\nconst GS_RTS_REDUCE: u32 = 0u;\nconst GS_RTS_SPINE: u32 = 1u;\nconst GS_RTS_SCAN: u32 = 2u;\nconst GS_VALIDATE_COPY: u32 = 0u;\nconst GS_VALIDATE_SCAN: u32 = 1u;\nconst GS_NO_BLOCKING: u32 = 4294967295u;\nconst GS_STATE_NOT_READY: u32 = 0u;\nconst GS_STATE_READY: u32 = 1073741824u;\nconst GS_STATE_INCLUSIVE: u32 = 2147483648u;\nconst GS_STATE_MASK: u32 = 3221225472u;\nconst GS_PIECE_BITS: u32 = 16u;\nconst GS_PIECE_MASK: u32 = 65535u;\n";
 
 // Each kernel with its imports joined in.
 export const KERNELS = Object.freeze({
