@@ -60,7 +60,9 @@ RunResult VulkanScanner::run_rows(const detail::BufferImpl& in, std::size_t in_o
     if (!segment_starts_ || segment_starts_->allocated() < bytes) {
       segment_starts_ = std::make_unique<VulkanBuffer>(context_, bytes);
     }
-    upload(context_, *segment_starts_, std::as_bytes(rows.segment_starts));
+    if (!rows.segment_starts.empty()) {
+      upload(context_, *segment_starts_, std::as_bytes(rows.segment_starts));
+    }
     RowLayout layout{static_cast<std::uint32_t>(rows.segment_starts.size()), 0, rows.lead, 0, true};
     if (spec_.kind == Kind::reduce) {
       layout.first_row = static_cast<std::uint32_t>(out_offset);

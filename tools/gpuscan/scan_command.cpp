@@ -29,10 +29,10 @@ std::vector<std::int64_t> read_segment_offsets(const std::string& path, const Np
                      std::string(to_string(file.dtype)) +
                      (file.shape.size() == 1 ? "" : " with 2 dimensions"));
   }
+  const std::string where = "--segments: '" + path + "' ";
+  if (file.size() == 0) throw UsageError(where + "is empty (it needs S + 1 offsets, at least 0)");
   std::vector<std::int64_t> offsets(file.size());
   std::memcpy(offsets.data(), file.data.data(), file.data.size());
-  const std::string where = "--segments: '" + path + "' ";
-  if (offsets.empty()) throw UsageError(where + "is empty (it needs S + 1 offsets, at least 0)");
   if (offsets.front() != 0) {
     throw UsageError(where + "starts at " + std::to_string(offsets.front()) + ", not 0");
   }
