@@ -59,6 +59,12 @@ Scanner make_scanner(Device& device, const ScanSpec& spec, const Options& option
 // or sharing them; runs of one Scanner take turns (each holds the Scanner's buffers from
 // its start to its end), runs of different Scanners are submitted in turn to the device's
 // one queue.
+namespace detail {
+// The element count of CSR segment offsets (Scanner::run_segments), or a UsageError where
+// they are not S + 1 values from 0, not decreasing.
+std::size_t checked_segment_offsets(std::span<const std::int64_t> offsets);
+}  // namespace detail
+
 class Scanner {
  public:
   Scanner(Device& device, ScanSpec spec, Tuning tuning = {});

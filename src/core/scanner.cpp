@@ -133,10 +133,7 @@ RunResult Scanner::run_rows(const Buffer& in, Buffer& out, std::size_t rows, std
   return total;
 }
 
-namespace {
-
-// The CSR offsets' element count, once they are known to be well formed.
-std::size_t checked_offsets(std::span<const std::int64_t> offsets) {
+std::size_t detail::checked_segment_offsets(std::span<const std::int64_t> offsets) {
   if (offsets.empty()) {
     throw UsageError("segment offsets hold at least one value (0, for no segments)");
   }
@@ -153,12 +150,10 @@ std::size_t checked_offsets(std::span<const std::int64_t> offsets) {
   return static_cast<std::size_t>(offsets.back());
 }
 
-}  // namespace
-
 RunResult Scanner::run_segments(const Buffer& in, Buffer& out,
                                 std::span<const std::int64_t> offsets, std::optional<Value> init) {
   const Value start = checked_init(init);
-  const std::size_t n = checked_offsets(offsets);
+  const std::size_t n = detail::checked_segment_offsets(offsets);
   const std::size_t segments = offsets.size() - 1;
   check_buffers(in, out, n, spec_.kind == Kind::reduce ? segments : n);
   if (spec_.algorithm == Algorithm::rts) {

@@ -33,15 +33,10 @@ std::vector<std::int64_t> read_segment_offsets(const std::string& path, const Np
   if (file.size() == 0) throw UsageError(where + "is empty (it needs S + 1 offsets, at least 0)");
   std::vector<std::int64_t> offsets(file.size());
   std::memcpy(offsets.data(), file.data.data(), file.data.size());
-  if (offsets.front() != 0) {
-    throw UsageError(where + "starts at " + std::to_string(offsets.front()) + ", not 0");
-  }
-  for (std::size_t s = 1; s < offsets.size(); ++s) {
-    if (offsets[s] < offsets[s - 1]) {
-      throw UsageError(where + "decreases at index " + std::to_string(s) + " (" +
-                       std::to_string(offsets[s - 1]) + " then " + std::to_string(offsets[s]) +
-                       ")");
-    }
+  try {
+    detail::checked_segment_offsets(offsets);
+  } catch (const UsageError& e) {
+    throw UsageError("--segments: '" + path + "': " + e.what());
   }
   if (static_cast<std::uint64_t>(offsets.back()) != input.size()) {
     throw UsageError(where + "ends at " + std::to_string(offsets.back()) + ", but the input has " +
