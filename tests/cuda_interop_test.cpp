@@ -5,9 +5,13 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -268,6 +272,168 @@ TEST_F(CudaInteropTest, RefusesWhatItCannotDo) {
   std::uint32_t got = 0;
   CUDA_OK(cudaMemcpy(&got, out.p, 4, cudaMemcpyDeviceToHost));
   EXPECT_EQ(got, 42u);
+}
+
+// CSR offsets with segment lengths drawn from `lengths` (0 for empty segments) up to n.
+std::vector<std::int64_t> random_offsets(std::uint64_t seed, std::int64_t n,
+                                         const std::vector<std::int64_t>& lengths) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::int64_t> offsets{0};
+  while (offsets.back() < n) {
+    offsets.push_back(std::min(n, offsets.back() + lengths[rng() % lengths.size()]));
+  }
+  return offsets;
+}
+
+// enqueue_segments of random input over `offsets` (device memory), checked element by
+// element against the reference, the output poisoned first.
+void expect_segments(const ScanSpec& spec, const std::vector<std::int64_t>& offsets,
+                     std::optional<Value> init, const std::string& what) {
+  const cuda::Plan plan(spec);
+  const auto n = static_cast<std::size_t>(offsets.back());
+  const std::size_t segments = offsets.size() - 1;
+  const std::size_t element = size_of(spec.dtype);
+  const std::size_t out_n = spec.kind == Kind::reduce ? segments : n;
+  const std::vector<std::byte> input = reference::random_input(spec.dtype, spec.op, n, next_seed());
+  const std::size_t bytes = plan.workspace_bytes(n);
+  Memory in(n * element), out(out_n * element), d_offsets(offsets.size() * 8), workspace(bytes);
+  CUDA_OK(cudaMemset(workspace.p, 0, bytes));
+  CUDA_OK(cudaMemcpy(in.p, input.data(), input.size(), cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(d_offsets.p, offsets.data(), offsets.size() * 8, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemset(out.p, 0xAB, out_n * element));
+  plan.enqueue_segments(in.p, out.p, n, static_cast<const std::int64_t*>(d_offsets.p), segments,
+                        nullptr, workspace.p, bytes, init);
+  CUDA_OK(cudaDeviceSynchronize());
+  std::vector<std::byte> got(out_n * element);
+  CUDA_OK(cudaMemcpy(got.data(), out.p, got.size(), cudaMemcpyDeviceToHost));
+  reference::visit(spec.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const auto wrong = reference::first_mismatch_segments<T>(
+        spec.op, spec.kind, std::span(reinterpret_cast<const T*>(input.data()), n), offsets,
+        init ? std::optional<T>(init->as<T>()) : std::nullopt,
+        std::span(reinterpret_cast<const T*>(got.data()), out_n));
+    EXPECT_FALSE(wrong) << what << ": first wrong output " << wrong.value_or(0) << " of " << out_n
+                        << " (" << segments << " segments of " << n << " elements)";
+  });
+}
+
+TEST_F(CudaInteropTest, SegmentsFromDeviceOffsets) {
+  const std::vector<std::int64_t> mixed{0, 1, 5, 31, 300, 4095, 4097, 70000};
+  for (const Kind kind : {Kind::inclusive, Kind::exclusive, Kind::reduce}) {
+    for (const ScanSpec spec :
+         {ScanSpec{DType::u32, Op::add, kind}, ScanSpec{DType::f32, Op::add, kind},
+          ScanSpec{DType::i64, Op::max, kind}}) {
+      const std::uint64_t seed = next_seed();
+      const std::string what =
+          std::string(to_string(spec.dtype)) + " " + std::string(to_string(spec.op)) + " " +
+          std::string(to_string(kind)) + " offsets seed=" + std::to_string(seed);
+      expect_segments(spec, random_offsets(seed, 1000003, mixed), std::nullopt, what);
+      expect_segments(spec, random_offsets(seed + 1, 20011, {0, 0, 1, 2, 7}), std::nullopt,
+                      what + " (short and empty)");
+    }
+  }
+  const ScanSpec sum{DType::u32, Op::add, Kind::inclusive};
+  expect_segments(sum, {0, 123457}, std::nullopt, "one segment");
+  expect_segments(sum, {0, 0, 0, 5000, 5000, 9001, 9001, 9001}, Value::of(std::uint32_t{7}),
+                  "empty segments first, inside and last, init 7");
+  expect_segments({DType::u32, Op::add, Kind::reduce}, {0, 0, 0, 0}, Value::of(std::uint32_t{9}),
+                  "three empty segments: each reduces to init");
+  expect_segments({DType::i64, Op::add, Kind::reduce}, random_offsets(next_seed(), 300007, mixed),
+                  Value::of(std::int64_t{-3}), "i64 reduce, init -3");
+}
+
+TEST_F(CudaInteropTest, SegmentRefusals) {
+  const cuda::Plan plan({DType::u32, Op::add, Kind::inclusive});
+  const std::size_t n = 4096;
+  const std::size_t bytes = plan.workspace_bytes(n);
+  Memory workspace(bytes), in(n * 4), out(n * 4), offsets(64);
+  CUDA_OK(cudaMemset(workspace.p, 0, bytes));
+  const std::int64_t two[] = {0, 100, static_cast<std::int64_t>(n)};
+  CUDA_OK(cudaMemcpy(offsets.p, two, sizeof two, cudaMemcpyHostToDevice));
+  const auto* d_offsets = static_cast<const std::int64_t*>(offsets.p);
+  EXPECT_THROW(plan.enqueue_segments(in.p, out.p, n, nullptr, 2, nullptr, workspace.p, bytes),
+               UsageError);
+  EXPECT_THROW(plan.enqueue_segments(in.p, out.p, n,
+                                     reinterpret_cast<const std::int64_t*>(
+                                         static_cast<const std::byte*>(offsets.p) + 4),
+                                     2, nullptr, workspace.p, bytes),
+               UsageError);  // misaligned offsets
+  EXPECT_THROW(plan.enqueue_segments(in.p, out.p, n, d_offsets, 0, nullptr, workspace.p, bytes),
+               UsageError);  // n elements in no segment
+  EXPECT_THROW(plan.enqueue_segments(in.p, out.p, std::uint64_t{1} << 32, d_offsets, 2, nullptr,
+                                     workspace.p, bytes),
+               UsageError);
+  EXPECT_THROW(plan.enqueue_segments(in.p, in.p, n, d_offsets, 2, nullptr, workspace.p, bytes),
+               UsageError);  // in place
+  EXPECT_THROW(cuda::Plan({DType::u32, Op::add, Kind::inclusive, Algorithm::rts})
+                   .enqueue_segments(in.p, out.p, n, d_offsets, 2, nullptr, workspace.p, bytes),
+               UsageError);
+  CUDA_OK(cudaDeviceSynchronize());  // the checks that did launch found the offsets valid
+}
+
+// The child of InvalidDeviceOffsetsStopTheRunLoudly: a segmented scan on offsets that
+// decrease, then the stream's synchronisation, whose error becomes the exit status.
+[[noreturn]] void scan_bad_offsets_and_exit() {
+  const cuda::Plan plan({DType::u32, Op::add, Kind::inclusive});
+  const std::size_t n = 20;
+  const std::int64_t bad[] = {0, 10, 5, 20};  // decreasing at index 2
+  void *in = nullptr, *out = nullptr, *offsets = nullptr, *workspace = nullptr;
+  const std::size_t bytes = plan.workspace_bytes(n);
+  cudaMalloc(&in, n * 4);
+  cudaMalloc(&out, n * 4);
+  cudaMalloc(&offsets, sizeof bad);
+  cudaMalloc(&workspace, bytes);
+  cudaMemset(workspace, 0, bytes);
+  cudaMemset(in, 0, n * 4);
+  cudaMemcpy(offsets, bad, sizeof bad, cudaMemcpyHostToDevice);
+  plan.enqueue_segments(in, out, n, static_cast<const std::int64_t*>(offsets), 3, nullptr,
+                        workspace, bytes);
+  const cudaError_t status = cudaDeviceSynchronize();
+  std::fprintf(stderr, "synchronised: %s\n", cudaGetErrorName(status));
+  std::exit(status == cudaSuccess ? 0 : 3);
+}
+
+// Offsets that are not CSR stop the run on the device (a trap), which loses the CUDA
+// context: in a child process of its own, so the other tests keep theirs.
+TEST_F(CudaInteropTest, InvalidDeviceOffsetsStopTheRunLoudly) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(scan_bad_offsets_and_exit(), ::testing::ExitedWithCode(3), "synchronised: cuda");
+}
+
+TEST_F(CudaInteropTest, TheCAbiScansSegmentsOnTheCallersStream) {
+  gpuscan_device device = nullptr;
+  ASSERT_EQ(gpuscan_device_open_cuda(0, &device), GPUSCAN_OK) << gpuscan_last_error();
+  const std::vector<std::int64_t> offsets =
+      random_offsets(next_seed(), 77777, {0, 1, 33, 1000, 5000});
+  const auto n = static_cast<std::size_t>(offsets.back());
+  const std::size_t segments = offsets.size() - 1;
+  const std::vector<std::byte> input = reference::random_input(DType::u32, Op::add, n, next_seed());
+  Memory in(n * 4), out(segments * 4), d_offsets(offsets.size() * 8);
+  CUDA_OK(cudaMemcpy(in.p, input.data(), input.size(), cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(d_offsets.p, offsets.data(), offsets.size() * 8, cudaMemcpyHostToDevice));
+  cudaStream_t stream = nullptr;
+  CUDA_OK(cudaStreamCreate(&stream));
+  const std::uint32_t init = 1;
+  EXPECT_EQ(gpuscan_cuda_scan_segments(device, GPUSCAN_U32, GPUSCAN_ADD, GPUSCAN_REDUCE, in.p,
+                                       out.p, n, static_cast<const std::int64_t*>(d_offsets.p),
+                                       segments, &init, stream),
+            GPUSCAN_OK)
+      << gpuscan_last_error();
+  CUDA_OK(cudaStreamSynchronize(stream));
+  std::vector<std::uint32_t> got(segments);
+  CUDA_OK(cudaMemcpy(got.data(), out.p, segments * 4, cudaMemcpyDeviceToHost));
+  const std::span x(reinterpret_cast<const std::uint32_t*>(input.data()), n);
+  for (std::size_t s = 0; s < segments; ++s) {
+    std::uint32_t want = init;
+    for (auto i = offsets[s]; i < offsets[s + 1]; ++i) want += x[static_cast<std::size_t>(i)];
+    ASSERT_EQ(got[s], want) << "segment " << s << " of " << segments;
+  }
+  EXPECT_EQ(gpuscan_cuda_scan_segments(device, GPUSCAN_U32, GPUSCAN_ADD, GPUSCAN_REDUCE, in.p,
+                                       out.p, n, nullptr, segments, &init, stream),
+            GPUSCAN_USAGE_ERROR);
+  EXPECT_NE(std::string(gpuscan_last_error()).find("d_offsets"), std::string::npos);
+  cudaStreamDestroy(stream);
+  gpuscan_device_close(device);
 }
 
 TEST_F(CudaInteropTest, TheCAbiScansOnTheCallersStream) {

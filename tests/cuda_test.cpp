@@ -209,6 +209,16 @@ TEST_F(CudaTest, RefusesWhatItCannotDo) {
   wide.workgroup_size = 1024;
   EXPECT_THROW(make(Algorithm::csdldf, wide), UsageError);
   EXPECT_THROW(make(Algorithm::rts, wide), UsageError);  // 8 rows: 512 threads
+  // Batched and segmented kernels exist for 4 rows a thread only; other shapes still scan
+  // flat.
+  Options six;
+  six.vectors_per_thread = 6;
+  Scanner scanner = make_scanner(device(), {DType::u32, Op::add, Kind::inclusive}, six);
+  Buffer in = device().allocate(4096 * 4), out = device().allocate(4096 * 4);
+  EXPECT_THROW(scanner.run_rows(in, out, 4, 1024), UsageError);
+  const std::int64_t offsets[] = {0, 100, 4096};
+  EXPECT_THROW(scanner.run_segments(in, out, offsets), UsageError);
+  EXPECT_NO_THROW(scanner.run(in, out, 4096));
 }
 
 // 64-bit offsets: 2^32 + 4101 elements (17 GB in, 17 GB out), checked on the host.

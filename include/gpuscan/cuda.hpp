@@ -62,6 +62,20 @@ class Plan {
   void enqueue_rows(const void* d_in, void* d_out, std::uint64_t rows, std::uint64_t row_length,
                     cudaStream_t stream, void* workspace, std::size_t workspace_bytes,
                     std::optional<Value> init = {}) const;
+  // A segmented scan (DESIGN 3f, CSR offsets): segment s is elements [d_offsets[s],
+  // d_offsets[s + 1]) of the n at d_in, each segment scanned on its own in one pass; init
+  // applies at each segment's start. d_offsets: `segments` + 1 int64 values in device memory,
+  // 0 first, n last, not decreasing (empty segments allowed), read when the run executes.
+  // For Kind::reduce, d_out receives one element per segment (init for an empty one).
+  // n and segments below 2^32; workspace_bytes(n) suffices. The offsets are checked on the
+  // device before the scan reads them: invalid ones stop the run with a device-side trap
+  // (the device prints the first bad index; the stream's next synchronisation returns an
+  // error, and the CUDA context is lost, as with a failed device assert) rather than
+  // giving wrong values.
+  void enqueue_segments(const void* d_in, void* d_out, std::uint64_t n,
+                        const std::int64_t* d_offsets, std::uint64_t segments, cudaStream_t stream,
+                        void* workspace, std::size_t workspace_bytes,
+                        std::optional<Value> init = {}) const;
   // The same with init read on the device, when the run starts, from d_init (one element).
   void enqueue(const void* d_in, void* d_out, std::uint64_t n, cudaStream_t stream, void* workspace,
                std::size_t workspace_bytes, const void* d_init) const;

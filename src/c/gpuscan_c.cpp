@@ -232,10 +232,17 @@ gpuscan_status gpuscan_scan_segments_host(gpuscan_device device, gpuscan_dtype d
 
 namespace {
 
-// gpuscan_cuda_scan and gpuscan_cuda_scan_rows: n elements in `rows` rows (1: one scan).
+// How gpuscan_cuda_scan, _rows and _segments divide their n elements: `rows` rows (1: one
+// scan), or with d_offsets `segments` CSR segments.
+struct Layout {
+  uint64_t rows = 1;
+  const int64_t* d_offsets = nullptr;
+  uint64_t segments = 0;
+};
+
 gpuscan_status cuda_scan(const char* caller, gpuscan_device device, gpuscan_dtype dtype,
                          gpuscan_op op, gpuscan_kind kind, const void* d_in, void* d_out,
-                         uint64_t n, uint64_t rows, const void* init, void* stream) {
+                         uint64_t n, const Layout& layout, const void* init, void* stream) {
   return guarded([&] {
     check_device(device);
     const gpuscan::ScanSpec spec{dtype_of(dtype), op_of(op), kind_of(kind),
@@ -245,11 +252,11 @@ gpuscan_status cuda_scan(const char* caller, gpuscan_device device, gpuscan_dtyp
       throw gpuscan::UsageError(std::string(caller) + " needs a CUDA device; " + device->name +
                                 " is a Vulkan device (open it with GPUSCAN_BACKEND_CUDA)");
     }
-    gpuscan::cuda::internal::scan_on_device(device->cuda_ordinal, spec, d_in, d_out, n,
-                                            static_cast<cudaStream_t>(stream),
-                                            init_value(spec.dtype, init), rows);
+    gpuscan::cuda::internal::scan_on_device(
+        device->cuda_ordinal, spec, d_in, d_out, n, static_cast<cudaStream_t>(stream),
+        init_value(spec.dtype, init), {layout.rows, layout.d_offsets, layout.segments});
 #else
-    (void)caller, (void)spec, (void)d_in, (void)d_out, (void)n, (void)rows, (void)init,
+    (void)caller, (void)spec, (void)d_in, (void)d_out, (void)n, (void)layout, (void)init,
         (void)stream;
     throw gpuscan::DeviceError("this build of gpuscan has no CUDA backend");
 #endif
@@ -263,7 +270,7 @@ extern "C" {
 gpuscan_status gpuscan_cuda_scan(gpuscan_device device, gpuscan_dtype dtype, gpuscan_op op,
                                  gpuscan_kind kind, const void* d_in, void* d_out, uint64_t n,
                                  const void* init, void* stream) {
-  return cuda_scan("gpuscan_cuda_scan", device, dtype, op, kind, d_in, d_out, n, 1, init, stream);
+  return cuda_scan("gpuscan_cuda_scan", device, dtype, op, kind, d_in, d_out, n, {}, init, stream);
 }
 
 gpuscan_status gpuscan_cuda_scan_rows(gpuscan_device device, gpuscan_dtype dtype, gpuscan_op op,
@@ -277,7 +284,15 @@ gpuscan_status gpuscan_cuda_scan_rows(gpuscan_device device, gpuscan_dtype dtype
     });
   }
   return cuda_scan("gpuscan_cuda_scan_rows", device, dtype, op, kind, d_in, d_out,
-                   rows * row_length, rows, init, stream);
+                   rows * row_length, {.rows = rows}, init, stream);
+}
+
+gpuscan_status gpuscan_cuda_scan_segments(gpuscan_device device, gpuscan_dtype dtype, gpuscan_op op,
+                                          gpuscan_kind kind, const void* d_in, void* d_out,
+                                          uint64_t n, const int64_t* d_offsets, uint64_t segments,
+                                          const void* init, void* stream) {
+  return cuda_scan("gpuscan_cuda_scan_segments", device, dtype, op, kind, d_in, d_out, n,
+                   {.d_offsets = d_offsets, .segments = segments}, init, stream);
 }
 
 gpuscan_status gpuscan_cuda_pointer_device(const void* d_pointer, int* ordinal) {

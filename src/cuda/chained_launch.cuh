@@ -120,9 +120,11 @@ int lookback_depth_for(const ScanArgs& scan, const ChainArgs& chain, bool one_ro
 
 // kRows: the batched scan's kernels (row_kernels.cu), with kSegments the segmented scan's
 // (segment_kernels.cu), the others' in kernels.cu.
+// Batched and segmented kernels exist for kRowsVectorsPerThread rows only (the launcher
+// refuses other shapes for them).
 template <class M, class S, bool kRows, bool kSegments = false>
 void launch_chained_with(const ScanArgs& scan, ChainArgs chain, cudaStream_t stream) {
-  with_vectors_per_thread(scan.vectors_per_thread, [&](auto vpt) {
+  const auto launch = [&](auto vpt) {
     const auto kernel = chain.statistics
                             ? per_tile_chained_scan<M, S, vpt(), true, kRows, kSegments>
                             : per_tile_chained_scan<M, S, vpt(), false, kRows, kSegments>;
@@ -132,7 +134,12 @@ void launch_chained_with(const ScanArgs& scan, ChainArgs chain, cudaStream_t str
         scan.tile_count <= resident_blocks(kernel, scan.block_size, parking_bytes);
     chain.lookback_depth = lookback_depth_for<M, S>(scan, chain, one_round);
     kernel<<<scan.tile_count, scan.block_size, parking_bytes, stream>>>(scan, chain);
-  });
+  };
+  if constexpr (kRows) {
+    launch(std::integral_constant<int, kRowsVectorsPerThread>{});
+  } else {
+    with_vectors_per_thread(scan.vectors_per_thread, launch);
+  }
 }
 
 }  // namespace

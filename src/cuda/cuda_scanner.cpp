@@ -33,20 +33,22 @@ RunResult CudaScanner::run_rows(const detail::BufferImpl& in, std::size_t in_off
                                 detail::BufferImpl& out, std::size_t out_offset, std::size_t n,
                                 Value init, const Rows& rows) {
   if (rows.segments) {
-    // The run's starts go to device memory of the scanner's (the stream's order keeps them
-    // until the run has read them: run_with waits for it).
+    // The run's starts go to device memory of the scanner's, widened to the kernels' 64-bit
+    // offsets (the stream's order keeps them until the run has read them: run_with waits
+    // for it).
     if (n >= (std::size_t{1} << 32) || rows.segment_starts.size() > UINT32_MAX) {
       throw UsageError("a segmented run on CUDA takes fewer than 2^32 elements and starts");
     }
-    const std::size_t bytes = std::max<std::size_t>(rows.segment_starts.size_bytes(), 4);
+    wide_starts_.assign(rows.segment_starts.begin(), rows.segment_starts.end());
+    const std::size_t bytes = std::max<std::size_t>(wide_starts_.size() * sizeof(std::int64_t), 8);
     if (segment_starts_.size() < bytes) segment_starts_ = DeviceMemory(bytes);
-    check(cudaMemcpyAsync(segment_starts_.data(), rows.segment_starts.data(),
-                          rows.segment_starts.size_bytes(), cudaMemcpyHostToDevice, stream_),
+    check(cudaMemcpyAsync(segment_starts_.data(), wide_starts_.data(),
+                          wide_starts_.size() * sizeof(std::int64_t), cudaMemcpyHostToDevice,
+                          stream_),
           "copying the segment starts");
-    return run_with(
-        in, in_offset, out, out_offset, n, init,
-        segment_args(segment_starts_.as<std::uint32_t>(),
-                     static_cast<std::uint32_t>(rows.segment_starts.size()), rows.lead.bits));
+    return run_with(in, in_offset, out, out_offset, n, init,
+                    segment_args(segment_starts_.as<std::int64_t>(), 0,
+                                 static_cast<std::uint32_t>(wide_starts_.size()), rows.lead.bits));
   }
   return run_with(in, in_offset, out, out_offset, n, init,
                   row_args(rows.length, rows.phase, rows.lead.bits));

@@ -1,7 +1,9 @@
 // The CUDA Scanner: one launcher and its workspace, run synchronously and timed with events.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/backend.hpp"
 #include "cuda/scan_launcher.hpp"
@@ -37,7 +39,8 @@ class CudaScanner : public detail::ScannerImpl {
   ScanSpec spec_;
   ScanLauncher launcher_;
   OwnedWorkspace workspace_;
-  DeviceMemory segment_starts_;  // a segmented run's, grown to the most a run had
+  DeviceMemory segment_starts_;            // a segmented run's, grown to the most a run had
+  std::vector<std::int64_t> wide_starts_;  // the same on the host, as the kernels read them
   cudaEvent_t start_ = nullptr, end_ = nullptr;
 };
 

@@ -62,6 +62,10 @@ static_assert(sizeof(ChainState) <= kSpineOffset);
 // Tile shapes: threads per block times rows of 16-byte vectors a thread (the kernels are
 // compiled for 4, 6 and 8 rows). Defaults come from the policy table (cuda/policy.cpp).
 constexpr std::uint32_t kDefaultBlockSize = 256;
+// Batched and segmented scans are compiled for 4 rows only: the one shape whose segmented
+// tile scan fits 64 registers (docs/performance.md B2, B3), and a third of the objects of
+// every row count (the build's longest step).
+constexpr std::uint32_t kRowsVectorsPerThread = 4;
 constexpr int kMaxLookbackDepth = 4;
 // The largest block a tile shape is compiled for: 64 registers a thread for 4 rows, 128
 // for 8 (fewer would spill). The chained scan's blocks have at most 512 threads
@@ -84,15 +88,17 @@ struct TileShapeChoice {
 // A batched scan's rows (DESIGN 3f): the init value applies at each row start.
 // length 0: one scan over all n elements.
 // A segmented scan (CSR offsets) reads its rows' starts instead: `segment_count` ascending
-// run-local element indices at `segment_starts` (device memory), one per segment that starts
-// in [0, n] (repeated for empty segments), and a reduction writes the segment of start j at
-// out[j] (out[-1]: the segment open at the run's element 0).
+// entries at `segment_offsets` (64-bit, device memory), entry j's start being run-local
+// element offsets[j] - segment_base, one per segment that starts in [0, n] (repeated for
+// empty segments); a reduction writes the segment of entry j at out[j] (out[-1]: the
+// segment open at the run's element 0).
 struct RowArgs {
   std::uint64_t length = 0;
   std::uint64_t phase = 0;      // where the run's element 0 lies in its row (a continued row)
   std::uint64_t magic = 0;      // floor((2^64 - 1) / length), for rows.cuh
   std::uint64_t lead_bits = 0;  // with phase != 0: what precedes element 0 in its row
-  const std::uint32_t* segment_starts = nullptr;
+  const std::int64_t* segment_offsets = nullptr;
+  std::int64_t segment_base = 0;
   std::uint32_t segment_count = 0;
   bool segments = false;
 };
@@ -105,10 +111,11 @@ inline RowArgs row_args(std::uint64_t length, std::uint64_t phase, std::uint64_t
 
 // The segments of a segmented run (the row length is unused; 1 keeps rows.cuh's arithmetic
 // defined); `lead_bits` precedes element 0 where no segment starts there.
-inline RowArgs segment_args(const std::uint32_t* starts, std::uint32_t count,
+inline RowArgs segment_args(const std::int64_t* offsets, std::int64_t base, std::uint32_t count,
                             std::uint64_t lead_bits) {
   RowArgs rows = row_args(1, 0, lead_bits);
-  rows.segment_starts = starts;
+  rows.segment_offsets = offsets;
+  rows.segment_base = base;
   rows.segment_count = count;
   rows.segments = true;
   return rows;
@@ -178,6 +185,10 @@ template <class T>
 void launch_check(Op op, const CheckArgs& check, cudaStream_t stream);
 void launch_fill(std::uint32_t* words, std::uint64_t count, std::uint32_t value,
                  cudaStream_t stream);
+// Checks a segmented scan's CSR offsets (segments + 1 int64 values: 0 first, n last, not
+// decreasing) on the device; a bad one stops the stream's work with a trap (segment_offsets.cu).
+void launch_check_segment_offsets(const std::int64_t* offsets, std::uint64_t segments,
+                                  std::uint64_t n, cudaStream_t stream);
 // Writes `count` elements of `bytes` (4 or 8): `bits`, or where `from` is set, the element
 // there.
 void launch_store_value(void* out, std::size_t bytes, std::uint64_t bits, const void* from,

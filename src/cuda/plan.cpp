@@ -52,6 +52,16 @@ const gpuscan::detail::ScanPolicy& policy_of(int device, DType dtype) {
   return policy_for(major, minor, size_of(dtype));
 }
 
+// init, or the operator's identity without one; of the scan's dtype.
+Value checked_init(const ScanSpec& spec, std::optional<Value> init) {
+  const Value start = init.value_or(reference::identity_value(spec.dtype, spec.op));
+  if (start.dtype != spec.dtype) {
+    throw UsageError("init value is " + std::string(to_string(start.dtype)) + " but the scan is " +
+                     std::string(to_string(spec.dtype)));
+  }
+  return start;
+}
+
 bool overlap(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes) {
   const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
   return x < y + b_bytes && y < x + a_bytes;
@@ -74,25 +84,76 @@ class PlanImpl {
   void enqueue(const void* in, void* out, std::uint64_t n, cudaStream_t stream, void* workspace,
                std::size_t workspace_size, Value init, const void* device_init,
                std::uint64_t rows = 1, std::uint64_t row_length = 0) const {
-    const std::size_t element = size_of(spec_.dtype);
     const bool batched = row_length != 0 || rows != 1;
-    if (out == nullptr && !(batched && rows == 0)) throw UsageError("d_out is NULL");
-    if (n > 0 && in == nullptr) throw UsageError("d_in is NULL");
-    const DeviceScope scope(device_);
-    if (n == 0) {
-      // Nothing to scan; a reduction of nothing (of each empty row) is its init value.
-      if (spec_.kind == Kind::reduce && rows > 0)
-        launch_store_value(out, element, init.bits, device_init, stream, rows);
-      return;
+    if (batched && device_init != nullptr) {
+      throw UsageError("a batched scan takes its init value from the host");
     }
+    const DeviceScope scope(device_);
+    if (!check_run(in, out, n, batched ? rows : 1, stream, init, device_init)) return;
     if (batched && spec_.algorithm == Algorithm::rts) {
       throw UsageError("batched scans take csdldf, not rts");
+    }
+    check_workspace(workspace);
+    const RowArgs row_layout = batched ? row_args(row_length, 0, init.bits) : RowArgs{};
+    launcher_.launch(in, out, n, init, device_init, workspace, workspace_size, stream, row_layout);
+  }
+
+  // A segmented scan of n elements in `segments` segments at d_offsets (checked on the
+  // device first: launch_check_segment_offsets).
+  void enqueue_segments(const void* in, void* out, std::uint64_t n, const std::int64_t* offsets,
+                        std::uint64_t segments, cudaStream_t stream, void* workspace,
+                        std::size_t workspace_size, Value init) const {
+    if (offsets == nullptr) throw UsageError("d_offsets is NULL (it holds segments + 1 offsets)");
+    if (reinterpret_cast<std::uintptr_t>(offsets) % alignof(std::int64_t) != 0) {
+      throw UsageError("d_offsets must be aligned to 8 bytes (int64 offsets)");
+    }
+    if (segments == 0 && n != 0) {
+      throw UsageError(std::to_string(n) +
+                       " elements in no segments: the offsets end at n, so "
+                       "at least one segment holds them");
+    }
+    if (n >= (std::uint64_t{1} << 32) || segments >= (std::uint64_t{1} << 32)) {
+      throw UsageError(
+          "a segmented scan on the caller's memory takes fewer than 2^32 elements "
+          "and segments (the kernels index a run in 32 bits)");
+    }
+    if (spec_.algorithm == Algorithm::rts) {
+      throw UsageError("segmented scans take csdldf, not rts");
+    }
+    const DeviceScope scope(device_);
+    // Checked first even where n is 0: offsets that are not all 0 then are wrong too.
+    launch_check_segment_offsets(offsets, segments, n, stream);
+    if (!check_run(in, out, n, segments, stream, init, nullptr)) return;
+    check_workspace(workspace);
+    // The kernels read entries 0..segments (the last is n: where the last segment ends).
+    launcher_.launch(in, out, n, init, nullptr, workspace, workspace_size, stream,
+                     segment_args(offsets, 0, static_cast<std::uint32_t>(segments + 1), init.bits));
+  }
+
+  const ScanSpec& spec() const { return spec_; }
+  int device() const { return device_; }
+  std::size_t workspace_bytes(std::uint64_t max_n) const {
+    return launcher_.workspace_bytes(max_n);
+  }
+
+ private:
+  // The checks every run makes (the plan's device current); false where nothing is left
+  // to launch (n == 0: a reduction of each of `outputs` empty rows or segments is init).
+  bool check_run(const void* in, void* out, std::uint64_t n, std::uint64_t outputs,
+                 cudaStream_t stream, Value init, const void* device_init) const {
+    const std::size_t element = size_of(spec_.dtype);
+    const std::uint64_t out_n = spec_.kind == Kind::reduce ? outputs : n;
+    if (out == nullptr && out_n != 0) throw UsageError("d_out is NULL");
+    if (n > 0 && in == nullptr) throw UsageError("d_in is NULL");
+    if (n == 0) {
+      if (spec_.kind == Kind::reduce && outputs > 0)
+        launch_store_value(out, element, init.bits, device_init, stream, outputs);
+      return false;
     }
     if (n > launcher_.max_elements()) {
       throw UsageError(std::to_string(n) + " elements are more than one scan takes (at most " +
                        std::to_string(launcher_.max_elements()) + ")");
     }
-    const std::uint64_t out_n = spec_.kind == Kind::reduce ? rows : n;
     if (overlap(in, n * element, out, out_n * element)) {
       throw UsageError(
           "d_in and d_out overlap: in-place scans are not supported (a fallback re-reads a "
@@ -104,21 +165,12 @@ class PlanImpl {
       throw UsageError("d_in, d_out and d_init must be aligned to the element size (" +
                        std::to_string(element) + " bytes)");
     }
+    return true;
+  }
+  static void check_workspace(const void* workspace) {
     if (workspace == nullptr) throw UsageError("workspace is NULL");
-    const RowArgs row_layout = batched ? row_args(row_length, 0, init.bits) : RowArgs{};
-    if (batched && device_init != nullptr) {
-      throw UsageError("a batched scan takes its init value from the host");
-    }
-    launcher_.launch(in, out, n, init, device_init, workspace, workspace_size, stream, row_layout);
   }
 
-  const ScanSpec& spec() const { return spec_; }
-  int device() const { return device_; }
-  std::size_t workspace_bytes(std::uint64_t max_n) const {
-    return launcher_.workspace_bytes(max_n);
-  }
-
- private:
   ScanSpec spec_;
   int device_;
   ScanLauncher launcher_;
@@ -153,28 +205,28 @@ std::size_t Plan::workspace_bytes(std::uint64_t max_n) const {
 
 void Plan::enqueue(const void* d_in, void* d_out, std::uint64_t n, cudaStream_t stream,
                    void* workspace, std::size_t workspace_bytes, std::optional<Value> init) const {
-  const Value start = init.value_or(reference::identity_value(spec().dtype, spec().op));
-  if (start.dtype != spec().dtype) {
-    throw UsageError("init value is " + std::string(to_string(start.dtype)) + " but the scan is " +
-                     std::string(to_string(spec().dtype)));
-  }
+  const Value start = checked_init(spec(), init);
   impl_->enqueue(d_in, d_out, n, stream, workspace, workspace_bytes, start, nullptr);
 }
 
 void Plan::enqueue_rows(const void* d_in, void* d_out, std::uint64_t rows, std::uint64_t row_length,
                         cudaStream_t stream, void* workspace, std::size_t workspace_bytes,
                         std::optional<Value> init) const {
-  const Value start = init.value_or(reference::identity_value(spec().dtype, spec().op));
-  if (start.dtype != spec().dtype) {
-    throw UsageError("init value is " + std::string(to_string(start.dtype)) + " but the scan is " +
-                     std::string(to_string(spec().dtype)));
-  }
+  const Value start = checked_init(spec(), init);
   if (row_length != 0 && rows > UINT64_MAX / row_length) {
     throw UsageError(std::to_string(rows) + " rows of " + std::to_string(row_length) +
                      " elements are more than one scan takes");
   }
   impl_->enqueue(d_in, d_out, rows * row_length, stream, workspace, workspace_bytes, start, nullptr,
                  rows, row_length);
+}
+
+void Plan::enqueue_segments(const void* d_in, void* d_out, std::uint64_t n,
+                            const std::int64_t* d_offsets, std::uint64_t segments,
+                            cudaStream_t stream, void* workspace, std::size_t workspace_bytes,
+                            std::optional<Value> init) const {
+  impl_->enqueue_segments(d_in, d_out, n, d_offsets, segments, stream, workspace, workspace_bytes,
+                          checked_init(spec(), init));
 }
 
 void Plan::enqueue(const void* d_in, void* d_out, std::uint64_t n, cudaStream_t stream,
@@ -196,7 +248,7 @@ namespace internal {
 
 void scan_on_device(int ordinal, const ScanSpec& spec, const void* d_in, void* d_out,
                     std::uint64_t n, cudaStream_t stream, std::optional<Value> init,
-                    std::uint64_t rows) {
+                    const RunLayout& layout) {
   // A plan and a workspace per device, scan type and stream: runs on one stream are
   // ordered, so they may share one; runs on different streams may not.
   struct Cached {
@@ -220,12 +272,16 @@ void scan_on_device(int ordinal, const ScanSpec& spec, const void* d_in, void* d
     cached.workspace = DeviceMemory(needed);
     check(cudaMemsetAsync(cached.workspace.data(), 0, needed, stream), "clearing the workspace");
   }
-  if (rows == 1) {
-    cached.plan->enqueue(d_in, d_out, n, stream, cached.workspace.data(), cached.workspace.size(),
-                         init);
+  void* const workspace = cached.workspace.data();
+  const std::size_t bytes = cached.workspace.size();
+  if (layout.d_offsets != nullptr) {
+    cached.plan->enqueue_segments(d_in, d_out, n, layout.d_offsets, layout.segments, stream,
+                                  workspace, bytes, init);
+  } else if (layout.rows == 1) {
+    cached.plan->enqueue(d_in, d_out, n, stream, workspace, bytes, init);
   } else {
-    cached.plan->enqueue_rows(d_in, d_out, rows, rows == 0 ? 0 : n / rows, stream,
-                              cached.workspace.data(), cached.workspace.size(), init);
+    cached.plan->enqueue_rows(d_in, d_out, layout.rows, layout.rows == 0 ? 0 : n / layout.rows,
+                              stream, workspace, bytes, init);
   }
 }
 

@@ -11,10 +11,18 @@
 
 namespace gpuscan::cuda::internal {
 
+// How a one-call scan's n elements divide: `rows` rows of n / rows (1: one scan), or with
+// d_offsets `segments` CSR segments (int64 device offsets, segments + 1 of them).
+struct RunLayout {
+  std::uint64_t rows = 1;
+  const std::int64_t* d_offsets = nullptr;
+  std::uint64_t segments = 0;
+};
+
 // gpuscan::cuda::scan on device `ordinal`, whatever the calling thread's current device
-// (which it leaves as it was). rows != 1: a batched scan of n / rows elements a row.
+// (which it leaves as it was).
 void scan_on_device(int ordinal, const ScanSpec& spec, const void* d_in, void* d_out,
                     std::uint64_t n, cudaStream_t stream, std::optional<Value> init,
-                    std::uint64_t rows = 1);
+                    const RunLayout& layout = {});
 
 }  // namespace gpuscan::cuda::internal

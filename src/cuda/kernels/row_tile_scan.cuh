@@ -299,7 +299,7 @@ template <class T>
 __device__ __forceinline__ void store_empty_segments(T* out, const SegmentList& list,
                                                      std::uint32_t j, std::uint32_t at,
                                                      T row_init) {
-  while (j + 1 < list.count && __ldg(list.starts + j) == at && __ldg(list.starts + j + 1) == at) {
+  while (j + 1 < list.count && list.start(j) == at && list.start(j + 1) == at) {
     out[j] = row_init;
     ++j;
   }

@@ -86,23 +86,29 @@ struct RowPositions {
   }
 };
 
-// A segmented scan's segment starts (RowArgs::segment_starts; docs/protocol.md, "Segmented
+// A segmented scan's segment starts (RowArgs::segment_offsets; docs/protocol.md, "Segmented
 // scans"). The owner of a tile marks those among its elements in a bitmap in shared memory
 // first (load_segment_bits); a fallback needs only its tile's last start, which binary
 // searches find. Run-local indices: a segmented run holds fewer than 2^32 elements.
 struct SegmentList {
-  const std::uint32_t* starts;
+  const std::int64_t* offsets;
+  std::int64_t base;
   std::uint32_t count;
 
   __device__ __forceinline__ explicit SegmentList(const RowArgs& rows)
-      : starts(rows.segment_starts), count(rows.segment_count) {}
+      : offsets(rows.segment_offsets), base(rows.segment_base), count(rows.segment_count) {}
+
+  // Entry j's start, run-local.
+  __device__ __forceinline__ std::uint32_t start(std::uint32_t j) const {
+    return static_cast<std::uint32_t>(__ldg(offsets + j) - base);
+  }
 
   // The first entry at or after element x (count where none is).
   __device__ __forceinline__ std::uint32_t lower_bound(std::uint32_t x) const {
     std::uint32_t lo = 0, hi = count;
     while (lo < hi) {
       const std::uint32_t mid = (lo + hi) / 2;
-      if (__ldg(starts + mid) < x) {
+      if (start(mid) < x) {
         lo = mid + 1;
       } else {
         hi = mid;
@@ -117,8 +123,8 @@ struct SegmentList {
                                                 std::uint64_t n, std::uint32_t& at) const {
     const auto end = static_cast<std::uint32_t>(n - first < elements ? n : first + elements);
     const std::uint32_t hi = lower_bound(end);
-    const bool starts_here = hi > 0 && __ldg(starts + hi - 1) >= first;
-    at = starts_here ? __ldg(starts + hi - 1) - first : 0;
+    const bool starts_here = hi > 0 && start(hi - 1) >= first;
+    at = starts_here ? start(hi - 1) - first : 0;
     return starts_here;
   }
 };
@@ -162,7 +168,7 @@ __device__ __forceinline__ void load_segment_bits(std::uint32_t* words, const Se
   const std::uint32_t lo = list.lower_bound(first);
   const std::uint32_t hi = end < n ? list.lower_bound(end + 1) : list.lower_bound(end);
   for (std::uint32_t j = lo + threadIdx.x; j < hi; j += blockDim.x) {
-    const std::uint32_t p = __ldg(list.starts + j) - first;
+    const std::uint32_t p = list.start(j) - first;
     atomicOr(&words[p / 32], 1u << (p % 32));
   }
   __syncthreads();
