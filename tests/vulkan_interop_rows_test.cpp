@@ -25,11 +25,13 @@ namespace {
 constexpr std::byte kPoison{0xA5};
 
 // The buffers of one recorded run. `out` sits `guard` elements into a buffer poisoned
-// throughout, so that a write outside the output range shows; `offsets` (segmented runs) sits
-// one binding alignment into its buffer.
+// throughout, so that a write outside the output range shows (aligned_guard(): where a
+// binding may start, so that the kernels move whole vectors; 1: an element past it); `offsets`
+// (segmented runs) sits one binding alignment into its buffer.
 struct RunBuffers {
   RunBuffers(App& app, DType dtype, std::uint64_t n, std::uint64_t outputs,
-             VkDeviceSize workspace_bytes, std::uint64_t segments = 0, std::uint64_t guard_elements = 0)
+             VkDeviceSize workspace_bytes, std::uint64_t segments = 0,
+             std::uint64_t guard_elements = 0)
       : app_(app),
         element(size_of(dtype)),
         guard(guard_elements),
@@ -80,6 +82,11 @@ struct RunBuffers {
   AppBuffer in, out, workspace, offsets;
 };
 
+// Elements from one binding-aligned offset to the next (at least one).
+std::uint64_t aligned_guard(const App& app, DType dtype) {
+  return std::max<std::uint64_t>(app.limits.minStorageBufferOffsetAlignment / size_of(dtype), 1);
+}
+
 // A command buffer of the application's with one recorded run in it.
 struct Recording {
   explicit Recording(App& app) : app_(app), pool(app.make_pool()), cmd(app.begin(pool)) {}
@@ -121,14 +128,17 @@ void expect_all_init(const ScanSpec& spec, std::span<const std::byte> output,
   }
 }
 
-// Records rows x row_length once (workspace: exactly workspace_bytes(n)) and submits it
-// `submissions` times, each on new random input.
+// Records rows x row_length once (workspace: exactly workspace_bytes(n); outputs `guard`
+// elements into their buffer, 0: aligned_guard()) and submits it twice, each time on new
+// random input.
 void expect_rows_exact(App& app, const ScanSpec& spec, std::uint64_t rows, std::uint64_t row_length,
-                       std::optional<Value> init = {}, int submissions = 2) {
+                       std::optional<Value> init = {}, std::uint64_t guard = 0) {
+  const int submissions = 2;
   const std::uint64_t n = rows * row_length;
   const std::uint64_t out_n = spec.kind == Kind::reduce ? rows : n;
   const vulkan::Plan plan(app.handles, spec);
-  RunBuffers buffers(app, spec.dtype, n, out_n, plan.workspace_bytes(n), 0, 3);
+  if (guard == 0) guard = aligned_guard(app, spec.dtype);
+  RunBuffers buffers(app, spec.dtype, n, out_n, plan.workspace_bytes(n), 0, guard);
   Recording recording(app);
   plan.record_rows(recording.cmd, buffers.in_range(), buffers.out_range(), rows, row_length,
                    buffers.workspace_range(), init);
@@ -176,7 +186,8 @@ void expect_segments_exact(App& app, const ScanSpec& spec,
   const std::uint64_t segments = each_offsets.front().size() - 1;
   const std::uint64_t out_n = spec.kind == Kind::reduce ? segments : n;
   const vulkan::Plan plan(app.handles, spec);
-  RunBuffers buffers(app, spec.dtype, n, out_n, plan.workspace_bytes(n), segments, 3);
+  RunBuffers buffers(app, spec.dtype, n, out_n, plan.workspace_bytes(n), segments,
+                     aligned_guard(app, spec.dtype));
   Recording recording(app);
   plan.record_segments(recording.cmd, buffers.in_range(), buffers.out_range(), n,
                        buffers.offsets_range(), segments, buffers.workspace_range(), init);
@@ -250,6 +261,9 @@ TEST_F(VulkanRecord, RowsExclusiveAndReducedWithInitPerRow) {
   expect_rows_exact(app, {DType::f32, Op::add, Kind::reduce}, 300, 333, Value::of(0.5f));
   expect_rows_exact(app, {DType::u64, Op::add, Kind::exclusive}, 77, 1001,
                     Value::of(std::uint64_t{0x1234567890ull}));
+  // Outputs an element past a binding-aligned offset: moved element by element, the rows'
+  // outputs counted from there.
+  expect_rows_exact(app, {DType::u32, Op::add, Kind::reduce}, 1000, 13, u32(1), 1);
 }
 
 TEST_F(VulkanRecord, EmptyBatches) {
