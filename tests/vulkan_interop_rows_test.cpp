@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -87,6 +89,16 @@ std::uint64_t aligned_guard(const App& app, DType dtype) {
   return std::max<std::uint64_t>(app.limits.minStorageBufferOffsetAlignment / size_of(dtype), 1);
 }
 
+// One Plan per spec for the whole program, never destroyed (as App's device): the plans of
+// a device share its pipelines only while one of them lives, and a CPU driver takes a while
+// to make each again.
+const vulkan::Plan& plan_for(App& app, const ScanSpec& spec) {
+  static auto& plans = *new std::map<std::string, std::unique_ptr<vulkan::Plan>>;
+  auto& plan = plans[describe(spec)];
+  if (!plan) plan = std::make_unique<vulkan::Plan>(app.handles, spec);
+  return *plan;
+}
+
 // A command buffer of the application's with one recorded run in it.
 struct Recording {
   explicit Recording(App& app) : app_(app), pool(app.make_pool()), cmd(app.begin(pool)) {}
@@ -136,7 +148,7 @@ void expect_rows_exact(App& app, const ScanSpec& spec, std::uint64_t rows, std::
   const int submissions = 2;
   const std::uint64_t n = rows * row_length;
   const std::uint64_t out_n = spec.kind == Kind::reduce ? rows : n;
-  const vulkan::Plan plan(app.handles, spec);
+  const vulkan::Plan& plan = plan_for(app, spec);
   if (guard == 0) guard = aligned_guard(app, spec.dtype);
   RunBuffers buffers(app, spec.dtype, n, out_n, plan.workspace_bytes(n), 0, guard);
   Recording recording(app);
@@ -185,7 +197,7 @@ void expect_segments_exact(App& app, const ScanSpec& spec,
   const auto n = static_cast<std::uint64_t>(each_offsets.front().back());
   const std::uint64_t segments = each_offsets.front().size() - 1;
   const std::uint64_t out_n = spec.kind == Kind::reduce ? segments : n;
-  const vulkan::Plan plan(app.handles, spec);
+  const vulkan::Plan& plan = plan_for(app, spec);
   RunBuffers buffers(app, spec.dtype, n, out_n, plan.workspace_bytes(n), segments,
                      aligned_guard(app, spec.dtype));
   Recording recording(app);
@@ -282,7 +294,7 @@ TEST_F(VulkanRecord, EmptyBatches) {
 // short of a batch's need is refused.
 TEST_F(VulkanRecord, RowsWorkspaceOfMaxNServesSmallerBatches) {
   const ScanSpec spec{DType::u32, Op::add, Kind::inclusive};
-  const vulkan::Plan plan(app.handles, spec);
+  const vulkan::Plan& plan = plan_for(app, spec);
   const std::uint64_t max_n = 100000;
   RunBuffers buffers(app, spec.dtype, max_n, max_n, plan.workspace_bytes(max_n));
   {
@@ -360,7 +372,7 @@ TEST_F(VulkanRecord, InvalidOffsetsStayInsideTheirBuffers) {
   const std::uint64_t n = 20000, segments = 700;
   for (const Kind kind : {Kind::reduce, Kind::inclusive}) {
     const ScanSpec spec{DType::u32, Op::add, kind};
-    const vulkan::Plan plan(app.handles, spec);
+    const vulkan::Plan& plan = plan_for(app, spec);
     const std::uint64_t out_n = kind == Kind::reduce ? segments : n;
     // out one element past a binding-aligned offset, so that a write at out_shift - 1 shows.
     RunBuffers buffers(app, spec.dtype, n, out_n, plan.workspace_bytes(n), segments, 1);
@@ -417,7 +429,7 @@ TEST_F(VulkanRecord, InvalidOffsetsStayInsideTheirBuffers) {
 
 TEST_F(VulkanRecord, BadBatchedAndSegmentedRequestsAreRefused) {
   const ScanSpec spec{DType::u32, Op::add, Kind::reduce};
-  const vulkan::Plan plan(app.handles, spec);
+  const vulkan::Plan& plan = plan_for(app, spec);
   const std::uint64_t n = 1000, segments = 10;
   RunBuffers buffers(app, spec.dtype, n, n, plan.workspace_bytes(n), segments);
   Recording recording(app);
