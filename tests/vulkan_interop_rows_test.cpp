@@ -450,6 +450,11 @@ TEST_F(VulkanRecord, BadBatchedAndSegmentedRequestsAreRefused) {
   refused([&] { plan.record_rows(cmd, in, out, std::uint64_t{1} << 40, 1ull << 40, ws); }, "2^64");
   refused([&] { plan.record_segments(cmd, in, out, std::uint64_t{1} << 31, offsets, 1, ws); },
           "at most");
+  // More segments' reductions than one output binding holds (before the offsets are
+  // looked at).
+  const vulkan::Plan& wide = plan_for(app, {DType::u64, Op::add, Kind::reduce});
+  refused([&] { wide.record_segments(cmd, in, out, n, offsets, wide.max_elements() + 1, ws); },
+          "more outputs than one binding takes");
   // Buffers too small for the batch, the output or the offsets.
   refused([&] { plan.record_rows(cmd, in, out, 2, n, ws); }, "in range");
   refused(

@@ -208,6 +208,11 @@ class PlanImpl {
       if (reduce) fill_with_init(cmd, out, segments, init);  // segments of nothing
       return;
     }
+    if (reduce && segments > max_elements()) {
+      throw UsageError(std::to_string(segments) + " segments' reductions are more outputs than " +
+                       "one binding takes on " + device_name() + " (at most " +
+                       std::to_string(max_elements()) + ")");
+    }
     if (kernels_.shape_for(n, true).elements() > GS_MAX_TILE_ELEMENTS) {
       throw UsageError("segmented scans take tiles of at most " +
                        std::to_string(GS_MAX_TILE_ELEMENTS) + " elements");
