@@ -375,8 +375,10 @@ TEST_F(VulkanRecord, InvalidOffsetsStayInsideTheirBuffers) {
     const ScanSpec spec{DType::u32, Op::add, kind};
     const vulkan::Plan& plan = plan_for(app, spec);
     const std::uint64_t out_n = kind == Kind::reduce ? segments : n;
-    // out one element past a binding-aligned offset, so that a write at out_shift - 1 shows.
-    RunBuffers buffers(app, spec.dtype, n, out_n, plan.workspace_bytes(n), segments, 1);
+    // A reduction's out one element past a binding-aligned offset, so that a write at
+    // out_shift - 1 (the segment before entry 0) shows.
+    const std::uint64_t guard = kind == Kind::reduce ? 1 : aligned_guard(app, spec.dtype);
+    RunBuffers buffers(app, spec.dtype, n, out_n, plan.workspace_bytes(n), segments, guard);
     Recording recording(app);
     plan.record_segments(recording.cmd, buffers.in_range(), buffers.out_range(), n,
                          buffers.offsets_range(), segments, buffers.workspace_range());
