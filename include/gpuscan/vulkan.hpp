@@ -8,6 +8,9 @@
 //   VkDeviceSize bytes = plan.workspace_bytes(max_n);   // a buffer range of yours
 //   plan.record(cmd, {in_buffer, in_offset, in_size}, {out_buffer, 0, out_size}, n,
 //               {workspace_buffer, 0, bytes});
+//   plan.record_rows(cmd, in, out, rows, row_length, workspace);        // B rows of N
+//   plan.record_segments(cmd, in, out, n, {offsets_buffer, 0, (segments + 1) * 4}, segments,
+//                        workspace);                                    // CSR segments
 //
 // What a recorded scan needs of the device: Vulkan 1.3 with vulkanMemoryModel,
 // synchronization2 and maintenance4, and VK_KHR_push_descriptor; where the device has them,
@@ -17,7 +20,7 @@
 // device; pass the pNext chain your VkDeviceCreateInfo had as `enabled_features`, so that
 // gpuscan uses exactly what you enabled (without it, only 32-bit types are offered).
 //
-// Contract of record():
+// Contract of record(), record_rows() and record_segments():
 // - Nothing is allocated and no descriptor set is written: descriptors are pushed into the
 //   command buffer (VK_KHR_push_descriptor). A command buffer with recorded scans may be
 //   submitted any number of times: each run zeroes the part of the workspace it uses
@@ -33,8 +36,10 @@
 //   concurrent scan its own workspace.
 // - Buffers: `in`, `out` and the workspace are created with VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
 //   the workspace also with VK_BUFFER_USAGE_TRANSFER_DST_BIT (it is filled with zeros), and
-//   `out` too for Kind::reduce of an empty input (init is written with vkCmdUpdateBuffer,
-//   followed by a barrier to the compute stage). The offsets of in and out may be any
+//   `out` too for Kind::reduce of an empty input, rows or segments (init is written with
+//   vkCmdFillBuffer or vkCmdUpdateBuffer, followed by a barrier to the compute stage); a
+//   segmented scan's offsets with VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, at an offset that is a
+//   multiple of minStorageBufferOffsetAlignment. The offsets of in and out may be any
 //   multiple of the element size (data that does not start at the device's binding
 //   alignment is moved element by element, slower); the workspace's offset is a multiple
 //   of the device's minStorageBufferOffsetAlignment. In and out must not overlap
@@ -110,7 +115,8 @@ class Plan {
   // Bytes of workspace that scans of up to max_n elements need.
   VkDeviceSize workspace_bytes(std::uint64_t max_n) const;
   // The most elements one recorded scan takes on this device (the storage-buffer range and
-  // 32-bit element indices bound it).
+  // 32-bit element indices bound it). A batched or segmented scan takes at most the least of
+  // this and 2^31 - 1 (the shaders' row arithmetic).
   std::uint64_t max_elements() const;
 
   // Records out = scan(in) of n elements into `cmd` (see the contract above). init: a value
@@ -118,6 +124,27 @@ class Plan {
   // one element.
   void record(VkCommandBuffer cmd, const BufferRange& in, const BufferRange& out, std::uint64_t n,
               const BufferRange& workspace, std::optional<Value> init = {}) const;
+
+  // A batched scan (DESIGN 3f) of `rows` rows of `row_length` elements, row-major, each row
+  // scanned on its own in one pass; init applies at each row's start. For Kind::reduce,
+  // `out` receives one element per row. workspace_bytes(rows * row_length) suffices. Needs
+  // csdldf (rts is refused).
+  void record_rows(VkCommandBuffer cmd, const BufferRange& in, const BufferRange& out,
+                   std::uint64_t rows, std::uint64_t row_length, const BufferRange& workspace,
+                   std::optional<Value> init = {}) const;
+
+  // A segmented scan (DESIGN 3f) of n elements whose segments are given CSR-style by
+  // `offsets`: a range of the application's buffer holding segments + 1 uint32 values, where
+  // segment s is elements [offsets[s], offsets[s + 1]), each scanned on its own from init.
+  // For Kind::reduce, `out` receives one element per segment (init for an empty one).
+  // workspace_bytes(n) suffices. Needs csdldf (rts is refused).
+  // Precondition, which the host cannot check (the values live on the device): offsets[0]
+  // is 0, the values do not decrease, and offsets[segments] is n. Offsets that break it give
+  // unspecified output values, but nothing outside in, out, the offsets and the workspace is
+  // read or written, and the run ends. For n == 0 the offsets are not read.
+  void record_segments(VkCommandBuffer cmd, const BufferRange& in, const BufferRange& out,
+                       std::uint64_t n, const BufferRange& offsets, std::uint64_t segments,
+                       const BufferRange& workspace, std::optional<Value> init = {}) const;
 
   const ScanSpec& spec() const;
 

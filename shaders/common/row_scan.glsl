@@ -75,7 +75,9 @@ void load_segment_bits(uint tile) {
   const uint hi = end < pc.n ? segment_lower_bound(end + 1) : segment_lower_bound(end);
   for (uint j = lo + gl_LocalInvocationIndex; j < hi; j += WORKGROUP_SIZE) {
     const uint p = segment_starts[j] - first;
-    atomicOr(wg_segment_bits[p / 32], 1u << (p % 32));
+    // Always true of an ascending list; a list that is not (the caller's-memory API cannot
+    // check one) gives wrong segments, never a write outside the bitmap.
+    if (p <= end - first) atomicOr(wg_segment_bits[p / 32], 1u << (p % 32));
   }
   barrier();
 }
@@ -299,17 +301,23 @@ void store_empty_segments(uint j, uint at, T row_init) {
 // A reduction's outputs in the vector `v` (its first element is element g of the owned
 // tile, each element scanned from its row's start): each row's total, by its last
 // element. Uniform rows are counted from the row of the run's element 0; a segment's
-// output is that of its entry in the list (out_shift - 1 for the segment open at the run's
-// start).
+// output is that of its entry j in the list (out_shift - 1 for the segment open at the run's
+// start). A segmented run's row_phase is a margin m: only entries m - 1 <= j <= length - 1
+// - m are written. A Scanner's chunk passes 0 (it writes the segments open at its start and
+// its end); the caller's-memory API passes 1: its list is the application's offsets, 0 to
+// n, so every segment lies between two entries, and nothing outside its outputs is written
+// even where the list is not that (store_empty_segments keeps to j <= length - 2 anyway).
 void store_row_totals(uint tile, uint g, TV v, T row_init) {
   if (SEGMENTS) {
     for (uint e = 0; e < VECTOR_ELEMENTS; ++e) {
       const uint i = g + e;
       if (i == 0) store_empty_segments(0, 0, row_init);
       if (i < pc.n && (i == pc.n - 1 || owned_bit(i + 1 - tile * TILE_ELEMENTS))) {
-        const uint j = segment_lower_bound(i + 1) - 1;  // wraps where no entry is <= i
-        out_scalars[pc.out_shift + j] = v[e];
-        store_empty_segments(j + 1, i + 1, row_init);
+        const uint after = segment_lower_bound(i + 1);  // j + 1: the entries at or before i
+        if (after >= pc.row_phase && after <= pc.row_length - pc.row_phase) {
+          out_scalars[pc.out_shift + after - 1] = v[e];  // j = -1 wraps to out_shift - 1
+        }
+        store_empty_segments(after, i + 1, row_init);
       }
     }
     return;

@@ -329,8 +329,9 @@ void ScanKernels::dispatch(VkCommandBuffer cmd, const Binding& binding, VkPipeli
   vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
   if (binding.pushed != nullptr) {
     const PushedBuffers& b = *binding.pushed;
-    const auto bound =
-        per_binding<const VkDescriptorBufferInfo*>(&b.in, &b.out, &b.spine, &b.control, nullptr);
+    const auto bound = per_binding<const VkDescriptorBufferInfo*>(
+        &b.in, &b.out, &b.spine, &b.control,
+        b.segment_starts.buffer != VK_NULL_HANDLE ? &b.segment_starts : nullptr);
     std::array<VkWriteDescriptorSet, GS_BINDING_COUNT> writes{};
     for (std::uint32_t i = 0; i < GS_BINDING_COUNT; ++i) {
       writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
@@ -365,16 +366,22 @@ RowLayout row_layout(std::uint64_t length, std::uint64_t phase, std::size_t n, V
   return {equivalent, static_cast<std::uint32_t>((equivalent - start) % equivalent), lead, 0};
 }
 
+void ScanKernels::set_rows(PushConstants& push, const RowLayout& rows) const {
+  if (!chained()) throw UsageError("batched scans take csdldf or csdl, not rts");
+  push.row_length = rows.length;
+  // A segmented run has no phase; there row_phase is the margin of the list entries whose
+  // segments a reduction writes (shaders/common/row_scan.glsl, store_row_totals).
+  push.row_phase = rows.segments ? (rows.outputs_within_list ? 1 : 0) : rows.phase;
+  push.lead_lo = static_cast<std::uint32_t>(rows.lead.bits);
+  push.lead_hi = static_cast<std::uint32_t>(rows.lead.bits >> 32);
+  push.out_shift += rows.first_row;
+}
+
 void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDescriptorSet set,
                          std::size_t n, Value init, const RowLayout* rows) const {
   PushConstants push = push_constants(n, init, rows != nullptr);
   if (rows != nullptr) {
-    if (!chained()) throw UsageError("batched scans take csdldf or csdl, not rts");
-    push.row_length = rows->length;
-    push.row_phase = rows->phase;
-    push.lead_lo = static_cast<std::uint32_t>(rows->lead.bits);
-    push.lead_hi = static_cast<std::uint32_t>(rows->lead.bits >> 32);
-    push.out_shift = rows->first_row;
+    set_rows(push, *rows);
     if (rows->segments && buffers.segment_starts == nullptr) {
       throw std::logic_error("a segmented run without its segment starts");
     }
@@ -402,8 +409,16 @@ void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDesc
 }
 
 void ScanKernels::record_resubmittable(VkCommandBuffer cmd, const PushedBuffers& buffers,
-                                       std::size_t n, Value init) const {
+                                       std::size_t n, Value init, const RowLayout* rows) const {
   if (!pipelines_->push_descriptors()) throw std::logic_error("pipelines without push descriptors");
+  const bool segments = rows != nullptr && rows->segments;
+  if (segments != (buffers.segment_starts.buffer != VK_NULL_HANDLE)) {
+    throw std::logic_error("segment starts bound for a run that is not segmented, or not bound");
+  }
+  PushConstants push = push_constants(n, init, rows != nullptr);
+  push.in_shift = buffers.in_shift;
+  push.out_shift = buffers.out_shift;
+  if (rows != nullptr) set_rows(push, *rows);  // before any command: it refuses rts
   // Zeroes the spine the run uses (all NOT_READY) and its control words, after whatever an
   // earlier run recorded on the same workspace did with them. (rts writes its tile
   // reductions before reading them, and needs no zeros.)
@@ -423,11 +438,8 @@ void ScanKernels::record_resubmittable(VkCommandBuffer cmd, const PushedBuffers&
     context_->barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_READ_BIT,
                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_WRITE_BIT);
   }
-  PushConstants push = push_constants(n, init);
-  push.in_shift = buffers.in_shift;
-  push.out_shift = buffers.out_shift;
   record_dispatches(cmd, {.pushed = &buffers}, n, push,
-                    buffers.in_shift != 0 || buffers.out_shift != 0);
+                    buffers.in_shift != 0 || buffers.out_shift != 0, rows != nullptr, segments);
 }
 
 void ScanKernels::record_dispatches(VkCommandBuffer cmd, const Binding& binding, std::size_t n,

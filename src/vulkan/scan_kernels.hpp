@@ -97,8 +97,11 @@ static_assert(GS_CONTROL_SPINS == GS_CONTROL_LOOKBACK_ABANDONED + 1 &&
 // application's workspace, and are filled with zeros at the start of every run.
 // `in_shift` and `out_shift` count the elements between where the in and out ranges begin
 // (at an offset that meets the device's binding alignment) and where the data begins.
+// `segment_starts`: a segmented run's list (RowLayout::segments), in the application's
+// buffer; without one (a null buffer) the control words are bound there, unread.
 struct PushedBuffers {
   VkDescriptorBufferInfo in, out, spine, control;
+  VkDescriptorBufferInfo segment_starts{};
   std::uint32_t in_shift = 0, out_shift = 0;
 };
 
@@ -107,12 +110,16 @@ struct PushedBuffers {
 // write row r of the run at element first_row + r of the output binding.
 // A segmented run (`segments`) reads its segment starts instead: `length` of them, in
 // ScanBuffers::segment_starts, and a reduction writes the segment of start j at element
-// first_row + j.
+// first_row + j. A Scanner's chunk also writes the segments open at its start and its end
+// (entries -1 and length - 1); with `outputs_within_list` only entries 0 to length - 2 are
+// written, whatever the list holds: the caller's-memory API binds the application's CSR
+// offsets (0 to n, one more than the segments), which the host cannot check.
 struct RowLayout {
   std::uint32_t length = 0, phase = 0;
   Value lead;
   std::uint32_t first_row = 0;
   bool segments = false;
+  bool outputs_within_list = false;
 };
 // The layout of a run of n elements whose rows are `length` long, element 0 at `phase`:
 // rows longer than the run (up to 2^64) become equivalent ones below 2^31, which the
@@ -166,9 +173,10 @@ class ScanKernels {
   // Records one run on n >= 1 elements into a command buffer that may be submitted any
   // number of times: the spine (spine_bytes(n)) and the control words are zeroed by the
   // run itself, behind a barrier that also orders it after an earlier run on the same
-  // workspace. The pipelines must take pushed descriptors.
+  // workspace. The pipelines must take pushed descriptors. `rows`: a batched or segmented
+  // run's layout (its first_row counts from out_shift).
   void record_resubmittable(VkCommandBuffer cmd, const PushedBuffers& buffers, std::size_t n,
-                            Value init) const;
+                            Value init, const RowLayout* rows = nullptr) const;
   // Records the device-side check of a finished run; mismatches are added to the control
   // buffer's GS_CONTROL_VALIDATION_ERRORS word. Kind::reduce is checked on the host. For
   // float sums `tolerance` bounds |x| times 1e-5, for float products the relative rounding
@@ -202,6 +210,8 @@ class ScanKernels {
                          const PushConstants& push, bool element_offsets = false, bool rows = false,
                          bool segments = false) const;
   PushConstants push_constants(std::size_t n, Value init, bool rows = false) const;
+  // A batched or segmented run's fields of `push` (out_shift: added to).
+  void set_rows(PushConstants& push, const RowLayout& rows) const;
   SpecConstants spec_for(std::size_t n, bool rows = false) const;
 
   std::shared_ptr<const Context> context_;
