@@ -402,6 +402,11 @@ refused 2 "--max-spins 0" bench --max-spins 0 --sizes 100
 refused 2 "--max-spins -1" bench --max-spins -1 --sizes 100
 VK_ICD_FILENAMES=/nonexistent.json VK_DRIVER_FILES=/nonexistent.json \
   refused 2 "bitwise op on f32, no driver" bench --dtype f32 --op xor --sizes 100
+# bench --shape with the default algorithms runs those that have batched kernels (not rts).
+"$gpuscan" bench --shape 3x1000 --runs 1 >stdout 2>stderr || fail "bench --shape: $(cat stderr)"
+grep -q "3x1000 csdldf" stdout && ! grep -q " rts " stdout ||
+  fail "bench --shape: expected csdldf and no rts: $(cat stdout)"
+echo "ok: bench --shape with the default algorithms"
 
 # refused_from_pipe STATUS WHAT FILE ARGS...: as refused, with FILE's bytes on a pipe as
 # standard input (no size to check up front).

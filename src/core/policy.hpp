@@ -32,13 +32,17 @@ struct ScanPolicy {
   // Tiles of batched scans (DESIGN 3f), whose segmented tile scan needs other registers;
   // zero: `shape`.
   TileShapePolicy rows_shape{};
+  // A row for floating-point types only (placed before the row of their element size).
+  bool floats_only = false;
 };
 
-// The first row for `devices` and the element size; a table ends with rows for "any".
+// The first row for `devices`, the element size and the kind of type; a table ends with
+// rows for "any".
 inline const ScanPolicy& find_policy(std::span<const ScanPolicy> table, std::string_view devices,
-                                     std::size_t element_bytes) {
+                                     std::size_t element_bytes, bool floating = false) {
   for (const ScanPolicy& row : table) {
-    if ((row.devices == devices || row.devices == "any") && row.element_bytes == element_bytes)
+    if ((row.devices == devices || row.devices == "any") && row.element_bytes == element_bytes &&
+        (!row.floats_only || floating))
       return row;
   }
   throw std::logic_error("no tuning policy for this device and element size");

@@ -125,7 +125,7 @@ void CudaDevice::download(const detail::BufferImpl& source, std::span<std::byte>
 }
 
 const detail::ScanPolicy& CudaDevice::policy(DType dtype) const {
-  return policy_for(major_, minor_, size_of(dtype));
+  return policy_for(major_, minor_, dtype);
 }
 
 std::unique_ptr<detail::ScannerImpl> CudaDevice::make_scanner(const ScanSpec& spec,

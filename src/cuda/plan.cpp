@@ -49,7 +49,7 @@ const gpuscan::detail::ScanPolicy& policy_of(int device, DType dtype) {
         "reading the compute capability");
   check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device),
         "reading the compute capability");
-  return policy_for(major, minor, size_of(dtype));
+  return policy_for(major, minor, dtype);
 }
 
 // init, or the operator's identity without one; of the scan's dtype.

@@ -12,6 +12,19 @@ using detail::ScanPolicy;
 constexpr std::array kPolicies{
     ScanPolicy{"sm_90",
                4,
+               {256, 8},
+               {256, 4},
+               std::size_t{8} << 20,
+               0,
+               true,
+               "f32: 32 KB tiles at up to 128 registers (two blocks a multiprocessor) against "
+               "the 24 KB tiles' 104 bytes of spill at 64: H200 0.92-0.94 of memcpy at "
+               "2^26..2^28 against 0.89-0.91 with 6 rows, 0.83-0.85 with 4 (docs/performance.md "
+               "C53). Batched scans as for u32",
+               {256, 4},
+               true},
+    ScanPolicy{"sm_90",
+               4,
                {256, 6},
                {256, 4},
                std::size_t{8} << 20,
@@ -80,8 +93,9 @@ std::uint32_t compaction_block_size(Compaction compaction) {
   return 256;
 }
 
-const detail::ScanPolicy& policy_for(int major, int minor, std::size_t element_bytes) {
-  return detail::find_policy(kPolicies, "sm_" + std::to_string(major * 10 + minor), element_bytes);
+const detail::ScanPolicy& policy_for(int major, int minor, DType dtype) {
+  return detail::find_policy(kPolicies, "sm_" + std::to_string(major * 10 + minor), size_of(dtype),
+                             is_float(dtype));
 }
 
 }  // namespace gpuscan::cuda

@@ -11,7 +11,7 @@
 namespace gpuscan::cuda {
 
 // The row for a device of compute capability `major`.`minor`.
-const detail::ScanPolicy& policy_for(int major, int minor, std::size_t element_bytes);
+const detail::ScanPolicy& policy_for(int major, int minor, DType dtype);
 
 // Threads per block of the compaction kernels (DESIGN 3e) for one operation.
 std::uint32_t compaction_block_size(Compaction compaction);

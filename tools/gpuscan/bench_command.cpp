@@ -85,8 +85,9 @@ int run_bench(const BenchOptions& options) {
   const int runs = options.runs > 0 ? options.runs : (cpu ? 5 : 30);
   std::vector<Implementation> implementations = options.implementations;
   if (implementations.empty()) {
-    implementations = {Implementation::csdldf, Implementation::csdl, Implementation::rts,
-                       Implementation::memcpy};
+    implementations = {Implementation::csdldf, Implementation::csdl, Implementation::memcpy};
+    // rts has no batched kernels (the chained scans' row starts live in the tile chain).
+    if (shapes.empty()) implementations.insert(implementations.begin() + 2, Implementation::rts);
     // CUB, the scan NVIDIA users compare with, where it applies: CUDA sums.
     if (info.backend == Backend::cuda && options.op == Op::add) {
       implementations.push_back(Implementation::cub);
