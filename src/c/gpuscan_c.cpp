@@ -233,9 +233,10 @@ gpuscan_status gpuscan_scan_segments_host(gpuscan_device device, gpuscan_dtype d
 namespace {
 
 // How gpuscan_cuda_scan, _rows and _segments divide their n elements: `rows` rows (1: one
-// scan), or with d_offsets `segments` CSR segments.
+// scan), or where `segmented`, `segments` CSR segments at d_offsets.
 struct Layout {
   uint64_t rows = 1;
+  bool segmented = false;
   const int64_t* d_offsets = nullptr;
   uint64_t segments = 0;
 };
@@ -254,7 +255,8 @@ gpuscan_status cuda_scan(const char* caller, gpuscan_device device, gpuscan_dtyp
     }
     gpuscan::cuda::internal::scan_on_device(
         device->cuda_ordinal, spec, d_in, d_out, n, static_cast<cudaStream_t>(stream),
-        init_value(spec.dtype, init), {layout.rows, layout.d_offsets, layout.segments});
+        init_value(spec.dtype, init),
+        {layout.rows, layout.segmented, layout.d_offsets, layout.segments});
 #else
     (void)caller, (void)spec, (void)d_in, (void)d_out, (void)n, (void)layout, (void)init,
         (void)stream;
@@ -292,7 +294,7 @@ gpuscan_status gpuscan_cuda_scan_segments(gpuscan_device device, gpuscan_dtype d
                                           uint64_t n, const int64_t* d_offsets, uint64_t segments,
                                           const void* init, void* stream) {
   return cuda_scan("gpuscan_cuda_scan_segments", device, dtype, op, kind, d_in, d_out, n,
-                   {.d_offsets = d_offsets, .segments = segments}, init, stream);
+                   {.segmented = true, .d_offsets = d_offsets, .segments = segments}, init, stream);
 }
 
 gpuscan_status gpuscan_cuda_pointer_device(const void* d_pointer, int* ordinal) {

@@ -274,7 +274,7 @@ void scan_on_device(int ordinal, const ScanSpec& spec, const void* d_in, void* d
   }
   void* const workspace = cached.workspace.data();
   const std::size_t bytes = cached.workspace.size();
-  if (layout.d_offsets != nullptr) {
+  if (layout.segmented) {
     cached.plan->enqueue_segments(d_in, d_out, n, layout.d_offsets, layout.segments, stream,
                                   workspace, bytes, init);
   } else if (layout.rows == 1) {

@@ -11,10 +11,11 @@
 
 namespace gpuscan::cuda::internal {
 
-// How a one-call scan's n elements divide: `rows` rows of n / rows (1: one scan), or with
-// d_offsets `segments` CSR segments (int64 device offsets, segments + 1 of them).
+// How a one-call scan's n elements divide: `rows` rows of n / rows (1: one scan), or where
+// `segmented`, `segments` CSR segments at d_offsets (int64 device offsets, segments + 1).
 struct RunLayout {
   std::uint64_t rows = 1;
+  bool segmented = false;
   const std::int64_t* d_offsets = nullptr;
   std::uint64_t segments = 0;
 };

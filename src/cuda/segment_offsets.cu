@@ -19,13 +19,20 @@ __global__ void check_segment_offsets(const std::int64_t* offsets, std::uint64_t
     const std::int64_t at = offsets[j];
     const bool in_range = at >= 0 && static_cast<std::uint64_t>(at) <= n;
     const bool ends_right = j == 0 ? at == 0 : j < segments || static_cast<std::uint64_t>(at) == n;
-    const bool sorted = j == segments || offsets[j + 1] >= at;
-    if (!(in_range && ends_right && sorted)) {
+    if (!in_range || !ends_right) {
       printf(
           "gpuscan: segment offsets[%llu] = %lld is invalid: CSR offsets start at 0, do not "
           "decrease and end at n = %llu; the scan did not run\n",
           static_cast<unsigned long long>(j), static_cast<long long>(at),
           static_cast<unsigned long long>(n));
+      __trap();
+    }
+    if (j < segments && offsets[j + 1] < at) {
+      printf(
+          "gpuscan: segment offsets decrease at index %llu (%lld then %lld): CSR offsets do not "
+          "decrease; the scan did not run\n",
+          static_cast<unsigned long long>(j + 1), static_cast<long long>(at),
+          static_cast<long long>(offsets[j + 1]));
       __trap();
     }
   }
