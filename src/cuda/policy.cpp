@@ -17,10 +17,10 @@ constexpr std::array kPolicies{
                std::size_t{8} << 20,
                0,
                true,
-               "f32: 32 KB tiles at up to 128 registers (two blocks a multiprocessor) against "
-               "the 24 KB tiles' 104 bytes of spill at 64: H200 0.92-0.94 of memcpy at "
-               "2^26..2^28 against 0.89-0.91 with 6 rows, 0.83-0.85 with 4 (docs/performance.md "
-               "C53). Batched scans as for u32",
+               "f32: 32 KB tiles (8 rows) ran faster than 24 KB, whose kernel spills 104 bytes "
+               "at 64 registers: H200 0.92-0.94 of memcpy at 2^26..2^28 against 0.89-0.91 with 6 "
+               "rows, 0.83-0.85 with 4; H100 0.983-0.994 against 0.973-0.982 (docs/performance.md "
+               "C54). Batched scans as for u32",
                {256, 4},
                true},
     ScanPolicy{"sm_90",
