@@ -215,6 +215,8 @@ TEST_F(CudaTest, RefusesWhatItCannotDo) {
   six.vectors_per_thread = 6;
   Scanner scanner = make_scanner(device(), {DType::u32, Op::add, Kind::inclusive}, six);
   Buffer in = device().allocate(4096 * 4), out = device().allocate(4096 * 4);
+  const std::vector<std::uint32_t> zeros(4096, 0);
+  device().upload(in, std::as_bytes(std::span(zeros)));
   EXPECT_THROW(scanner.run_rows(in, out, 4, 1024), UsageError);
   const std::int64_t offsets[] = {0, 100, 4096};
   EXPECT_THROW(scanner.run_segments(in, out, offsets), UsageError);
