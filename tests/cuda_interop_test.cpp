@@ -366,6 +366,8 @@ TEST_F(CudaInteropTest, SegmentRefusals) {
                UsageError);
   EXPECT_THROW(plan.enqueue_segments(in.p, in.p, n, d_offsets, 2, nullptr, workspace.p, bytes),
                UsageError);  // in place
+  EXPECT_THROW(plan.enqueue_segments(in.p, offsets.p, n, d_offsets, 2, nullptr, workspace.p, bytes),
+               UsageError);  // output over the offsets
   EXPECT_THROW(cuda::Plan({DType::u32, Op::add, Kind::inclusive, Algorithm::rts})
                    .enqueue_segments(in.p, out.p, n, d_offsets, 2, nullptr, workspace.p, bytes),
                UsageError);

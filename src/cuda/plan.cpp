@@ -120,6 +120,13 @@ class PlanImpl {
     if (spec_.algorithm == Algorithm::rts) {
       throw UsageError("segmented scans take csdldf, not rts");
     }
+    const std::uint64_t out_n = spec_.kind == Kind::reduce ? segments : n;
+    if (overlap(offsets, (segments + 1) * sizeof(std::int64_t), out,
+                out_n * size_of(spec_.dtype))) {
+      throw UsageError(
+          "d_offsets and d_out overlap: a fallback reads the offsets while the scan "
+          "writes its output");
+    }
     const DeviceScope scope(device_);
     // Checked first even where n is 0: offsets that are not all 0 then are wrong too.
     launch_check_segment_offsets(offsets, segments, n, stream);
