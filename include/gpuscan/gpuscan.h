@@ -117,11 +117,10 @@ gpuscan_status gpuscan_cuda_scan_rows(gpuscan_device device, gpuscan_dtype dtype
  * not decreasing; n and segments below 2^32. Invalid offsets are caught on the device before
  * the scan reads them: the device prints the first bad index and traps, so the stream's next
  * synchronisation fails and the CUDA context is lost (as with a failed device assert). */
-gpuscan_status gpuscan_cuda_scan_segments(gpuscan_device device, gpuscan_dtype dtype,
-                                          gpuscan_op op, gpuscan_kind kind, const void* d_in,
-                                          void* d_out, uint64_t n, const int64_t* d_offsets,
-                                          uint64_t segments, const void* init_or_null,
-                                          void* stream);
+gpuscan_status gpuscan_cuda_scan_segments(gpuscan_device device, gpuscan_dtype dtype, gpuscan_op op,
+                                          gpuscan_kind kind, const void* d_in, void* d_out,
+                                          uint64_t n, const int64_t* d_offsets, uint64_t segments,
+                                          const void* init_or_null, void* stream);
 /* The CUDA device (its ordinal, as cudaSetDevice numbers them) that holds the memory at
  * d_pointer: what a caller handed only a pointer (CUDA array interface) needs to pick the
  * device for gpuscan_device_open_cuda. A USAGE_ERROR where d_pointer is not CUDA device or
