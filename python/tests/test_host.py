@@ -392,3 +392,54 @@ def test_bad_segments_are_usage_errors_and_write_nothing():
 
     with pytest.raises(gpuscan.UsageError, match="on a CUDA device and x on the host"):
         gpuscan.cumsum(x, segments=DeviceOffsets())
+
+
+class HostAsDevice:
+    """The adapter interface _segments.on_device uses (TorchArrays, CupyArrays), over NumPy
+    arrays standing in for device memory of "device 0": the device-side check's logic runs
+    here, where CI has no GPU."""
+
+    framework = "fake"
+
+    def holds(self, a):
+        return isinstance(a, np.ndarray)
+
+    def ordinal(self, a):
+        return 0
+
+    def dtype(self, a):
+        return a.dtype
+
+    def flat(self, a, dtype):
+        return np.ascontiguousarray(a, dtype=dtype).reshape(-1)
+
+    def upload(self, host, ordinal):
+        return host.copy()
+
+    def download(self, a):
+        return a
+
+
+def test_device_offsets_are_checked_with_the_same_rules():
+    from gpuscan import _segments
+    arrays = HostAsDevice()
+    for dtype in (np.int64, np.int32, np.uint8, np.uint64):
+        got = _segments.on_device(arrays, np.array([0, 0, 4, 10], dtype), 10, 0, True)
+        assert got.dtype == np.int64 and got.tolist() == [0, 0, 4, 10]
+        assert _segments.on_device(arrays, np.array([0], dtype), 0, 0, True).tolist() == [0]
+    for offsets, message in (([1, 4, 10], "start at 1, not 0"), ([0, 6, 4, 10], "decrease at index 2"),
+                             ([0, 4, 9], "end at 9, but x has 10"), ([0, 4, 11], "end at 11")):
+        with pytest.raises(gpuscan.UsageError, match=message):
+            _segments.on_device(arrays, np.array(offsets, np.int32), 10, 0, True)
+        # Unchecked: passed on as they are, for the library's device-side check.
+        assert _segments.on_device(arrays, np.array(offsets), 10, 0, False).tolist() == offsets
+    for offsets, message in ((np.zeros((2, 2), np.int64), "1-D"), (np.zeros(0, np.int64), "no offsets"),
+                             (np.array([0.0, 10.0]), "float64")):
+        with pytest.raises(gpuscan.UsageError, match=message):
+            _segments.on_device(arrays, offsets, 10, 0, False)
+    with pytest.raises(gpuscan.UsageError, match="device 0 and x on device 1"):
+        _segments.on_device(arrays, np.array([0, 10]), 10, 1, True)
+    # Host offsets (here: a list) are checked on the host and uploaded.
+    assert _segments.on_device(arrays, [0, 3, 10], 10, 0, True).tolist() == [0, 3, 10]
+    with pytest.raises(gpuscan.UsageError, match="decrease"):
+        _segments.on_device(arrays, [0, 3, 2, 10], 10, 0, True)
