@@ -30,8 +30,8 @@ def check_form(shape, dtype):
     if shape[0] == 0:
         raise UsageError("segments holds no offsets; it needs S + 1 of them (just [0] for no segments)")
     if dtype.kind not in "iu":
-        raise UsageError(f"segments are {dtype}; CSR offsets must be integers (int64, or an integer "
-                         "type that converts to it without loss)")
+        raise UsageError(f"segments are {dtype}; CSR offsets must be integers (of any integer "
+                         "dtype; gpuscan converts them to int64)")
 
 
 def check_values(offsets, n):
