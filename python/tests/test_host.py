@@ -1,6 +1,7 @@
 """gpuscan on NumPy arrays, scanned on the best device (lavapipe in CI): every dtype, operator
 and kind against NumPy, odd sizes, poisoned outputs, views and layouts, numpy.cumsum's dtype
 rules, and every refusal."""
+import ctypes
 import os
 import subprocess
 import sys
@@ -419,6 +420,28 @@ class HostAsDevice:
     def download(self, a):
         return a
 
+    # What _cuda.scan asks of an adapter besides.
+    def pointer(self, a):
+        return a.ctypes.data
+
+    def size(self, a):
+        return a.size
+
+    def empty(self, like, n):
+        return np.empty((n,) if n is not None else (), dtype=like.dtype)
+
+    def check_out(self, out, expected, dtype, ordinal):
+        from gpuscan import _cuda
+        _cuda._check_out_shape(True, "host", out.dtype, dtype, out.shape, expected,
+                               out.flags.c_contiguous)
+        return out
+
+    def copy(self, dst, src):
+        np.copyto(dst, src)
+
+    def stream(self, a, ordinal):
+        return 0
+
 
 def test_device_offsets_are_checked_with_the_same_rules():
     from gpuscan import _segments
@@ -443,3 +466,44 @@ def test_device_offsets_are_checked_with_the_same_rules():
     assert _segments.on_device(arrays, [0, 3, 10], 10, 0, True).tolist() == [0, 3, 10]
     with pytest.raises(gpuscan.UsageError, match="decrease"):
         _segments.on_device(arrays, [0, 3, 2, 10], 10, 0, True)
+
+
+def test_cuda_segments_path_on_host_memory(rng, monkeypatch):
+    """_cuda.scan's segments branch (result shapes, out=, in place, offsets converted and
+    placed) without a GPU: HostAsDevice's arrays are host memory, so the host entry of the C
+    ABI stands in for gpuscan_cuda_scan_segments, after checking what it was handed."""
+    from gpuscan import _cuda, _library
+    from gpuscan._types import init_argument
+    lib, device = _library.lib(), _library.host_device()
+    calls = []
+
+    def cuda_scan_segments(handle, dtype, op, kind, d_in, d_out, n, d_offsets, segments, init,
+                           stream):
+        offsets = np.ctypeslib.as_array(ctypes.cast(d_offsets, ctypes.POINTER(ctypes.c_int64)),
+                                        (segments + 1,))
+        assert offsets[0] == 0 and offsets[-1] == n and (np.diff(offsets) >= 0).all()
+        calls.append((n, segments))
+        return lib.gpuscan_scan_segments_host(device.handle, dtype, op, kind, d_in, d_out,
+                                              d_offsets, segments, init)
+
+    monkeypatch.setattr(lib, "gpuscan_cuda_scan_segments", cuda_scan_segments)
+    monkeypatch.setattr(_library, "cuda_device", lambda ordinal: device.handle)
+    arrays, u32 = HostAsDevice(), np.dtype(np.uint32)
+    kinds = {"inclusive": _library.INCLUSIVE, "exclusive": _library.EXCLUSIVE,
+             "reduce": _library.REDUCE}
+    for kind, code in kinds.items():
+        for n, offsets in ((5001, random_offsets(rng, 5001, 77)), (9, np.arange(10)),
+                           (0, np.zeros(3, np.int64)), (0, np.zeros(1, np.int64))):
+            x = random_input(rng, np.uint32, n)
+            for given in (offsets, offsets.astype(np.int32)):  # int32: converted to int64
+                init = 5 if given.dtype == np.int32 else None
+                out = None if kind == "reduce" else poisoned(n, np.uint32)
+                got = _cuda.scan(arrays, x, u32, 0, code, init_argument(init, u32), out, None, given)
+                assert out is None or got is out
+                check_segments(got, x, offsets, "add", kind, init, f"{kind} n={n}")
+    assert len(calls) == 3 * 2 * 2 + 2  # n = 0 launches only a reduction of empty segments
+    x = random_input(rng, np.uint32, 3001)
+    offsets = random_offsets(rng, 3001, 20)
+    before = x.copy()
+    assert _cuda.scan(arrays, x, u32, 0, _library.INCLUSIVE, None, x, None, offsets) is x
+    check_segments(x, before, offsets, "add", "inclusive", where="in place")
