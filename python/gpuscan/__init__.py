@@ -21,16 +21,18 @@ Element types: uint32, int32, float32, uint64, int64, float64. Operators: "add",
 "min", "max", and for integers "and", "or", "xor". Integer sums and products wrap like C;
 float min/max ignore a NaN unless both operands are. A multi-dimensional array is flattened
 in row-major order, like numpy's ``axis=None``; with ``axis=-1`` each row of its last axis is
-scanned on its own, all rows in one pass (``gpuscan.cumsum(logits, axis=-1)``). Failures
-raise ``UsageError`` (the request is wrong) or ``DeviceError`` (no library or device, or a
-driver call failed).
+scanned on its own, all rows in one pass (``gpuscan.cumsum(logits, axis=-1)``); with
+``segments=offsets`` (CSR offsets, S + 1 integers from 0 to n) each segment of a 1-D x is
+scanned on its own, also in one pass (``gpuscan.reduce(values, segments=row_pointers)``
+gives one sum per segment). Failures raise ``UsageError`` (the request is wrong) or
+``DeviceError`` (no library or device, or a driver call failed).
 """
 import operator
 import sys
 
 import numpy as np
 
-from . import _cuda, _dlpack, _host, _library
+from . import _cuda, _dlpack, _host, _library, _segments
 from ._types import cumsum_dtype, dtype_code, init_argument, op_code
 from .errors import DeviceError, Error, ForwardProgressError, UsageError
 
@@ -38,7 +40,8 @@ __all__ = ["inclusive_scan", "exclusive_scan", "reduce", "cumsum", "device_name"
            "UsageError", "DeviceError", "ForwardProgressError"]
 
 
-def inclusive_scan(x, op="add", init=None, out=None, *, axis=None):
+def inclusive_scan(x, op="add", init=None, out=None, *, axis=None, segments=None,
+                   check_segments=True):
     """``out[i] = init ⊕ x[0] ⊕ ... ⊕ x[i]``, in x's dtype (integer sums wrap like C).
 
     x: a NumPy or CUDA array of uint32, int32, float32, uint64, int64 or float64.
@@ -48,39 +51,55 @@ def inclusive_scan(x, op="add", init=None, out=None, *, axis=None):
       shape; it may be x itself. Returned.
     axis: None (x flattened in row-major order) or -1 (each row of the last axis scanned on
       its own, init applied to each; a batched scan in one pass). Other axes are refused.
+    segments: None, or the CSR offsets of a segmented scan of a 1-D x (DESIGN.md 3f): S + 1
+      integers, 0 first, x.size last, never decreasing; segment s is
+      x[segments[s]:segments[s + 1]], scanned on its own from init (empty segments allowed).
+      Any integer dtype (converted to int64). For a NumPy x a host array (NumPy, list, CPU
+      tensor); for a CUDA x a host array (checked on the host, copied to x's device) or an
+      array of x's framework on x's device. Not with axis.
+    check_segments: for CUDA offsets, check them on the device first and raise a UsageError
+      if they are wrong; this waits for the stream once. False skips the wait and leaves
+      them to the library's device-side check, which stops a bad run with a trap that loses
+      the CUDA context. Host offsets are always checked, on the host.
     Returns an array of x's dtype, framework and device: 1-D of x.size elements for
-    axis=None, x's shape for axis=-1.
+    axis=None (and segments), x's shape for axis=-1.
     """
-    return _scan(x, op, _library.INCLUSIVE, init, out, axis, None)
+    return _scan(x, op, _library.INCLUSIVE, init, out, axis, None, segments, check_segments)
 
 
-def exclusive_scan(x, op="add", init=None, out=None, *, axis=None):
+def exclusive_scan(x, op="add", init=None, out=None, *, axis=None, segments=None,
+                   check_segments=True):
     """``out[i] = init ⊕ x[0] ⊕ ... ⊕ x[i-1]`` (``out[0] = init``), in x's dtype.
 
-    Arguments and result as for inclusive_scan.
+    Arguments and result as for inclusive_scan (with segments, each segment's first output
+    is init).
     """
-    return _scan(x, op, _library.EXCLUSIVE, init, out, axis, None)
+    return _scan(x, op, _library.EXCLUSIVE, init, out, axis, None, segments, check_segments)
 
 
-def reduce(x, op="add", init=None, *, axis=None):
+def reduce(x, op="add", init=None, *, axis=None, segments=None, check_segments=True):
     """``init ⊕ x[0] ⊕ ... ⊕ x[n-1]`` (init, or the identity, when x is empty), in x's dtype.
 
     Returns a NumPy scalar for host input; for a CUDA array a 0-d array of its framework on
     its device (reading it, e.g. with ``.item()``, waits for the GPU). With axis=-1, one value
-    per row of the last axis: an array of x.shape[:-1].
+    per row of the last axis: an array of x.shape[:-1]. With segments (as for
+    inclusive_scan), one value per segment: an array of S (an empty segment's is init, or
+    the identity).
     """
-    return _scan(x, op, _library.REDUCE, init, None, axis, None)
+    return _scan(x, op, _library.REDUCE, init, None, axis, None, segments, check_segments)
 
 
-def cumsum(x, dtype=None, out=None, *, axis=None):
-    """The inclusive sum with numpy.cumsum's dtype rules (``axis=None`` or ``axis=-1``).
+def cumsum(x, dtype=None, out=None, *, axis=None, segments=None, check_segments=True):
+    """The inclusive sum with numpy.cumsum's dtype rules (``axis=None`` or ``axis=-1``, or
+    ``segments=`` as for inclusive_scan).
 
     dtype: the result's (and the accumulation's) dtype; by default x's, except that bool
       and integers narrower than 64 bits widen to int64 (unsigned: uint64), like numpy.
       x is converted to it first. Must be one of the six gpuscan scans.
     out: as for inclusive_scan, of the result's dtype.
     """
-    return _scan(x, "add", _library.INCLUSIVE, None, out, axis, dtype if dtype is not None else cumsum_dtype)
+    return _scan(x, "add", _library.INCLUSIVE, None, out, axis,
+                 dtype if dtype is not None else cumsum_dtype, segments, check_segments)
 
 
 def device_name():
@@ -138,11 +157,14 @@ def _rows_of(shape, axis):
     return (int(np.prod(shape[:-1], dtype=np.int64)), row_length)
 
 
-def _scan(x, op, kind, init, out, axis, result_dtype):
+def _scan(x, op, kind, init, out, axis, result_dtype, segments=None, check_segments=True):
     """result_dtype: None (x's dtype), cumsum_dtype (numpy.cumsum's rule), or a dtype."""
+    if segments is not None and axis is not None:
+        raise UsageError(f"segments= scans a 1-D x by its offsets; it does not combine with "
+                         f"axis={axis!r} (leave axis out)")
     adapter = _adapters.get(type(x))
     fast_plans = getattr(adapter, "fast_plans", None)
-    if fast_plans is not None and init is None and axis is None:
+    if fast_plans is not None and init is None and axis is None and segments is None:
         result = adapter.fast_scan(x, op, kind, result_dtype, out)
         if result is not None:
             return result
@@ -153,6 +175,10 @@ def _scan(x, op, kind, init, out, axis, result_dtype):
         device = _dlpack.dlpack_device(x) if not hasattr(x, "__cuda_array_interface__") else None
         if device is not None and device[0] not in (_dlpack.KDL_CUDA, _dlpack.KDL_CUDA_MANAGED):
             x, adapter = np.from_dlpack(x), _HOST  # host memory through DLPack
+        elif segments is not None:
+            raise UsageError("segments= takes CUDA arrays of torch and cupy (gpuscan allocates "
+                             "and checks the offsets in their framework); wrap x with "
+                             "torch.from_dlpack or cupy.asarray first")
         else:
             x = _PROTOCOL.memory(x)
     elif adapter is not _HOST and adapter.framework == "torch" and not x.is_cuda:
@@ -161,11 +187,14 @@ def _scan(x, op, kind, init, out, axis, result_dtype):
         if out is not None:
             if not isinstance(out, sys.modules["torch"].Tensor) or out.is_cuda:
                 raise UsageError("out must be a CPU torch.Tensor for a CPU torch x")
-            _scan(x, op, kind, init, out.detach().numpy(), axis, result_dtype)
+            _scan(x, op, kind, init, out.detach().numpy(), axis, result_dtype, segments)
             return out
     if adapter is _HOST and not isinstance(x, np.ndarray):
         x = np.asarray(x)
     rows = _rows_of(tuple(x.shape), axis)
+    if segments is not None and len(x.shape) != 1:
+        raise UsageError(f"segments= scans a 1-D x; x has shape {tuple(x.shape)} (flatten it "
+                         "first, e.g. x.reshape(-1), with offsets into the flat array)")
     dtype = adapter.dtype(x) if adapter is not _HOST else x.dtype
     requested_dtype = result_dtype
     if result_dtype is None:
@@ -186,12 +215,14 @@ def _scan(x, op, kind, init, out, axis, result_dtype):
         except TypeError:
             pass  # an unhashable dtype argument: that call keeps the general path
     if adapter is _HOST:
-        result = _host.scan(x, result_dtype, op_code_value, kind, init, out, rows)
+        offsets = _segments.on_host(segments, x.size) if segments is not None else None
+        result = _host.scan(x, result_dtype, op_code_value, kind, init, out, rows, offsets)
         if host_framework == "torch" and (out is None or kind == _library.REDUCE):
             torch = sys.modules["torch"]
             result = torch.from_numpy(np.asarray(result))
         return result
-    return _cuda.scan(adapter, x, result_dtype, op_code_value, kind, init, out, rows)
+    return _cuda.scan(adapter, x, result_dtype, op_code_value, kind, init, out, rows, segments,
+                      check_segments)
 
 
 def _as_numpy_dtype(dtype, adapter):

@@ -15,7 +15,7 @@ import ctypes
 
 import numpy as np
 
-from . import _dlpack, _library
+from . import _dlpack, _library, _segments
 from ._types import dtype_code
 from .errors import UsageError
 
@@ -126,6 +126,18 @@ class TorchArrays:
     def stream(self, a, ordinal):
         return self.current_stream(ordinal)
 
+    # CSR offsets of a segmented scan (_segments.on_device).
+    def holds(self, a):
+        return isinstance(a, self.torch.Tensor) and a.is_cuda
+
+    def upload(self, host, ordinal):
+        if not host.flags.writeable:
+            host = host.copy()  # torch.from_numpy warns about read-only arrays
+        return self.torch.from_numpy(host).to(f"cuda:{ordinal}")
+
+    def download(self, a):
+        return a.detach().cpu().numpy()
+
 
 class CupyArrays:
     framework = "cupy"
@@ -198,6 +210,17 @@ class CupyArrays:
             return cuda.get_current_stream().ptr
         with cuda.Device(ordinal):
             return cuda.get_current_stream().ptr
+
+    # CSR offsets of a segmented scan (_segments.on_device).
+    def holds(self, a):
+        return isinstance(a, self.cupy.ndarray)
+
+    def upload(self, host, ordinal):
+        with self.cupy.cuda.Device(ordinal):
+            return self.cupy.asarray(host)
+
+    def download(self, a):
+        return self.cupy.asnumpy(a)
 
 
 class ProtocolArrays:
@@ -273,19 +296,28 @@ def _check_out_shape(same_device, device, out_dtype, dtype, shape, expected, con
         raise UsageError("out must be contiguous")
 
 
-def scan(arrays, x, dtype, op, kind, init, out, rows=None):
+def scan(arrays, x, dtype, op, kind, init, out, rows=None, segments=None, check_segments=True):
     """The scan (kind INCLUSIVE/EXCLUSIVE) or reduction (REDUCE: a 0-d array) of CUDA array
     `x` as `dtype`, enqueued on the stream `arrays` names for it; nothing synchronises.
     With `rows` (axis=-1: rows, row length), each row of x's last axis on its own: a result
-    of x's shape (REDUCE: without the last axis)."""
+    of x's shape (REDUCE: without the last axis). With `segments` (CSR offsets of 1-D x, as
+    the caller gave them; _segments.on_device reads, checks and places them), each segment
+    on its own: a result of x's shape (REDUCE: one value per segment); checking device
+    offsets waits for the stream once, unless check_segments is False."""
     shape = tuple(x.shape)
     source = arrays.flat(x, dtype)
     n = arrays.size(source)
     ordinal = arrays.ordinal(source)
     source_pointer = arrays.pointer(source)
+    offsets = None
     if rows is not None:
         result_shape = shape[:-1] if kind == _library.REDUCE else shape
         out_n = rows[0] if kind == _library.REDUCE else n
+    elif segments is not None:
+        offsets = _segments.on_device(arrays, segments, n, ordinal, check_segments)
+        segment_count = arrays.size(offsets) - 1
+        result_shape = (segment_count,) if kind == _library.REDUCE else (n,)
+        out_n = result_shape[0]
     else:
         result_shape = () if kind == _library.REDUCE else (n,)
         out_n = 1 if kind == _library.REDUCE else n
@@ -305,14 +337,19 @@ def scan(arrays, x, dtype, op, kind, init, out, rows=None):
             target = arrays.empty(source, out_n)
     init_pointer = ctypes.byref(init) if init is not None else None
     stream = arrays.stream(source, ordinal) or None
-    if rows is None:
-        status = _library.lib().gpuscan_cuda_scan(
-            _library.cuda_device(ordinal), dtype_code(dtype), op, kind, source_pointer or None,
-            arrays.pointer(target), n, init_pointer, stream)
-    else:
+    if rows is not None:
         status = _library.lib().gpuscan_cuda_scan_rows(
             _library.cuda_device(ordinal), dtype_code(dtype), op, kind, source_pointer or None,
             arrays.pointer(target), rows[0], rows[1], init_pointer, stream)
+    elif offsets is not None:
+        status = _library.lib().gpuscan_cuda_scan_segments(
+            _library.cuda_device(ordinal), dtype_code(dtype), op, kind, source_pointer or None,
+            arrays.pointer(target), n, arrays.pointer(offsets), segment_count, init_pointer,
+            stream)
+    else:
+        status = _library.lib().gpuscan_cuda_scan(
+            _library.cuda_device(ordinal), dtype_code(dtype), op, kind, source_pointer or None,
+            arrays.pointer(target), n, init_pointer, stream)
     if status:
         _library.raise_for(status, f"scanning on CUDA device {ordinal}")
     if target is not result:

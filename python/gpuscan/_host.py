@@ -30,38 +30,46 @@ def check_out(out, shape, dtype):
     return out
 
 
-def scan(x, dtype, op, kind, init, out, rows=None):
+def scan(x, dtype, op, kind, init, out, rows=None, offsets=None):
     """The scan (or reduction, kind REDUCE) of host array `x` as `dtype`: a NumPy array of
     x.size elements (a NumPy scalar for REDUCE). With `rows` (axis=-1), each row of x's last
-    axis on its own: a result of x's shape (REDUCE: without the last axis)."""
+    axis on its own: a result of x's shape (REDUCE: without the last axis). With `offsets`
+    (segments=: checked int64 CSR offsets, _segments.on_host), each segment of 1-D x on its
+    own: a result of x's shape (REDUCE: one value per segment)."""
     flat = flatten(x, dtype)
     n = flat.size
+    scalar = kind == _library.REDUCE and rows is None and offsets is None
     if rows is not None:
         shape = x.shape[:-1] if kind == _library.REDUCE else x.shape
+    elif offsets is not None:
+        shape = (offsets.size - 1,) if kind == _library.REDUCE else (n,)
     else:
-        shape = () if kind == _library.REDUCE else (n,)
+        shape = () if scalar else (n,)
     if out is not None and kind != _library.REDUCE:
         result = check_out(out, shape, dtype)
         if n == 0:
             return result
         if np.may_share_memory(result, flat):
             # In place (out=x) or overlapping: the library scans out of place.
-            np.copyto(result, scan(x.copy(), dtype, op, kind, init, None, rows))
+            np.copyto(result, scan(x.copy(), dtype, op, kind, init, None, rows, offsets))
             return result
     else:
-        result = np.empty(max(1, int(np.prod(shape))) if kind == _library.REDUCE and rows is None
-                          else shape, dtype=dtype)
+        result = np.empty(1 if scalar else shape, dtype=dtype)
         if result.size == 0:
             return result
     device = _library.host_device()
     init_pointer = ctypes.byref(init) if init is not None else None
-    if rows is None:
-        status = _library.lib().gpuscan_scan_host(
-            device.handle, dtype_code(dtype), op, kind, flat.ctypes.data if n else None,
-            result.ctypes.data, n, init_pointer)
-    else:
+    data = flat.ctypes.data if n else None
+    if rows is not None:
         status = _library.lib().gpuscan_scan_rows_host(
-            device.handle, dtype_code(dtype), op, kind, flat.ctypes.data if n else None,
-            result.ctypes.data, rows[0], rows[1], init_pointer)
+            device.handle, dtype_code(dtype), op, kind, data, result.ctypes.data, rows[0],
+            rows[1], init_pointer)
+    elif offsets is not None:
+        status = _library.lib().gpuscan_scan_segments_host(
+            device.handle, dtype_code(dtype), op, kind, data, result.ctypes.data,
+            offsets.ctypes.data, offsets.size - 1, init_pointer)
+    else:
+        status = _library.lib().gpuscan_scan_host(
+            device.handle, dtype_code(dtype), op, kind, data, result.ctypes.data, n, init_pointer)
     _library.raise_for(status, f"scanning on {device.name}")
-    return result[0] if kind == _library.REDUCE and rows is None else result
+    return result[0] if scalar else result

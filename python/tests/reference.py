@@ -91,3 +91,30 @@ def check(got, x, op, kind, init=None, where=""):
         close = (got64 == want) | (np.abs(got64 - want) <= 1e-5 * bound + 1e-30)
     bad = np.flatnonzero(~close & ~(np.isnan(got64) & np.isnan(want)))
     assert bad.size == 0, f"{where}: {bad.size} off, first at {bad[0]}: {got[bad[0]]} vs {want[bad[0]]}"
+
+
+def random_offsets(rng, n, segments, empty_share=0.2):
+    """CSR offsets of `segments` segments covering n elements (0 first, n last), about
+    `empty_share` of them empty, the others of random lengths."""
+    if segments == 0:
+        return np.zeros(1, dtype=np.int64)
+    cuts = np.sort(rng.integers(0, n, segments - 1, endpoint=True))
+    # A cut moved back onto the one before it (onto 0 for the first) leaves an empty segment.
+    cuts = np.maximum.accumulate(np.where(rng.random(segments - 1) < empty_share, 0, cuts))
+    return np.concatenate([[0], cuts, [n]]).astype(np.int64)
+
+
+def check_segments(got, x, offsets, op, kind, init=None, where=""):
+    """Each segment of flat x scanned (reduce: reduced) on its own from init, as check()
+    checks one scan: got holds x.size values (reduce: one per segment)."""
+    got = np.asarray(got).reshape(-1)
+    x = np.ascontiguousarray(x).reshape(-1)
+    offsets = np.asarray(offsets, dtype=np.int64)
+    segments = offsets.size - 1
+    want_n = segments if kind == "reduce" else x.size
+    assert got.shape == (want_n,), f"{where}: shape {got.shape}, want ({want_n},)"
+    for s in range(segments):
+        begin, end = int(offsets[s]), int(offsets[s + 1])
+        part = got[s:s + 1] if kind == "reduce" else got[begin:end]
+        if part.size:
+            check(part, x[begin:end], op, kind, init, f"{where} segment {s} [{begin}, {end})")

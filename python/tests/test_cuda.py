@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import gpuscan
-from reference import check, ops_of, random_init, random_input
+from reference import (check, check_segments, ops_of, random_init, random_input,
+                       random_offsets)
 
 try:
     import torch
@@ -339,3 +340,116 @@ def test_axis_minus_one_scans_each_row(name, kind):
         logits = torch.rand(256, 128256, device="cuda")
         got = gpuscan.cumsum(logits, axis=-1)
         torch.testing.assert_close(got, torch.cumsum(logits, dim=-1), rtol=1e-4, atol=1e-2)
+
+
+# ---- segments= (CSR offsets, DESIGN.md section 3f) -----------------------------------------
+
+def segment_cases(rng):
+    """(what, n, offsets): every layout class, at sizes beyond one tile and one chunk."""
+    yield "random, some empty", 1000003, random_offsets(rng, 1000003, 3001, 0.25)
+    yield "long segments", (1 << 22) + 5, random_offsets(rng, (1 << 22) + 5, 3, 0.0)
+    yield "one segment", 70001, np.array([0, 70001])
+    yield "every element its own", 4097, np.arange(4098)
+    yield "empty first, inside and last", 9001, np.array([0, 0, 0, 5000, 5000, 9001, 9001, 9001])
+    yield "no elements, three empty segments", 0, np.zeros(4, np.int64)
+    yield "no elements, no segments", 0, np.zeros(1, np.int64)
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+@pytest.mark.parametrize("kind", KINDS)
+def test_segments_scan_each_segment_on_its_own(rng, framework, kind):
+    """Offsets from the host (copied to x's device) and on the device (int64, and int32
+    converted there), into fresh and poisoned outputs, with and without init."""
+    fw = Frameworks.of(framework)
+    places = ("host", "device int64", "device int32")
+    for d, (dtype, op) in enumerate(((np.int32, "add"), (np.float32, "add"), (np.int64, "max"),
+                                     (np.float64, "add"))):
+        for c, (what, n, offsets) in enumerate(segment_cases(rng)):
+            x = random_input(rng, dtype, n, op)
+            init = random_init(rng, dtype, op) if len(offsets) % 2 else None
+            for place in (places[(d + c) % 3],):  # each case meets every place over the dtypes
+                given = offsets if place == "host" else fw.to_device(
+                    offsets.astype(np.int32 if place.endswith("int32") else np.int64))
+                where = f"{framework} {np.dtype(dtype).name} {op} {kind} {what} init={init} offsets on {place}"
+                if kind == "reduce":
+                    got = gpuscan.reduce(fw.to_device(x), op=op, init=init, segments=given)
+                    assert fw.is_array(got) and tuple(got.shape) == (len(offsets) - 1,), where
+                else:
+                    out = fw.poisoned(n, dtype)
+                    call = gpuscan.inclusive_scan if kind == "inclusive" else gpuscan.exclusive_scan
+                    got = call(fw.to_device(x), op=op, init=init, out=out, segments=given)
+                    assert got is out, where
+                check_segments(fw.to_host(got), x, offsets, op, kind, init, where)
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_segments_unchecked_cumsum_and_in_place(rng, framework):
+    fw = Frameworks.of(framework)
+    n = 200003
+    x_host = random_input(rng, np.int32, n)
+    offsets = random_offsets(rng, n, 501)
+    d_offsets = fw.to_device(offsets)
+    got = gpuscan.inclusive_scan(fw.to_device(x_host), segments=d_offsets, check_segments=False)
+    check_segments(fw.to_host(got), x_host, offsets, "add", "inclusive", where="unchecked")
+    got = gpuscan.cumsum(fw.to_device(x_host), segments=d_offsets)  # int32 sums widen to int64
+    assert fw.to_host(got).dtype == np.int64
+    check_segments(fw.to_host(got), x_host.astype(np.int64), offsets, "add", "inclusive", where="cumsum")
+    x = fw.to_device(x_host)
+    assert gpuscan.exclusive_scan(x, out=x, init=3, segments=offsets) is x  # in place
+    check_segments(fw.to_host(x), x_host, offsets, "add", "exclusive", 3, where="out=x")
+    np.testing.assert_array_equal(fw.to_host(d_offsets), offsets)  # the offsets are untouched
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_bad_segments_are_usage_errors_and_write_nothing(framework):
+    """Wrong offsets, on the host or on the device (checked there, so the CUDA context
+    survives), are refused before anything is launched; out keeps its poison."""
+    fw = Frameworks.of(framework)
+    x = fw.to_device(np.arange(10, dtype=np.int32))
+    good = np.array([0, 4, 10])
+    cases = [
+        ([1, 4, 10], "start at 1, not 0"),
+        ([0, 6, 4, 10], "decrease at index 2 \\(6 then 4\\)"),
+        ([0, 4, 9], "end at 9, but x has 10 elements"),
+        ([0, 4, 11], "end at 11, but x has 10 elements"),
+    ]
+    for offsets, message in cases:
+        for given in (np.array(offsets), fw.to_device(np.array(offsets)),
+                      fw.to_device(np.array(offsets, dtype=np.int32))):
+            out = fw.poisoned(10, np.int32)
+            with pytest.raises(gpuscan.UsageError, match=message):
+                gpuscan.inclusive_scan(x, out=out, segments=given)
+            with pytest.raises(gpuscan.UsageError, match=message):
+                gpuscan.reduce(x, segments=given)
+            assert (fw.to_host(out).view(np.uint8) == 0xA5).all(), f"{offsets}: out was written"
+    refusals = [
+        (dict(segments=fw.to_device(np.array([0.0, 4.0, 10.0]))), "float64; CSR offsets must be integers"),
+        (dict(segments=fw.to_device(good.reshape(1, 3))), "must be 1-D"),
+        (dict(segments=np.zeros(0, np.int64)), "no offsets"),
+        (dict(segments=good, axis=-1), "does not combine with axis"),
+        (dict(segments=good, out=fw.poisoned(10, np.int64)), "out is int64"),
+    ]
+    for case, message in refusals:
+        with pytest.raises(gpuscan.UsageError, match=message):
+            gpuscan.inclusive_scan(x, **case)
+    with pytest.raises(gpuscan.UsageError, match="1-D x"):
+        gpuscan.inclusive_scan(fw.to_device(np.zeros((2, 5), np.int32)), segments=good)
+    other = Frameworks.of("cupy" if framework == "torch" else "torch")
+    if (CUPY if framework == "torch" else TORCH):
+        with pytest.raises(gpuscan.UsageError, match=f"must be a {framework} array on x's device"):
+            gpuscan.inclusive_scan(x, segments=other.to_device(good))
+    with pytest.raises(gpuscan.UsageError, match="torch and cupy"):
+        gpuscan.inclusive_scan(CaiOnly(x), out=CaiOnly(fw.poisoned(10, np.int32)), segments=good)
+    # The context survived every refusal: a good request still works.
+    np.testing.assert_array_equal(fw.to_host(gpuscan.reduce(x, segments=fw.to_device(good))), [6, 39])
+
+
+@needs_torch
+def test_segments_on_another_device_are_refused():
+    if torch.cuda.device_count() < 2:
+        pytest.skip("needs two CUDA GPUs")
+    x = torch.arange(10, device="cuda:0", dtype=torch.int32)
+    with pytest.raises(gpuscan.UsageError, match="device 1 and x on device 0"):
+        gpuscan.cumsum(x, segments=torch.tensor([0, 10], device="cuda:1"))
+    got = gpuscan.cumsum(torch.arange(10, device="cuda:1", dtype=torch.int32), segments=[0, 3, 10])
+    assert got.device == torch.device("cuda:1") and got.tolist() == [0, 1, 3, 3, 7, 12, 18, 25, 33, 42]

@@ -1,6 +1,7 @@
 """gpuscan on NumPy arrays, scanned on the best device (lavapipe in CI): every dtype, operator
 and kind against NumPy, odd sizes, poisoned outputs, views and layouts, numpy.cumsum's dtype
 rules, and every refusal."""
+import ctypes
 import os
 import subprocess
 import sys
@@ -9,7 +10,8 @@ import numpy as np
 import pytest
 
 import gpuscan
-from reference import DTYPES, check, ops_of, random_init, random_input
+from reference import (DTYPES, check, check_segments, ops_of, random_init, random_input,
+                       random_offsets)
 
 KINDS = ["inclusive", "exclusive", "reduce"]
 CALLS = {"inclusive": gpuscan.inclusive_scan, "exclusive": gpuscan.exclusive_scan}
@@ -281,3 +283,227 @@ def test_axis_minus_one_matches_numpy_cumsum():
         gpuscan.cumsum(x, axis=2)
     with pytest.raises(gpuscan.UsageError, match="shape"):
         gpuscan.cumsum(x, axis=-1, out=np.empty(24, np.int64))
+
+
+# ---- segments= (CSR offsets, DESIGN.md section 3f) -----------------------------------------
+# Few (dtype, operator, kind) triples: each is a pipeline of its own, which lavapipe compiles
+# in a second or two on a fresh CI machine; the library's own suites cover the rest.
+SEGMENTED = [(np.uint32, "add", "inclusive"), (np.uint32, "add", "exclusive"),
+             (np.uint32, "add", "reduce"), (np.float32, "add", "inclusive"),
+             (np.uint64, "add", "exclusive"), (np.float64, "max", "reduce")]
+
+
+def segment_cases(rng):
+    """(what, n, offsets): every layout class of a segmented scan."""
+    yield "random, some empty", 10007, random_offsets(rng, 10007, 97, 0.25)
+    yield "long segments", 70001, random_offsets(rng, 70001, 5, 0.0)
+    yield "one segment", 4099, np.array([0, 4099])
+    yield "every element its own", 257, np.arange(258)
+    yield "empty first, inside and last", 1001, np.array([0, 0, 0, 500, 500, 1001, 1001, 1001])
+    yield "one element", 1, np.array([0, 1])
+    yield "no elements, three empty segments", 0, np.zeros(4, np.int64)
+    yield "no elements, no segments", 0, np.zeros(1, np.int64)
+
+
+@pytest.mark.parametrize("dtype,op,kind", SEGMENTED, ids=lambda v: getattr(v, "__name__", str(v)))
+def test_segments_scan_each_segment_on_its_own(rng, dtype, op, kind):
+    for what, n, offsets in segment_cases(rng):
+        x = random_input(rng, dtype, n, op)
+        init = random_init(rng, dtype, op) if n % 2 else None
+        where = f"{np.dtype(dtype).name} {op} {kind} {what} init={init}"
+        if kind == "reduce":
+            got = gpuscan.reduce(x, op=op, init=init, segments=offsets)
+            assert isinstance(got, np.ndarray) and got.dtype == np.dtype(dtype), where
+        else:
+            out = poisoned(n, dtype)
+            got = CALLS[kind](x, op=op, init=init, out=out, segments=offsets)
+            assert got is out, where
+        check_segments(got, x, offsets, op, kind, init, where)
+
+
+# The tests below stay with SEGMENTED's pipelines (uint32 sums).
+def test_segments_reduce_of_empty_segments_is_init_or_identity():
+    x = np.array([5, 1, 2], dtype=np.uint32)
+    offsets = [0, 0, 2, 2, 3, 3]  # a list: anything numpy.asarray reads
+    assert gpuscan.reduce(x, segments=offsets).tolist() == [0, 6, 0, 2, 0]
+    assert gpuscan.reduce(x, init=7, segments=offsets).tolist() == [7, 13, 7, 9, 7]
+    assert gpuscan.reduce(np.zeros(0, np.uint32), init=4, segments=[0, 0, 0]).tolist() == [4, 4]
+    assert gpuscan.reduce(np.zeros(0, np.uint32), segments=[0]).shape == (0,)
+    assert gpuscan.exclusive_scan(x, init=10, segments=offsets).tolist() == [10, 15, 10]
+
+
+def test_segments_take_any_integer_offsets_and_cumsum_converts(rng):
+    x = random_input(rng, np.uint32, 300)
+    offsets = random_offsets(rng, 300, 17)
+    want = gpuscan.inclusive_scan(x, segments=offsets)
+    check_segments(want, x, offsets, "add", "inclusive", where="int64 offsets")
+    for dtype in (np.int8, np.uint16, np.int32, np.uint32, np.uint64):
+        small = random_offsets(rng, 100, 9).astype(dtype)
+        got = gpuscan.inclusive_scan(x[:100], segments=small)
+        check_segments(got, x[:100], small, "add", "inclusive", where=np.dtype(dtype).name)
+    np.testing.assert_array_equal(gpuscan.inclusive_scan(x, segments=offsets[::-1][::-1]), want)
+    small_x = (x % 1000).astype(np.uint16)
+    got = gpuscan.cumsum(small_x, dtype=np.uint32, segments=offsets)  # x converted to uint32 first
+    assert got.dtype == np.uint32
+    check_segments(got, small_x.astype(np.uint32), offsets, "add", "inclusive", where="cumsum")
+
+
+def test_segments_out_may_be_the_input(rng):
+    x = random_input(rng, np.uint32, 3001)
+    before = x.copy()
+    offsets = random_offsets(rng, 3001, 40)
+    assert gpuscan.inclusive_scan(x, out=x, segments=offsets) is x
+    check_segments(x, before, offsets, "add", "inclusive", where="out=x")
+
+
+def test_bad_segments_are_usage_errors_and_write_nothing():
+    x = np.arange(10, dtype=np.uint32)
+    good = np.array([0, 4, 10])
+    cases = [
+        (dict(segments=[1, 4, 10]), "start at 1, not 0"),
+        (dict(segments=[0, 6, 4, 10]), "decrease at index 2 \\(6 then 4\\)"),
+        (dict(segments=[0, 4, 9]), "end at 9, but x has 10 elements"),
+        (dict(segments=[0, 4, 11]), "end at 11, but x has 10 elements"),
+        (dict(segments=[0]), "end at 0, but x has 10 elements"),
+        (dict(segments=np.array([0.0, 4.0, 10.0])), "float64; CSR offsets must be integers"),
+        (dict(segments=np.array([False, True])), "bool; CSR offsets must be integers"),
+        (dict(segments=good.reshape(1, 3)), "must be 1-D"),
+        (dict(segments=np.array(10)), "must be 1-D"),
+        (dict(segments=np.zeros(0, np.int64)), "no offsets"),
+        (dict(segments=good, axis=-1), "does not combine with axis"),
+        (dict(segments=good, axis=None), None),  # axis=None is the default: fine
+        (dict(segments=good, out=poisoned(2, np.uint32)), "shape"),
+    ]
+    for case, message in cases:
+        out = case.pop("out", poisoned(10, np.uint32))
+        if message is None:
+            gpuscan.inclusive_scan(x, out=out, **case)
+            continue
+        with pytest.raises(gpuscan.UsageError, match=message):
+            gpuscan.inclusive_scan(x, out=out, **case)
+        assert (out.view(np.uint8) == 0xA5).all(), f"{case}: out was written"
+    with pytest.raises(gpuscan.UsageError, match="1-D x; x has shape \\(2, 5\\)"):
+        gpuscan.reduce(x.reshape(2, 5), segments=good)
+    with pytest.raises(gpuscan.UsageError, match="decrease"):
+        gpuscan.reduce(x, segments=[0, 6, 4, 10])
+
+    class DeviceOffsets:  # CUDA memory, as __cuda_array_interface__ shows it
+        __cuda_array_interface__ = {"shape": (3,), "typestr": "<i8", "data": (4096, False),
+                                    "version": 3}
+
+    with pytest.raises(gpuscan.UsageError, match="on a CUDA device and x on the host"):
+        gpuscan.cumsum(x, segments=DeviceOffsets())
+
+
+class HostAsDevice:
+    """The adapter interface _segments.on_device uses (TorchArrays, CupyArrays), over NumPy
+    arrays standing in for device memory of "device 0": the device-side check's logic runs
+    here, where CI has no GPU."""
+
+    framework = "fake"
+
+    def holds(self, a):
+        return isinstance(a, np.ndarray)
+
+    def ordinal(self, a):
+        return 0
+
+    def dtype(self, a):
+        return a.dtype
+
+    def flat(self, a, dtype):
+        return np.ascontiguousarray(a, dtype=dtype).reshape(-1)
+
+    def upload(self, host, ordinal):
+        return host.copy()
+
+    def download(self, a):
+        return a
+
+    # What _cuda.scan asks of an adapter besides.
+    def pointer(self, a):
+        return a.ctypes.data
+
+    def size(self, a):
+        return a.size
+
+    def empty(self, like, n):
+        return np.empty((n,) if n is not None else (), dtype=like.dtype)
+
+    def check_out(self, out, expected, dtype, ordinal):
+        from gpuscan import _cuda
+        _cuda._check_out_shape(True, "host", out.dtype, dtype, out.shape, expected,
+                               out.flags.c_contiguous)
+        return out
+
+    def copy(self, dst, src):
+        np.copyto(dst, src)
+
+    def stream(self, a, ordinal):
+        return 0
+
+
+def test_device_offsets_are_checked_with_the_same_rules():
+    from gpuscan import _segments
+    arrays = HostAsDevice()
+    for dtype in (np.int64, np.int32, np.uint8, np.uint64):
+        got = _segments.on_device(arrays, np.array([0, 0, 4, 10], dtype), 10, 0, True)
+        assert got.dtype == np.int64 and got.tolist() == [0, 0, 4, 10]
+        assert _segments.on_device(arrays, np.array([0], dtype), 0, 0, True).tolist() == [0]
+    for offsets, message in (([1, 4, 10], "start at 1, not 0"), ([0, 6, 4, 10], "decrease at index 2"),
+                             ([0, 4, 9], "end at 9, but x has 10"), ([0, 4, 11], "end at 11")):
+        with pytest.raises(gpuscan.UsageError, match=message):
+            _segments.on_device(arrays, np.array(offsets, np.int32), 10, 0, True)
+        # Unchecked: passed on as they are, for the library's device-side check.
+        assert _segments.on_device(arrays, np.array(offsets), 10, 0, False).tolist() == offsets
+    for offsets, message in ((np.zeros((2, 2), np.int64), "1-D"), (np.zeros(0, np.int64), "no offsets"),
+                             (np.array([0.0, 10.0]), "float64")):
+        with pytest.raises(gpuscan.UsageError, match=message):
+            _segments.on_device(arrays, offsets, 10, 0, False)
+    with pytest.raises(gpuscan.UsageError, match="device 0 and x on device 1"):
+        _segments.on_device(arrays, np.array([0, 10]), 10, 1, True)
+    # Host offsets (here: a list) are checked on the host and uploaded.
+    assert _segments.on_device(arrays, [0, 3, 10], 10, 0, True).tolist() == [0, 3, 10]
+    with pytest.raises(gpuscan.UsageError, match="decrease"):
+        _segments.on_device(arrays, [0, 3, 2, 10], 10, 0, True)
+
+
+def test_cuda_segments_path_on_host_memory(rng, monkeypatch):
+    """_cuda.scan's segments branch (result shapes, out=, in place, offsets converted and
+    placed) without a GPU: HostAsDevice's arrays are host memory, so the host entry of the C
+    ABI stands in for gpuscan_cuda_scan_segments, after checking what it was handed."""
+    from gpuscan import _cuda, _library
+    from gpuscan._types import init_argument
+    lib, device = _library.lib(), _library.host_device()
+    calls = []
+
+    def cuda_scan_segments(handle, dtype, op, kind, d_in, d_out, n, d_offsets, segments, init,
+                           stream):
+        offsets = np.ctypeslib.as_array(ctypes.cast(d_offsets, ctypes.POINTER(ctypes.c_int64)),
+                                        (segments + 1,))
+        assert offsets[0] == 0 and offsets[-1] == n and (np.diff(offsets) >= 0).all()
+        calls.append((n, segments))
+        return lib.gpuscan_scan_segments_host(device.handle, dtype, op, kind, d_in, d_out,
+                                              d_offsets, segments, init)
+
+    monkeypatch.setattr(lib, "gpuscan_cuda_scan_segments", cuda_scan_segments)
+    monkeypatch.setattr(_library, "cuda_device", lambda ordinal: device.handle)
+    arrays, u32 = HostAsDevice(), np.dtype(np.uint32)
+    kinds = {"inclusive": _library.INCLUSIVE, "exclusive": _library.EXCLUSIVE,
+             "reduce": _library.REDUCE}
+    for kind, code in kinds.items():
+        for n, offsets in ((5001, random_offsets(rng, 5001, 77)), (9, np.arange(10)),
+                           (0, np.zeros(3, np.int64)), (0, np.zeros(1, np.int64))):
+            x = random_input(rng, np.uint32, n)
+            for given in (offsets, offsets.astype(np.int32)):  # int32: converted to int64
+                init = 5 if given.dtype == np.int32 else None
+                out = None if kind == "reduce" else poisoned(n, np.uint32)
+                got = _cuda.scan(arrays, x, u32, 0, code, init_argument(init, u32), out, None, given)
+                assert out is None or got is out
+                check_segments(got, x, offsets, "add", kind, init, f"{kind} n={n}")
+    assert len(calls) == 3 * 2 * 2 + 2  # n = 0 launches only a reduction of empty segments
+    x = random_input(rng, np.uint32, 3001)
+    offsets = random_offsets(rng, 3001, 20)
+    before = x.copy()
+    assert _cuda.scan(arrays, x, u32, 0, _library.INCLUSIVE, None, x, None, offsets) is x
+    check_segments(x, before, offsets, "add", "inclusive", where="in place")
