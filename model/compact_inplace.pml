@@ -27,15 +27,16 @@
  *  - The look-back never claims a tile whose exclusive prefix it does not
  *    know: it walks DOWN from t-1 collecting READY tiles until it meets an
  *    INCLUSIVE one; a tile that stays not ready is skipped, not fallen back
- *    on (the lowest such tile is the "gap").  If there was a gap, it walks
+ *    on (the first, newest, such tile is the "gap"); past the gap it only
+ *    looks for the next INCLUSIVE tile.  If there was a gap, it walks
  *    UP again from the INCLUSIVE tile (or from tile 0) to the gap, now
  *    knowing each tile's prefix P_u, and claims every tile that is still not
  *    ready: a winner posts INCLUSIVE P_u+a_u and scatters the tile at once,
  *    a loser posts INCLUSIVE P_u+a_u with the claim word's count.  So a
  *    workgroup holds its own tile and at most one other.
  *  - Acquire: the look-back's spine and claim reads are followed by an
- *    acquire fence before anything is published or scattered from them
- *    (an acq_rel fence after the walk, and after a lost claim).
+ *    acq_rel fence before anything is posted or scattered from them (after
+ *    the walk, and after each claim's CAS, won or lost).
  *
  * Memory model of this model.  Interleaving (one step = one memory
  * operation of one workgroup) of: the spine words and claim words (atomics)

@@ -135,6 +135,9 @@ run_check() {
     esac
     # runs expected to stop at the first error are tiny: skip optimisation
     [ "$expect" = ok ] || opt=-O0
+    # FULL=1's larger checks: compressed states and a larger hash table
+    local hashw=22
+    if [ "${FULL:-0}" = 1 ]; then ccflags="$ccflags -DCOLLAPSE"; hashw=26; fi
     local t0; t0=$(now)
     # shellcheck disable=SC2086
     if ! spin $common $defs -a "$pml" >spin.out 2>&1; then
@@ -144,7 +147,7 @@ run_check() {
         echo "FAIL|compiling pan.c failed: $(tail -n 3 cc.out | tr '\n' ' ')" >result; return
     fi
     # shellcheck disable=SC2086
-    ./pan -m100000 -w22 $panflags >pan.out 2>&1
+    ./pan -m100000 -w$hashw $panflags >pan.out 2>&1
     local secs; secs=$(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.1f", b-a}')
 
     local errors states
