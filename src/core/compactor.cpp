@@ -122,9 +122,10 @@ RunResult Compactor::checked_run(const Buffer& in, Buffer& out, Buffer& count, s
   if ((spec_.compaction == Compaction::select_flagged) != (flags != nullptr)) {
     throw UsageError(flags ? name + " takes no flags" : "select-flagged needs a flags buffer");
   }
-  // Every buffer a run writes must be a buffer of its own. In place is refused until a
-  // protocol for it is model-checked: a fallback may publish a tile's count before its owner
-  // has read its input (docs/protocol.md, "Compaction").
+  // Every buffer a run writes must be a buffer of its own. In place is refused: with the
+  // kernels' protocol a fallback may publish a tile's count before its owner has read its
+  // input; docs/protocol.md, "In-place compaction", has a protocol Spin checks, which no
+  // kernel runs yet.
   const std::vector<const Buffer*> read{&in, flags};
   const std::vector<const Buffer*> written{&out, second, &count};
   for (std::size_t w = 0; w < written.size(); ++w) {
@@ -133,7 +134,8 @@ RunResult Compactor::checked_run(const Buffer& in, Buffer& out, Buffer& count, s
       if (r && r->impl() == written[w]->impl() && (n > 0 || written[w] == &count)) {
         throw UsageError(written[w] == &count ? "the count needs a buffer of its own"
                                               : "an output is an input buffer: in-place "
-                                                "compaction is not supported");
+                                                "compaction is not supported yet "
+                                                "(docs/protocol.md, \"In-place compaction\")");
       }
     }
     for (std::size_t v = w + 1; v < written.size(); ++v) {
