@@ -84,14 +84,23 @@ void load_segment_bits(uint tile) {
 
 bool owned_bit(uint p) { return ((wg_segment_bits[p / 32] >> (p % 32)) & 1u) != 0; }
 
+// A thread's vectors lie VECTOR_ELEMENTS * SUBGROUP_SIZE elements apart (tile_vector_index),
+// so the row distance of its first vector (row_distance, a division) gives every next one
+// by an add and a compare with this step, taken modulo the row length once.
+uint row_distance_step() { return (VECTOR_ELEMENTS * SUBGROUP_SIZE) % pc.row_length; }
+uint next_row_distance(uint d, uint step) {
+  d += step;  // both below row_length <= 2^31: no wrap
+  return d >= pc.row_length ? d - pc.row_length : d;
+}
+
 // The elements of the vector whose first element is element g of the owned tile `tile`
-// that start a row or segment, as bits (bit e: element g + e; none at or past n).
-uint vector_row_starts(uint tile, uint g) {
+// that start a row or segment, as bits (bit e: element g + e; none at or past n). d:
+// row_distance(g) (uniform rows only).
+uint vector_row_starts(uint tile, uint g, uint d) {
   if (SEGMENTS) {
     const uint p = g - tile * TILE_ELEMENTS;  // a multiple of the vector's size
     return (wg_segment_bits[p / 32] >> (p % 32)) & ((1u << VECTOR_ELEMENTS) - 1u);
   }
-  uint d = row_distance(g);
   uint bits = 0;
   for (uint e = 0; e < VECTOR_ELEMENTS; ++e) {
     if (d == 0 && g + e < pc.n) bits |= 1u << e;
@@ -209,12 +218,15 @@ T scan_loaded_rows(inout TV loaded[VECTORS_PER_THREAD], uint tile, T row_init, o
   T reduction = identity();  // floats: this thread's part of the reduction-order total
   T carry = identity();      // the subgroup's block so far, from its last row start
   bool block_starts = false;
+  const uint step = SEGMENTS ? 0 : row_distance_step();
+  uint d = SEGMENTS ? 0 : row_distance(VECTOR_ELEMENTS * tile_vector_index(tile, 0));
   for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
     const uint g = VECTOR_ELEMENTS * tile_vector_index(tile, k);
     TV v = loaded[k];
     if (reduction_order) add_to_row_total(reduction, v, g, has_start, start, row_init);
     // Thread level, segmented: a row start takes the init value and begins anew.
-    const uint start_bits = vector_row_starts(tile, g);
+    const uint start_bits = vector_row_starts(tile, g, d);
+    if (!SEGMENTS) d = next_row_distance(d, step);
     const uint first_start = start_bits == 0 ? VECTOR_ELEMENTS : findLSB(start_bits);
     for (uint e = 0; e < VECTOR_ELEMENTS; ++e) {
       if (((start_bits >> e) & 1u) != 0) {
@@ -357,10 +369,14 @@ void store_tile_rows(uint tile, T tile_prefix, T row_init) {
       SEGMENTS ? tile_first + first_segment_start_in(block_first - tile_first, block_elements) : 0;
   T before = open_prefix;  // exclusive: the inclusive value of the element before a vector
   const bool full = is_full_tile(tile);
+  const uint step = SEGMENTS ? 0 : row_distance_step();
+  uint next_d = SEGMENTS ? 0 : row_distance(VECTOR_ELEMENTS * tile_vector_index(tile, 0));
   for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
     const uint index = tile_vector_index(tile, k);
     const uint g = VECTOR_ELEMENTS * index;
-    const uint row_starts = vector_row_starts(tile, g);
+    const uint d0 = next_d;  // row_distance(g)
+    if (!SEGMENTS) next_d = next_row_distance(next_d, step);
+    const uint row_starts = vector_row_starts(tile, g, d0);
     TV v = tile_vectors[k];
     if (SEGMENTS) {
       for (uint e = 0; e < VECTOR_ELEMENTS; ++e) {
@@ -368,7 +384,6 @@ void store_tile_rows(uint tile, T tile_prefix, T row_init) {
       }
     } else {
       // Only elements before the vector's first row start can have begun before the block.
-      const uint d0 = row_distance(g);
       const bool began_before_block = d0 > g - block_first;
       const uint to_start = d0 == 0 ? 0 : pc.row_length - d0;
       for (uint e = 0; e < VECTOR_ELEMENTS; ++e) {
