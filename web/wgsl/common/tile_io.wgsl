@@ -26,6 +26,20 @@ fn load_vector(v: u32) -> TV {
   return x;
 }
 
+// What store_vector wrote (identity past n).
+fn load_output_vector(v: u32) -> TV {
+  if (v < P.n / 4u) {
+    return out_vectors[v];
+  }
+  var x = TV(identity());
+  for (var c = 0u; c < 4u; c++) {
+    if (4u * v + c < P.n) {
+      x[c] = out_tail[c];
+    }
+  }
+  return x;
+}
+
 fn store_vector(v: u32, x: TV) {
   if (v < P.n / 4u) {
     out_vectors[v] = x;
