@@ -59,7 +59,9 @@ if [[ $what == ab ]]; then
     echo "== process $i toggles $toggles" >>"$out/ab.log"
     timeout "${AB_TIMEOUT:-90}" node bench.mjs --sizes "${AB_SIZES:-24:28}" --runs "${AB_RUNS:-20}" \
       --algorithms "${AB_ALGORITHMS:-csdldf,rts,memcpy}" --blocking-mask 1 ${AB_STATS:+--stats} "${t[@]}" \
-      --variants "$AB_VARIANTS" --commit "$commit" --csv "$out/ab-$i.csv" >>"$out/ab.log" 2>&1
+      --variants "$AB_VARIANTS" --commit "$commit" --csv "$out/ab-$i.csv" \
+      --device "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1 | sed 's/, / (Dawn Vulkan; driver /; s/$/)/')" \
+      >>"$out/ab.log" 2>&1
     echo "exit $?" >>"$out/ab.log"
   done
 fi
