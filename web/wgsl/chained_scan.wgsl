@@ -203,27 +203,21 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
       }
     }
   }
-  var fallback_tile = lookback_round(tile, aggregate, &done, &cursor, &prefix, true);
-  if (fallback_tile != LOOKBACK_DONE && (EXPERIMENT & 256u) == 0u) {  // 256: diagnostic, no fallback code
-    let park_in_workgroup = (EXPERIMENT & EXPERIMENT_PARK_FALLBACK) != 0u;
-    let park_in_output = (EXPERIMENT & EXPERIMENT_PARK_OUTPUT) != 0u;
-    if (park_in_workgroup) {
-      park_tile(LID, WORKGROUP_SIZE);
-    } else if (park_in_output) {
-      park_tile_output(tile);
+  var fallback_tile = lookback_round(tile, aggregate, &done, &cursor, &prefix);
+  // Bit 256 (diagnostic): no fallback code at all.
+  if (fallback_tile != LOOKBACK_DONE && (EXPERIMENT & 256u) == 0u) {
+    if (KIND != GS_KIND_REDUCE) {
+      stash_tile_in_output(tile);
     }
     loop {
       fallback_round(fallback_tile, &done, &cursor, &prefix);
-      fallback_tile = lookback_round(tile, aggregate, &done, &cursor, &prefix,
-                                     !park_in_workgroup && !park_in_output);
+      fallback_tile = lookback_round(tile, aggregate, &done, &cursor, &prefix);
       if (fallback_tile == LOOKBACK_DONE) {
         break;
       }
     }
-    if (park_in_workgroup) {
-      unpark_tile(LID, WORKGROUP_SIZE);
-    } else if (park_in_output) {
-      unpark_tile_output(tile);
+    if (KIND != GS_KIND_REDUCE) {
+      restore_tile_from_output(tile);
     }
   }
   finish_tile(tile);
@@ -233,17 +227,10 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
 // wg_prefix what precedes the tile), or the tile to reduce for a fallback. Call from uniform
 // control flow.
 fn lookback_round(tile: u32, aggregate: T, done: ptr<function, bool>, cursor: ptr<function, u32>,
-                  prefix: ptr<function, T>, tile_in_registers: bool) -> u32 {
+                  prefix: ptr<function, T>) -> u32 {
   if (is_lookback_lane()) {
     if (!*done) {
-      let park = tile_in_registers && (EXPERIMENT & EXPERIMENT_PARK_WALK) != 0u;
-      if (park) {
-        park_tile(LANE, MAX_LANES);
-      }
       *done = look_back(tile, cursor, prefix);
-      if (park) {
-        unpark_tile(LANE, MAX_LANES);
-      }
     }
     if (*done) {
       let inclusive = select(combine(*prefix, aggregate), aggregate, tile == 0u);

@@ -67,77 +67,24 @@ fn scan_loaded(loaded: ptr<function, array<TV, VECTORS_PER_THREAD>>, slot: u32) 
 
 // Loads `tile` and scans it.
 fn tile_local_scan(tile: u32, slot: u32) -> T {
-  if (!T_IS_FLOAT && slot == SLOT_FALLBACK && (EXPERIMENT & FALLBACK_PAIRS) != 0u) {
-    return fallback_reduce_pairs(tile);
-  }
   var loaded = load_thread_vectors(tile);
   return scan_loaded(&loaded, slot);
 }
 
-// Experiment FALLBACK_PAIRS: an integer fallback loads and reduces two vectors at a time,
-// so that at most two are in flight beside the walk's state.
-fn fallback_reduce_pairs(tile: u32) -> T {
-  let full = is_full_tile(tile);
-  var total = identity();
-  for (var k = 0u; k < VECTORS_PER_THREAD; k += 2u) {
-    var a: TV;
-    var b = TV(identity());
-    if (full) {
-      a = in_vectors[tile_vector_index(tile, k)];
-      if (k + 1u < VECTORS_PER_THREAD) {
-        b = in_vectors[tile_vector_index(tile, k + 1u)];
-      }
-    } else {
-      a = load_vector(tile_vector_index(tile, k));
-      if (k + 1u < VECTORS_PER_THREAD) {
-        b = load_vector(tile_vector_index(tile, k + 1u));
-      }
-    }
-    total = combine(total, combine(thread_scan(a).w, thread_scan(b).w));
-  }
-  return wg_join_subgroups(SLOT_FALLBACK, lanes_reduce_commutative(total)).total;
-}
-
-// Experiments PARK_*: the owned tile's scanned vectors leave the registers while code that
-// does not need them runs (docs/performance-new-webregs.md), so that the driver's register
-// allocation for that code does not add the tile's 4 * VECTORS_PER_THREAD words. Vector k
-// goes to wg_park[base + k * stride]; an exclusive scan's tile_before goes along.
-const EXPERIMENT_PARK_WALK: u32 = 512u;      // the look-back lanes, around the walk
-const EXPERIMENT_PARK_FALLBACK: u32 = 1024u;  // the workgroup, around the fallbacks
-const EXPERIMENT_PARK_OUTPUT: u32 = 2048u;    // the workgroup, in the output, around the fallbacks
-const FALLBACK_PAIRS: u32 = 4096u;
-const MAX_LANES: u32 = 128u;
-const PARK_VECTORS: u32 = max(select(1u, MAX_LANES * VECTORS_PER_THREAD, (EXPERIMENT & EXPERIMENT_PARK_WALK) != 0u),
-                              select(1u, TILE_VECTORS, (EXPERIMENT & EXPERIMENT_PARK_FALLBACK) != 0u));
-var<workgroup> wg_park: array<TV, PARK_VECTORS>;
-var<workgroup> wg_park_before: array<T, select(1u, PARK_VECTORS, KIND == GS_KIND_EXCLUSIVE)>;
-
-fn park_tile(base: u32, stride: u32) {
-  for (var k = 0u; k < VECTORS_PER_THREAD; k++) {
-    wg_park[base + k * stride] = tile_vectors[k];
-    if (KIND == GS_KIND_EXCLUSIVE) {
-      wg_park_before[base + k * stride] = tile_before[k];
-    }
-  }
-}
-fn unpark_tile(base: u32, stride: u32) {
-  for (var k = 0u; k < VECTORS_PER_THREAD; k++) {
-    tile_vectors[k] = wg_park[base + k * stride];
-    if (KIND == GS_KIND_EXCLUSIVE) {
-      tile_before[k] = wg_park_before[base + k * stride];
-    }
-  }
-}
-
-// PARK_OUTPUT: the owned tile's scanned vectors go where its results will go (an
-// exclusive scan keeps tile_before in registers).
-fn park_tile_output(tile: u32) {
+// While the workgroup reduces other tiles for fallbacks, the owned tile's scanned vectors
+// wait where its results will go, so that the fallback path does not hold them in registers
+// beside the fallback tile's loads: the driver sizes its register allocation for the whole
+// kernel by its busiest path, and with both tiles live that path cost every workgroup a
+// quarter of its residency (docs/performance.md, WebGPU rows W30-W32). Each invocation
+// reads back only what it wrote itself. An exclusive scan keeps tile_before in registers;
+// a reduction keeps nothing but its total.
+fn stash_tile_in_output(tile: u32) {
   let full = is_full_tile(tile);
   for (var k = 0u; k < VECTORS_PER_THREAD; k++) {
     store_tile_vector(full, tile_vector_index(tile, k), tile_vectors[k]);
   }
 }
-fn unpark_tile_output(tile: u32) {
+fn restore_tile_from_output(tile: u32) {
   let full = is_full_tile(tile);
   for (var k = 0u; k < VECTORS_PER_THREAD; k++) {
     let v = tile_vector_index(tile, k);
