@@ -91,7 +91,7 @@ fn restore_tile_from_output(tile: u32) {
     if (full) {
       tile_vectors[k] = out_vectors[v];
     } else {
-      tile_vectors[k] = load_output_vector(v);
+      tile_vectors[k] = load_vector_of(v, true);
     }
   }
 }
