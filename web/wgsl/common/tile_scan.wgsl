@@ -74,9 +74,10 @@ fn tile_local_scan(tile: u32, slot: u32) -> T {
 // While the workgroup reduces other tiles for fallbacks, the owned tile's scanned vectors
 // wait where its results will go, so that the fallback path does not hold them in registers
 // beside the fallback tile's loads: the driver sizes its register allocation for the whole
-// kernel by its busiest path, and with both tiles live that path cost every workgroup a
-// quarter of its residency (docs/performance.md, WebGPU rows W30-W32). Each invocation
-// reads back only what it wrote itself. An exclusive scan keeps tile_before in registers;
+// kernel by its busiest path, and with both tiles live an H100 took more than 48 registers
+// and spilled even at 4 vectors a thread, four workgroups an SM instead of five
+// (docs/performance.md, WebGPU rows W30-W32). Each invocation reads back only what it
+// wrote itself. An exclusive scan keeps tile_before in registers;
 // a reduction keeps nothing but its total.
 fn stash_tile_in_output(tile: u32) {
   let full = is_full_tile(tile);
