@@ -21,8 +21,10 @@ mkdir -p "$out" /tmp/bin
 for f in gl/*.deb; do dpkg -x "$f" /; done
 ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-xz -dc node.xz >/tmp/bin/node && chmod +x /tmp/bin/node
-xz -dc dawn.node.xz >pkg/node_modules/webgpu/dist/linux-x64/dawn.node
+# Once a machine: a second call of this script in the same command skips the unpacking.
+[[ -x /tmp/bin/node ]] || { xz -dc node.xz >/tmp/bin/node && chmod +x /tmp/bin/node; }
+[[ -s pkg/node_modules/webgpu/dist/linux-x64/dawn.node ]] ||
+  xz -dc dawn.node.xz >pkg/node_modules/webgpu/dist/linux-x64/dawn.node
 export PATH=/tmp/bin:$PATH
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; node --version; echo "commit $commit"; } >"$out/machine.txt" 2>&1
 cd pkg
@@ -57,7 +59,9 @@ if [[ $what == ab ]]; then
     echo "== process $i toggles $toggles" >>"$out/ab.log"
     timeout "${AB_TIMEOUT:-90}" node bench.mjs --sizes "${AB_SIZES:-24:28}" --runs "${AB_RUNS:-20}" \
       --algorithms "${AB_ALGORITHMS:-csdldf,rts,memcpy}" --blocking-mask 1 ${AB_STATS:+--stats} "${t[@]}" \
-      --variants "$AB_VARIANTS" --commit "$commit" --csv "$out/ab-$i.csv" >>"$out/ab.log" 2>&1
+      --variants "$AB_VARIANTS" --commit "$commit" --csv "$out/ab-$i.csv" \
+      --device "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1 | sed 's/, / (Dawn Vulkan; driver /; s/$/)/')" \
+      >>"$out/ab.log" 2>&1
     echo "exit $?" >>"$out/ab.log"
   done
 fi

@@ -93,7 +93,11 @@ export class Scanner {
     if (tileOrder === "dispatch" && algorithm === "csdl") {
       throw new UsageError("csdl needs tiles in counter order (it waits on its predecessors)");
     }
-    const vectorsPerThread = options.vectorsPerThread ?? (cpu ? 4 : 6);
+    // The chained scans take 4 everywhere: on an H100 the driver then gives csdldf 44
+    // registers and no spills, five workgroups an SM; 6 took 64 (docs/performance.md,
+    // WebGPU rows W30-W32). rts and memcpy keep 6 on GPUs, where 4 ran 4-9% slower.
+    const chained = algorithm === "csdldf" || algorithm === "csdl";
+    const vectorsPerThread = options.vectorsPerThread ?? (cpu || chained ? 4 : 6);
     if (!Number.isInteger(vectorsPerThread) || vectorsPerThread < 1 || vectorsPerThread > 16) {
       throw new UsageError(`vectorsPerThread ${vectorsPerThread} is not an integer in 1..16`);
     }

@@ -204,15 +204,21 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
     }
   }
   var fallback_tile = lookback_round(tile, aggregate, &done, &cursor, &prefix);
-  loop {
-    if (fallback_tile == LOOKBACK_DONE) {
-      break;
+  // Bit 256 (diagnostic): no fallback code at all.
+  if (fallback_tile != LOOKBACK_DONE && (EXPERIMENT & 256u) == 0u) {
+    if (KIND != GS_KIND_REDUCE) {
+      stash_tile_in_output(tile);
     }
-    if ((EXPERIMENT & 256u) != 0u) {
-      break;  // diagnostic: no fallback code at all
+    loop {
+      fallback_round(fallback_tile, &done, &cursor, &prefix);
+      fallback_tile = lookback_round(tile, aggregate, &done, &cursor, &prefix);
+      if (fallback_tile == LOOKBACK_DONE) {
+        break;
+      }
     }
-    fallback_round(fallback_tile, &done, &cursor, &prefix);
-    fallback_tile = lookback_round(tile, aggregate, &done, &cursor, &prefix);
+    if (KIND != GS_KIND_REDUCE) {
+      restore_tile_from_output(tile);
+    }
   }
   finish_tile(tile);
 }

@@ -13,18 +13,28 @@
 const TILE_VECTORS: u32 = WORKGROUP_SIZE * VECTORS_PER_THREAD;
 const TILE_ELEMENTS: u32 = 4u * TILE_VECTORS;
 
-fn load_vector(v: u32) -> TV {
+// Vector v of the input, or with `output` what store_vector wrote there (a fallback's
+// stash, common/tile_scan.wgsl); identity past n.
+fn load_vector_of(v: u32, output: bool) -> TV {
   if (v < P.n / 4u) {
+    if (output) {
+      return out_vectors[v];
+    }
     return in_vectors[v];
   }
   var x = TV(identity());
   for (var c = 0u; c < 4u; c++) {
     if (4u * v + c < P.n) {
-      x[c] = in_tail[c];
+      if (output) {
+        x[c] = out_tail[c];
+      } else {
+        x[c] = in_tail[c];
+      }
     }
   }
   return x;
 }
+fn load_vector(v: u32) -> TV { return load_vector_of(v, false); }
 
 fn store_vector(v: u32, x: TV) {
   if (v < P.n / 4u) {

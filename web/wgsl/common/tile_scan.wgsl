@@ -71,6 +71,32 @@ fn tile_local_scan(tile: u32, slot: u32) -> T {
   return scan_loaded(&loaded, slot);
 }
 
+// While the workgroup reduces other tiles for fallbacks, the owned tile's scanned vectors
+// wait where its results will go, so that the fallback path does not hold them in registers
+// beside the fallback tile's loads: the driver sizes its register allocation for the whole
+// kernel by its busiest path, and with both tiles live an H100 took more than 48 registers
+// and spilled even at 4 vectors a thread, four workgroups an SM instead of five
+// (docs/performance.md, WebGPU rows W30-W32). Each invocation reads back only what it
+// wrote itself. An exclusive scan keeps tile_before in registers;
+// a reduction keeps nothing but its total.
+fn stash_tile_in_output(tile: u32) {
+  let full = is_full_tile(tile);
+  for (var k = 0u; k < VECTORS_PER_THREAD; k++) {
+    store_tile_vector(full, tile_vector_index(tile, k), tile_vectors[k]);
+  }
+}
+fn restore_tile_from_output(tile: u32) {
+  let full = is_full_tile(tile);
+  for (var k = 0u; k < VECTORS_PER_THREAD; k++) {
+    let v = tile_vector_index(tile, k);
+    if (full) {
+      tile_vectors[k] = out_vectors[v];
+    } else {
+      tile_vectors[k] = load_vector_of(v, true);
+    }
+  }
+}
+
 // Writes the owned tile, whose predecessors reduce to `tile_prefix`: its inclusive or
 // exclusive scan, or for a reduction the last tile's total as the one output (out_tail[0]).
 fn store_tile(tile: u32, tile_prefix: T) {
