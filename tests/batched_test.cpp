@@ -95,11 +95,12 @@ TEST_P(BatchedScan, EmptyRowsAndNoRows) {
 TEST_P(BatchedScan, ChunksCutRows) {
   for (const Kind kind : {Kind::inclusive, Kind::exclusive, Kind::reduce}) {
     for (const DType dtype : {DType::u32, DType::f64}) {
-      // Tiles of 256 x 4 vectors (4096 or 2048 elements): a chunk takes whole tiles on
-      // Vulkan, so 3 x 4096 + 16 runs in chunks of 12288, 8192 in chunks of 8192.
+      // Tiles of 256 x 6 vectors for u32 (6144 elements; the rows CUDA's batched kernels
+      // take) and 256 x 4 for f64 (2048): a chunk takes whole tiles on Vulkan, so
+      // 3 x 4096 + 16 runs in chunks of 12288, 8192 in chunks of 6144 or 8192.
       Case c{{dtype, Op::add, kind, Algorithm::csdldf}, {}};
       c.options.workgroup_size = 256;
-      c.options.vectors_per_thread = 4;
+      c.options.vectors_per_thread = dtype == DType::u32 ? 6 : 4;
       c.options.chunk_elements = 3 * 4096 + 16;
       expect_rows_match(device(), c, 3, 100003, some_init(dtype));
       expect_rows_match(device(), c, 2000, 37);

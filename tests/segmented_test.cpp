@@ -110,11 +110,11 @@ TEST_P(SegmentedScan, EmptySegmentsAndEdges) {
 TEST_P(SegmentedScan, ChunksCutSegments) {
   for (const Kind kind : {Kind::inclusive, Kind::exclusive, Kind::reduce}) {
     for (const DType dtype : {DType::u32, DType::f64}) {
-      // Tiles of 256 x 4 vectors: a chunk takes whole tiles on Vulkan (3 x 4096 + 16 runs in
-      // chunks of 12288).
+      // Tiles of 256 x 6 vectors for u32 (the rows CUDA's segmented kernels take), 256 x 4
+      // for f64: a chunk takes whole tiles on Vulkan (3 x 4096 + 16 runs in chunks of 12288).
       Case c{{dtype, Op::add, kind, Algorithm::csdldf}, {}};
       c.options.workgroup_size = 256;
-      c.options.vectors_per_thread = 4;
+      c.options.vectors_per_thread = dtype == DType::u32 ? 6 : 4;
       c.options.chunk_elements = 3 * 4096 + 16;
       expect_segments_match(device(), c, {0, 5, 5, 12288, 12288, 12289, 30000, 60000, 60001},
                             some_init(dtype));

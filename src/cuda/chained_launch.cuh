@@ -120,7 +120,7 @@ int lookback_depth_for(const ScanArgs& scan, const ChainArgs& chain, bool one_ro
 
 // kRows: the batched scan's kernels (row_kernels.cu), with kSegments the segmented scan's
 // (segment_kernels.cu), the others' in kernels.cu.
-// Batched and segmented kernels exist for kRowsVectorsPerThread rows only (the launcher
+// Batched and segmented kernels exist for rows_vectors_per_thread rows only (the launcher
 // refuses other shapes for them).
 template <class M, class S, bool kRows, bool kSegments = false>
 void launch_chained_with(const ScanArgs& scan, ChainArgs chain, cudaStream_t stream) {
@@ -136,7 +136,7 @@ void launch_chained_with(const ScanArgs& scan, ChainArgs chain, cudaStream_t str
     kernel<<<scan.tile_count, scan.block_size, parking_bytes, stream>>>(scan, chain);
   };
   if constexpr (kRows) {
-    launch(std::integral_constant<int, kRowsVectorsPerThread>{});
+    launch(std::integral_constant<int, rows_vectors_per_thread(sizeof(typename M::T))>{});
   } else {
     with_vectors_per_thread(scan.vectors_per_thread, launch);
   }

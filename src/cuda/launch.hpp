@@ -62,10 +62,14 @@ static_assert(sizeof(ChainState) <= kSpineOffset);
 // Tile shapes: threads per block times rows of 16-byte vectors a thread (the kernels are
 // compiled for 4, 6 and 8 rows). Defaults come from the policy table (cuda/policy.cpp).
 constexpr std::uint32_t kDefaultBlockSize = 256;
-// Batched and segmented scans are compiled for 4 rows only: the one shape whose segmented
-// tile scan fits 64 registers (docs/performance.md B2, B3), and a third of the objects of
-// every row count (the build's longest step).
-constexpr std::uint32_t kRowsVectorsPerThread = 4;
+// Batched and segmented scans are compiled for one row count a type, a third of the objects
+// of every row count (the build's longest step): 6 for 4-byte types, whose segmented tile
+// scan spills 16-40 bytes at 64 registers and still runs 2-5% faster than 4 rows on every
+// shape of the batched table (80 registers, no spills but three blocks a multiprocessor,
+// is slower); 4 for 8-byte types (docs/performance.md B2, B3, B8).
+constexpr std::uint32_t rows_vectors_per_thread(std::size_t element_bytes) {
+  return element_bytes == 4 ? 6 : 4;
+}
 constexpr int kMaxLookbackDepth = 4;
 // The largest block a tile shape is compiled for: 64 registers a thread for 4 rows, 128
 // for 8 (fewer would spill). The chained scan's blocks have at most 512 threads

@@ -21,7 +21,7 @@ constexpr std::array kPolicies{
                "at 64 registers: H200 0.92-0.94 of memcpy at 2^26..2^28 against 0.89-0.91 with 6 "
                "rows, 0.83-0.85 with 4; H100 0.983-0.994 against 0.973-0.982 (docs/performance.md "
                "C54). Batched scans as for u32",
-               {256, 4},
+               {256, 6},
                true},
     ScanPolicy{"sm_90",
                4,
@@ -32,12 +32,12 @@ constexpr std::array kPolicies{
                true,
                "24 KB tiles: four blocks a multiprocessor at 64 registers, 0.99-1.00 of memcpy "
                "from 2^26 on an H100; under 8 MiB 16 KB tiles put more loads in flight at once, "
-               "0.3-0.5 us sooner from 2^13 to 2^18. Batched scans: 4 rows, the only shape "
-               "whose segmented scan fits 64 registers nearly without spilling (u32 12 bytes, "
-               "f32 56 with the reduction-order aggregate; 6 and 8 rows spill 128-500); on an "
-               "H100 u32 ran at 0.89-0.97 of memcpy with 4 rows, 0.85-0.91 with 8, 0.45-0.49 "
-               "with 6",
-               {256, 4}},
+               "0.3-0.5 us sooner from 2^13 to 2^18. Batched scans: 6 rows, whose segmented "
+               "scan spills 16-40 bytes at 64 registers and still beats 4 rows on every shape "
+               "of the table (H100 u32 0.84-0.98 of memcpy against 0.80-0.95, f32 0.81-0.97 "
+               "against 0.78-0.94; 80 registers without spills: 0.78-0.97, docs/performance.md "
+               "B8)",
+               {256, 6}},
     ScanPolicy{"sm_90",
                8,
                {256, 6},
@@ -57,7 +57,7 @@ constexpr std::array kPolicies{
                0,
                true,
                "not measured: Hopper's row",
-               {256, 4}},
+               {256, 6}},
     ScanPolicy{"any",
                8,
                {256, 6},

@@ -143,9 +143,10 @@ void ScanLauncher::launch(const void* in, void* out, std::uint64_t n, Value init
   const bool one_row = !rows.segments && rows.length >= n && rows.phase == 0;
   const bool batched = rows.length != 0 && !one_row;
   const TileShapeChoice shape = shape_for(n, batched);
-  if (batched && shape.vectors_per_thread != kRowsVectorsPerThread) {
-    throw UsageError("batched and segmented scans on CUDA take " +
-                     std::to_string(kRowsVectorsPerThread) + " rows a thread, not " +
+  const std::uint32_t rows_vpt = rows_vectors_per_thread(size_of(dtype_));
+  if (batched && shape.vectors_per_thread != rows_vpt) {
+    throw UsageError("batched and segmented scans of " + std::string(to_string(dtype_)) +
+                     " on CUDA take " + std::to_string(rows_vpt) + " rows a thread, not " +
                      std::to_string(shape.vectors_per_thread) +
                      " (the only shape they are compiled for)");
   }
