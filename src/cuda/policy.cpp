@@ -75,13 +75,14 @@ constexpr std::array kPolicies{
 struct CompactionPolicy {
   Compaction compaction;
   std::uint32_t block_size;
+  std::uint32_t rows;
 };
 constexpr std::array kCompactionPolicies{
-    CompactionPolicy{Compaction::select_if, 128},
-    CompactionPolicy{Compaction::unique, 128},
-    CompactionPolicy{Compaction::run_length_encode, 128},
-    CompactionPolicy{Compaction::select_flagged, 256},
-    CompactionPolicy{Compaction::partition, 256},
+    CompactionPolicy{Compaction::select_if, 128, 8},
+    CompactionPolicy{Compaction::unique, 128, 8},
+    CompactionPolicy{Compaction::run_length_encode, 128, 8},
+    CompactionPolicy{Compaction::select_flagged, 256, 8},
+    CompactionPolicy{Compaction::partition, 256, 8},
 };
 
 }  // namespace
@@ -91,6 +92,13 @@ std::uint32_t compaction_block_size(Compaction compaction) {
     if (row.compaction == compaction) return row.block_size;
   }
   return 256;
+}
+
+std::uint32_t compaction_rows(Compaction compaction) {
+  for (const CompactionPolicy& row : kCompactionPolicies) {
+    if (row.compaction == compaction) return row.rows;
+  }
+  return 4;
 }
 
 const detail::ScanPolicy& policy_for(int major, int minor, DType dtype) {

@@ -15,5 +15,7 @@ const detail::ScanPolicy& policy_for(int major, int minor, DType dtype);
 
 // Threads per block of the compaction kernels (DESIGN 3e) for one operation.
 std::uint32_t compaction_block_size(Compaction compaction);
+// 16-byte vectors a thread of the compaction kernels for one operation: 4 or 8.
+std::uint32_t compaction_rows(Compaction compaction);
 
 }  // namespace gpuscan::cuda
