@@ -12,15 +12,16 @@ CompactionLauncher::CompactionLauncher(const CompactSpec& spec, const detail::Sc
                                        const testing::Options& options)
     : spec_(spec), chain_(chain_for(spec.algorithm, options, policy)) {
   check_cuda_options(options);
+  const CompactionShape shape = compaction_shape(spec.compaction);
   const int rows = options.vectors_per_thread;
   if (rows != 0 && rows != kCompactRowsSmall && rows != kCompactRowsLarge) {
     throw UsageError("the CUDA compaction kernels take " + std::to_string(kCompactRowsSmall) +
                      " or " + std::to_string(kCompactRowsLarge) +
                      " vectors (16 bytes each) per thread, not " + std::to_string(rows));
   }
-  rows_ = rows != 0 ? static_cast<std::uint32_t>(rows) : compaction_rows(spec.compaction);
-  block_size_ =
-      options.workgroup_size != 0 ? options.workgroup_size : compaction_block_size(spec.compaction);
+  rows_ = rows != 0 ? static_cast<std::uint32_t>(rows) : shape.rows;
+  block_size_ = options.workgroup_size != 0 ? options.workgroup_size : shape.block_size;
+  if (options.tile_state == testing::TileState::automatic) chain_.packed = shape.packed;
   if (block_size_ % 32 != 0 || block_size_ < 64 || block_size_ > kCompactBlockLimit) {
     throw UsageError("CUDA compaction blocks must be a multiple of 32 in [64, " +
                      std::to_string(kCompactBlockLimit) + "], not " + std::to_string(block_size_));
@@ -28,7 +29,7 @@ CompactionLauncher::CompactionLauncher(const CompactSpec& spec, const detail::Sc
 }
 
 std::uint32_t CompactionLauncher::tile_elements() const {
-  return cuda::tile_elements(spec_.dtype, block_size_, static_cast<int>(rows_));
+  return cuda::tile_elements(spec_.dtype, block_size_, rows_);
 }
 
 std::uint64_t CompactionLauncher::tiles_for(std::uint64_t n) const {

@@ -74,31 +74,23 @@ constexpr std::array kPolicies{
 // 2^27..2^28, CUB in the same process); partition and select-flagged 3-9% slower there.
 struct CompactionPolicy {
   Compaction compaction;
-  std::uint32_t block_size;
-  std::uint32_t rows;
+  CompactionShape shape;
 };
 constexpr std::array kCompactionPolicies{
-    CompactionPolicy{Compaction::select_if, 128, 8},
-    CompactionPolicy{Compaction::unique, 128, 8},
-    CompactionPolicy{Compaction::run_length_encode, 128, 8},
-    CompactionPolicy{Compaction::select_flagged, 256, 8},
-    CompactionPolicy{Compaction::partition, 256, 8},
+    CompactionPolicy{Compaction::select_if, {128, 8, true}},
+    CompactionPolicy{Compaction::unique, {128, 8, true}},
+    CompactionPolicy{Compaction::run_length_encode, {128, 8, true}},
+    CompactionPolicy{Compaction::select_flagged, {256, 8, true}},
+    CompactionPolicy{Compaction::partition, {256, 8, true}},
 };
 
 }  // namespace
 
-std::uint32_t compaction_block_size(Compaction compaction) {
+CompactionShape compaction_shape(Compaction compaction) {
   for (const CompactionPolicy& row : kCompactionPolicies) {
-    if (row.compaction == compaction) return row.block_size;
+    if (row.compaction == compaction) return row.shape;
   }
-  return 256;
-}
-
-std::uint32_t compaction_rows(Compaction compaction) {
-  for (const CompactionPolicy& row : kCompactionPolicies) {
-    if (row.compaction == compaction) return row.rows;
-  }
-  return 4;
+  return {256, 4, true};
 }
 
 const detail::ScanPolicy& policy_for(int major, int minor, DType dtype) {
