@@ -54,6 +54,13 @@ template <Compaction kOp>
 constexpr bool kRuns = kOp == Compaction::run_length_encode;
 template <Compaction kOp>
 constexpr bool kNeighbours = kOp == Compaction::unique || kRuns<kOp>;
+// Whether each warp stages and writes its own kept elements (warp_kept, write_warp_staged),
+// or the block stages the whole tile and writes it (scan_tile, stage_tile, write_tile).
+// Measured on an H100 (docs/performance.md K10): select-if, unique and run-length encoding
+// ran 20-45% faster warp by warp with 8 rows, partition and select-flagged slower there
+// than block by block with 4.
+template <Compaction kOp>
+constexpr bool kWarpStaged = kOp == Compaction::select_if || kNeighbours<kOp>;
 // The tile value in the chain, and the value the block scans within a tile.
 template <Compaction kOp>
 using ChainMonoid = std::conditional_t<kRuns<kOp>, KeptRuns, KeptCount>;
@@ -183,24 +190,21 @@ __device__ __forceinline__ typename L::T row_value(std::uint32_t mask, std::uint
 // The elements of a tile a warp holds: its rows, one after the other in the tile, so the
 // warp's part of `stage` is as large.
 template <class T, int VPT>
-constexpr std::uint32_t kWarpPart = VPT* kWarpSize* Vector<T>::size;
+constexpr std::uint32_t kWarpPart = std::uint32_t{kWarpSize} * VPT* Vector<T>::size;
 
 // Warp level: this warp's rows' values combined in tile order (row by row, lane by lane),
 // the same in every lane. Each row is scanned across the warp; with `stage`, the warp's
 // kept elements go compacted, in tile order, to the start of its part of the stage
 // (run-length encoding: their positions to its part of `positions`), so that they go out
-// in coalesced writes (CUB's select does the same), and partition's rejected ones to the
-// part's end, backwards: the warp's stable partition. Each row is staged as soon as it is
-// scanned, so its registers are free for the next (DESIGN 3e); the warp's offset in the
-// tile is not needed until the write.
+// in coalesced writes (CUB's select does the same). Each row is staged as soon as it is
+// scanned, so its registers are free for the next; the warp's offset in the tile is not
+// needed until the write.
 template <class L, class T, Compaction kOp, int VPT, bool kStage>
-__device__ __forceinline__ typename L::T warp_kept(std::uint32_t tile, std::uint64_t n,
-                                                   const Vector<T> (&rows)[VPT],
+__device__ __forceinline__ typename L::T warp_kept(std::uint32_t tile, const Vector<T> (&rows)[VPT],
                                                    const std::uint32_t (&masks)[VPT], T* stage,
                                                    std::uint32_t* positions) {
   using V = typename L::T;
   using Shape = TileShape<T, VPT>;
-  constexpr std::uint32_t part = kWarpPart<T, VPT>;
   const std::uint64_t first = Shape::first(tile);
   V carry = L::identity();
 #pragma unroll
@@ -210,17 +214,12 @@ __device__ __forceinline__ typename L::T warp_kept(std::uint32_t tile, std::uint
     std::uint32_t at = local_count(L::combine(carry, warp_shift_up<L>(inclusive)));
     carry = L::combine(carry, warp_last(inclusive));
     if constexpr (kStage) {
-      const std::uint32_t in_part = (k * kWarpSize + lane_id()) * Vector<T>::size;
 #pragma unroll
       for (int e = 0; e < Vector<T>::size; ++e) {
         if ((masks[k] >> e) & 1u) {
           stage[at] = rows[k].x[e];
           if constexpr (kRuns<kOp>) positions[at] = static_cast<std::uint32_t>(g + e);
           ++at;
-        } else if (kOp == Compaction::partition && g + e < n) {
-          // Rejected j of the warp (its place in the part less the kept before it) at
-          // part - 1 - j.
-          stage[part - 1 - (in_part + e - at)] = rows[k].x[e];
         }
       }
     }
@@ -240,23 +239,21 @@ __device__ __forceinline__ std::uint64_t recount_tile(
   std::uint32_t masks[VPT];
   keep_masks<T, kOp, VPT>(a, target, rows, masks);
   block_scan_totals<L, WholeBlock>(
-      partials, set, warp_kept<L, T, kOp, VPT, false>(target, a.n, rows, masks, nullptr, nullptr));
+      partials, set, warp_kept<L, T, kOp, VPT, false>(target, rows, masks, nullptr, nullptr));
   return block_total<L, WholeBlock>(partials, set);
 }
 
 // Writes this warp's staged elements after the kept ones before it: those of the tiles
 // before (`prefix`, the chain's value) and of the warps before in the tile (`warp_before`,
-// the block scan's). Partition's rejected go after the rejected before them. Run-length
-// encoding writes each head's run value and the length of the run before it (the distance
-// from the head before: in this warp, or the last one before it, in the tile or before the
-// tile); the last tile also ends the last run, at n (`tile_value`: the tile's own value).
+// the block scan's). Run-length encoding writes each head's run value and the length of the run
+// before it (the distance from the head before: in this warp, or the last one before it, in the
+// tile or before the tile); the last tile also ends the last run, at n (`tile_value`: the tile's
+// own value).
 template <class T, Compaction kOp, int VPT>
-__device__ __forceinline__ void write_staged(const CompactArgs& a, std::uint32_t tile,
-                                             std::uint64_t prefix, std::uint64_t warp_before,
-                                             std::uint32_t kept_here, std::uint64_t tile_value,
-                                             const T* stage, const std::uint32_t* positions) {
-  using Shape = TileShape<T, VPT>;
-  constexpr std::uint32_t part = kWarpPart<T, VPT>;
+__device__ __forceinline__ void write_warp_staged(const CompactArgs& a, std::uint32_t tile,
+                                                  std::uint64_t prefix, std::uint64_t warp_before,
+                                                  std::uint32_t kept_here, std::uint64_t tile_value,
+                                                  const T* stage, const std::uint32_t* positions) {
   T* out = static_cast<T*>(a.out);
   const std::uint64_t before = chain_count<kOp>(prefix) + local_count(warp_before);
   if constexpr (kRuns<kOp>) {
@@ -279,15 +276,72 @@ __device__ __forceinline__ void write_staged(const CompactArgs& a, std::uint32_t
   } else {
     for (std::uint32_t i = lane_id(); i < kept_here; i += kWarpSize) out[before + i] = stage[i];
   }
-  if constexpr (kOp == Compaction::partition) {
-    // The warps before this one in the tile are whole if it holds any element.
-    const std::uint64_t warp_first = Shape::first(tile) + warp_id() * part;
-    if (warp_first < a.n) {
-      const auto here = static_cast<std::uint32_t>(min(a.n - warp_first, std::uint64_t{part}));
-      T* rejected = static_cast<T*>(a.second) + (warp_first - before);
-      for (std::uint32_t j = lane_id(); j < here - kept_here; j += kWarpSize) {
-        rejected[j] = stage[part - 1 - j];
+}
+
+// The block-wide staging (partition, select-flagged): the rows' values scanned in tile order
+// (warp by warp, row by row, lane by lane), offsets[k] the kept elements before row k within
+// the warp, partials set `set` the warps' inclusive values; returns the tile's value.
+template <class L, class T, int VPT, int kSets>
+__device__ __forceinline__ typename L::T scan_tile(std::uint32_t tile,
+                                                   const std::uint32_t (&masks)[VPT],
+                                                   BlockPartials<typename L::T, kSets>& partials,
+                                                   int set, std::uint32_t (&offsets)[VPT]) {
+  using V = typename L::T;
+  using Shape = TileShape<T, VPT>;
+  V carry = L::identity();
+#pragma unroll
+  for (int k = 0; k < VPT; ++k) {
+    const V inclusive = warp_inclusive_scan<L>(
+        row_value<L, T>(masks[k], Shape::first(tile) + Shape::row_offset(k)));
+    offsets[k] = local_count(L::combine(carry, warp_shift_up<L>(inclusive)));
+    carry = L::combine(carry, warp_last(inclusive));
+  }
+  block_scan_totals<L, WholeBlock>(partials, set, carry);
+  return block_total<L, WholeBlock>(partials, set);
+}
+
+// Puts the tile's kept elements, compacted in tile order, at the start of `stage`, and
+// partition's rejected ones after them in tile order: the tile's stable partition.
+template <class T, Compaction kOp, int VPT>
+__device__ __forceinline__ void stage_tile(std::uint32_t tile, std::uint64_t n,
+                                           const Vector<T> (&rows)[VPT],
+                                           const std::uint32_t (&masks)[VPT],
+                                           const std::uint32_t (&offsets)[VPT],
+                                           std::uint32_t warp_before, std::uint32_t kept,
+                                           T* stage) {
+  using Shape = TileShape<T, VPT>;
+  const std::uint64_t first = Shape::first(tile);
+#pragma unroll
+  for (int k = 0; k < VPT; ++k) {
+    std::uint32_t at = warp_before + offsets[k];
+    const std::uint32_t in_tile = Shape::row_offset(k);
+#pragma unroll
+    for (int e = 0; e < Vector<T>::size; ++e) {
+      if ((masks[k] >> e) & 1u) {
+        stage[at++] = rows[k].x[e];
+      } else if (kOp == Compaction::partition && first + in_tile + e < n) {
+        // Its place among the tile's rejected: its position less the kept ones before it.
+        stage[kept + in_tile + e - at] = rows[k].x[e];
       }
+    }
+  }
+}
+
+// Writes the staged tile after the `before` kept ones of the tiles before; partition's
+// rejected go after the tiles' rejected before.
+template <class T, Compaction kOp>
+__device__ __forceinline__ void write_tile(const CompactArgs& a, std::uint32_t tile,
+                                           std::uint32_t tile_elements, std::uint64_t before,
+                                           std::uint32_t kept, const T* stage) {
+  T* out = static_cast<T*>(a.out);
+  for (std::uint32_t i = threadIdx.x; i < kept; i += blockDim.x) out[before + i] = stage[i];
+  if constexpr (kOp == Compaction::partition) {
+    const std::uint64_t tile_start = std::uint64_t{tile} * tile_elements;
+    const auto in_tile =
+        static_cast<std::uint32_t>(min(a.n - tile_start, std::uint64_t{tile_elements}));
+    T* rejected = static_cast<T*>(a.second) + (tile_start - before);
+    for (std::uint32_t i = kept + threadIdx.x; i < in_tile; i += blockDim.x) {
+      rejected[i - kept] = stage[i];
     }
   }
 }
@@ -352,11 +406,20 @@ __global__ void __launch_bounds__(kCompactBlockLimit)
   constexpr std::uint32_t part = kWarpPart<T, VPT>;
   T* const warp_stage = stage + warp_id() * part;
   std::uint32_t* const warp_positions = positions + warp_id() * part;
-  block_scan_totals<L, WholeBlock>(
-      shared.partials, kCompactOwnSet,
-      warp_kept<L, T, kOp, VPT, true>(tile, a.n, rows, masks, warp_stage, warp_positions));
   // KeptCount: the count; KeptRuns: as it is.
-  const std::uint64_t aggregate = block_total<L, WholeBlock>(shared.partials, kCompactOwnSet);
+  std::uint64_t aggregate = 0;
+  if constexpr (kWarpStaged<kOp>) {
+    block_scan_totals<L, WholeBlock>(
+        shared.partials, kCompactOwnSet,
+        warp_kept<L, T, kOp, VPT, true>(tile, rows, masks, warp_stage, warp_positions));
+    aggregate = block_total<L, WholeBlock>(shared.partials, kCompactOwnSet);
+  } else {
+    std::uint32_t offsets[VPT];
+    aggregate = scan_tile<L, T, VPT>(tile, masks, shared.partials, kCompactOwnSet, offsets);
+    stage_tile<T, kOp, VPT>(tile, a.n, rows, masks, offsets,
+                            local_count(warp_prefix<L>(shared.partials, kCompactOwnSet)),
+                            local_count(aggregate), stage);
+  }
   const std::uint32_t kept = local_count(aggregate);
 
   std::uint32_t cursor = tile - 1;
@@ -397,13 +460,17 @@ __global__ void __launch_bounds__(kCompactBlockLimit)
   if (looks_back) hand_on_turn(chain, turn.place, std::uint64_t{a.tile_count} * kCompactSpineWords);
   const std::uint64_t before = shared.prefix;
   if (tile == a.tile_count - 1 && threadIdx.x == 0) *a.count = chain_count<kOp>(before) + kept;
-  // Set kCompactOwnSet holds the warps' inclusive values until the kernel ends.
-  const std::uint64_t warp_before = warp_prefix<L>(shared.partials, kCompactOwnSet);
-  const std::uint32_t kept_here =
-      local_count(shared.partials.warp_totals[kCompactOwnSet][warp_id()]) -
-      local_count(warp_before);
-  write_staged<T, kOp, VPT>(a, tile, before, warp_before, kept_here, aggregate, warp_stage,
-                            warp_positions);
+  if constexpr (kWarpStaged<kOp>) {
+    // Set kCompactOwnSet holds the warps' inclusive values until the kernel ends.
+    const std::uint64_t warp_before = warp_prefix<L>(shared.partials, kCompactOwnSet);
+    const std::uint32_t kept_here =
+        local_count(shared.partials.warp_totals[kCompactOwnSet][warp_id()]) -
+        local_count(warp_before);
+    write_warp_staged<T, kOp, VPT>(a, tile, before, warp_before, kept_here, aggregate, warp_stage,
+                                   warp_positions);
+  } else {
+    write_tile<T, kOp>(a, tile, tile_elements, chain_count<kOp>(before), kept, stage);
+  }
 }
 
 }  // namespace gpuscan::cuda
