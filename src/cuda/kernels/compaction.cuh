@@ -2,12 +2,12 @@
 // some elements of x, in order, and write how many; partition also writes the others, in
 // order, to a second output; run-length encoding writes unique's elements and each run's
 // length. The structure of per_tile_scan.cuh and shaders/select.comp: a block loads its
-// tile, decides which elements it keeps (thread), and each warp stages its kept elements
-// compacted in its own part of shared memory, row by row (warp scans of the counts); a
-// block scan of the warps' counts gives the tile's. Its first warp then looks back over the
-// tile chain for the kept elements before the tile, the whole block recounting any tile the
-// look-back falls back on, and each warp writes its staged elements from there
-// (docs/protocol.md, "Compaction").
+// tile, decides which elements it keeps (thread), scans the counts (warp, then block) and
+// stages the kept elements compacted in shared memory: warp by warp for select-if, unique
+// and run-length encoding, the whole tile for partition and select-flagged (kWarpStaged).
+// Its first warp then looks back over the tile chain for the kept elements before the
+// tile, the whole block recounting any tile the look-back falls back on, and the staged
+// elements are written from there (docs/protocol.md, "Compaction").
 //
 // A tile's value in the chain is its count of kept elements as a 64-bit sum (KeptCount);
 // for run-length encoding the count and the position of the tile's last head (KeptRuns),
