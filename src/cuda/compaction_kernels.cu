@@ -1,6 +1,7 @@
 // The compaction kernels' launcher for one element type, GS_CUDA_DTYPE (CMake compiles this
 // file once per type, in parallel, apart from the scan's kernels.cu so that neither rebuilds
-// the other). Per type: five operations, both tile states, with and without statistics.
+// the other). Per type: five operations, both tile states, with and without statistics, 4 or
+// 8 rows a thread.
 #include "cuda/chained_launch.cuh"
 #include "cuda/kernels/compaction.cuh"
 
@@ -23,11 +24,11 @@ void with_compaction(Compaction compaction, F&& f) {
   }
 }
 
-template <class T, Compaction kOp, class S>
+template <class T, Compaction kOp, class S, int kRows>
 void launch_with(const CompactArgs& a, ChainArgs chain, cudaStream_t stream) {
-  const auto kernel =
-      chain.statistics ? compact_tiles<T, kOp, S, true> : compact_tiles<T, kOp, S, false>;
-  const std::size_t stage_bytes = compact_stage_bytes<T>(kOp, a.block_size);
+  const auto kernel = chain.statistics ? compact_tiles<T, kOp, S, true, kRows>
+                                       : compact_tiles<T, kOp, S, false, kRows>;
+  const std::size_t stage_bytes = compact_stage_bytes<T>(kOp, a.block_size, kRows);
   // resident_blocks' first query for a kernel also allows it the staging space.
   const bool one_round = a.tile_count <= resident_blocks(kernel, a.block_size, stage_bytes);
   ScanArgs sizes;
@@ -36,15 +37,24 @@ void launch_with(const CompactArgs& a, ChainArgs chain, cudaStream_t stream) {
   kernel<<<a.tile_count, a.block_size, stage_bytes, stream>>>(a, chain);
 }
 
+template <class T, Compaction kOp, int kRows>
+void launch_with_rows(const CompactArgs& a, ChainArgs chain, cudaStream_t stream) {
+  if (chain.packed) {
+    launch_with<T, kOp, PackedState<std::uint64_t>, kRows>(a, chain, stream);
+  } else {
+    launch_with<T, kOp, SplitState<std::uint64_t>, kRows>(a, chain, stream);
+  }
+}
+
 }  // namespace
 
 template <class T>
 void launch_compaction(const CompactArgs& a, ChainArgs chain, cudaStream_t stream) {
   with_compaction(a.compaction, [&](auto op) {
-    if (chain.packed) {
-      launch_with<T, op(), PackedState<std::uint64_t>>(a, chain, stream);
+    if (a.rows == kCompactRowsLarge) {
+      launch_with_rows<T, op(), kCompactRowsLarge>(a, chain, stream);
     } else {
-      launch_with<T, op(), SplitState<std::uint64_t>>(a, chain, stream);
+      launch_with_rows<T, op(), kCompactRowsSmall>(a, chain, stream);
     }
   });
   check(cudaGetLastError(), "launching the compaction");

@@ -13,9 +13,10 @@
 namespace gpuscan::cuda {
 
 // The compaction kernels' tile: blocks of up to kCompactBlockLimit threads, each with
-// kCompactRows rows of 16-byte vectors (the scan's default shape, 4096 elements of u32 at
-// 256 threads).
-constexpr int kCompactRows = 4;
+// kCompactRowsSmall or kCompactRowsLarge rows of 16-byte vectors (the policy picks per
+// operation, cuda/policy.cpp).
+constexpr int kCompactRowsSmall = 4;
+constexpr int kCompactRowsLarge = 8;
 constexpr std::uint32_t kCompactBlockLimit = 512;
 // 32-bit words of spine a tile takes: its 64-bit count (run-length encoding: count and the
 // position of its last head) in either tile state.
@@ -33,7 +34,8 @@ struct CompactArgs {
   std::uint64_t n = 0;
   std::uint32_t tile_count = 0;
   std::uint32_t block_size = 256;
-  std::uint64_t constant_bits = 0;  // select-if's and partition's constant
+  std::uint32_t rows = kCompactRowsSmall;  // 16-byte vectors a thread
+  std::uint64_t constant_bits = 0;         // select-if's and partition's constant
 };
 
 // Launches the compaction of a.n >= 1 elements of T on the tile chain `chain`.

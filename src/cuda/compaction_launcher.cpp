@@ -12,12 +12,16 @@ CompactionLauncher::CompactionLauncher(const CompactSpec& spec, const detail::Sc
                                        const testing::Options& options)
     : spec_(spec), chain_(chain_for(spec.algorithm, options, policy)) {
   check_cuda_options(options);
-  if (options.vectors_per_thread != 0 && options.vectors_per_thread != kCompactRows) {
-    throw UsageError("the CUDA compaction kernels take " + std::to_string(kCompactRows) +
-                     " vectors (16 bytes each) per thread");
+  const CompactionShape shape = compaction_shape(spec.compaction);
+  const int rows = options.vectors_per_thread;
+  if (rows != 0 && rows != kCompactRowsSmall && rows != kCompactRowsLarge) {
+    throw UsageError("the CUDA compaction kernels take " + std::to_string(kCompactRowsSmall) +
+                     " or " + std::to_string(kCompactRowsLarge) +
+                     " vectors (16 bytes each) per thread, not " + std::to_string(rows));
   }
-  block_size_ =
-      options.workgroup_size != 0 ? options.workgroup_size : compaction_block_size(spec.compaction);
+  rows_ = rows != 0 ? static_cast<std::uint32_t>(rows) : shape.rows;
+  block_size_ = options.workgroup_size != 0 ? options.workgroup_size : shape.block_size;
+  if (options.tile_state == testing::TileState::automatic) chain_.packed = shape.packed;
   if (block_size_ % 32 != 0 || block_size_ < 64 || block_size_ > kCompactBlockLimit) {
     throw UsageError("CUDA compaction blocks must be a multiple of 32 in [64, " +
                      std::to_string(kCompactBlockLimit) + "], not " + std::to_string(block_size_));
@@ -25,7 +29,7 @@ CompactionLauncher::CompactionLauncher(const CompactSpec& spec, const detail::Sc
 }
 
 std::uint32_t CompactionLauncher::tile_elements() const {
-  return cuda::tile_elements(spec_.dtype, block_size_, kCompactRows);
+  return cuda::tile_elements(spec_.dtype, block_size_, rows_);
 }
 
 std::uint64_t CompactionLauncher::tiles_for(std::uint64_t n) const {
@@ -53,6 +57,7 @@ void CompactionLauncher::launch(CompactArgs args, void* workspace, std::size_t w
   args.flag_bytes = static_cast<std::uint32_t>(size_of(spec_.flags_dtype));
   args.tile_count = static_cast<std::uint32_t>(tiles_for(args.n));
   args.block_size = block_size_;
+  args.rows = rows_;
   ChainArgs chain = chain_;
   chain.state = static_cast<ChainState*>(workspace);
   chain.spines =

@@ -36,7 +36,8 @@ class CompactionLauncher {
 
   CompactSpec spec_;
   std::uint32_t block_size_ = kDefaultBlockSize;
-  ChainArgs chain_;  // the fixed part: spin limit, blocking, variant
+  std::uint32_t rows_ = kCompactRowsSmall;  // 16-byte vectors a thread
+  ChainArgs chain_;                         // the fixed part: spin limit, blocking, variant
 };
 
 }  // namespace gpuscan::cuda

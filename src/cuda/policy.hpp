@@ -13,7 +13,13 @@ namespace gpuscan::cuda {
 // The row for a device of compute capability `major`.`minor`.
 const detail::ScanPolicy& policy_for(int major, int minor, DType dtype);
 
-// Threads per block of the compaction kernels (DESIGN 3e) for one operation.
-std::uint32_t compaction_block_size(Compaction compaction);
+// The compaction kernels' tile (DESIGN 3e) for one operation: threads per block, rows a
+// thread and the tile state.
+struct CompactionShape {
+  std::uint32_t block_size;
+  std::uint32_t rows;  // 16-byte vectors a thread: 4 or 8
+  bool packed;         // the tile state where the caller leaves the choice (TileState::automatic)
+};
+CompactionShape compaction_shape(Compaction compaction);
 
 }  // namespace gpuscan::cuda

@@ -2,11 +2,12 @@
 // some elements of x, in order, and write how many; partition also writes the others, in
 // order, to a second output; run-length encoding writes unique's elements and each run's
 // length. The structure of per_tile_scan.cuh and shaders/select.comp: a block loads its
-// tile, decides which elements it keeps (thread), finds where each goes within the tile
-// (warp and block scans of the counts) and stages them compacted in shared memory; its
-// first warp then looks back over the tile chain for the kept elements before the tile,
-// the whole block recounting any tile the look-back falls back on, and the block writes
-// its staged elements from there (docs/protocol.md, "Compaction").
+// tile, decides which elements it keeps (thread), scans the counts (warp, then block) and
+// stages the kept elements compacted in shared memory: warp by warp for select-if, unique
+// and run-length encoding, the whole tile for partition and select-flagged (kWarpStaged).
+// Its first warp then looks back over the tile chain for the kept elements before the
+// tile, the whole block recounting any tile the look-back falls back on, and the staged
+// elements are written from there (docs/protocol.md, "Compaction").
 //
 // A tile's value in the chain is its count of kept elements as a 64-bit sum (KeptCount);
 // for run-length encoding the count and the position of the tile's last head (KeptRuns),
@@ -53,6 +54,13 @@ template <Compaction kOp>
 constexpr bool kRuns = kOp == Compaction::run_length_encode;
 template <Compaction kOp>
 constexpr bool kNeighbours = kOp == Compaction::unique || kRuns<kOp>;
+// Whether each warp stages and writes its own kept elements (warp_kept, write_warp_staged),
+// or the block stages the whole tile and writes it (scan_tile, stage_tile, write_tile).
+// Measured on an H100 (docs/performance.md K10): select-if, unique and run-length encoding
+// ran 20-45% faster warp by warp with 8 rows, partition and select-flagged slower there
+// than block by block with 4.
+template <Compaction kOp>
+constexpr bool kWarpStaged = kOp == Compaction::select_if || kNeighbours<kOp>;
 // The tile value in the chain, and the value the block scans within a tile.
 template <Compaction kOp>
 using ChainMonoid = std::conditional_t<kRuns<kOp>, KeptRuns, KeptCount>;
@@ -68,23 +76,18 @@ __device__ __forceinline__ std::uint64_t chain_count(std::uint64_t v) {
   return kRuns<kOp> ? v & 0xFFFFFFFFu : v;
 }
 
-// Thread level: which elements of a vector are kept.
+// Thread level: which elements of a vector are kept. Without branches: a switch on the
+// run-time predicate in every element's test took select-if's kernel from 64 to 122
+// registers with 8 rows (split tile state, ptxas for sm_90). NaN: every comparison false
+// but ne, as the CPU reference.
 template <class T>
 __device__ __forceinline__ bool satisfies(Predicate p, T x, T c) {
-  switch (p) {
-    case Predicate::lt:
-      return x < c;
-    case Predicate::le:
-      return x <= c;
-    case Predicate::gt:
-      return x > c;
-    case Predicate::ge:
-      return x >= c;
-    case Predicate::eq:
-      return x == c;
-    default:
-      return x != c;
-  }
+  const bool less = x < c;
+  const bool equal = x == c;
+  const bool greater = c < x;
+  return (p == Predicate::lt && less) | (p == Predicate::le && (less || equal)) |
+         (p == Predicate::gt && greater) | (p == Predicate::ge && (greater || equal)) |
+         (p == Predicate::eq && equal) | (p == Predicate::ne && !equal);
 }
 
 // Bit e: whether flag g + e is nonzero, for the vector of elements from g (a multiple of the
@@ -128,8 +131,9 @@ __device__ __forceinline__ std::uint32_t flag_mask(const CompactArgs& a, std::ui
 
 // Which elements of this thread's rows of `tile` are kept (bit e of masks[k]: element e of
 // row k). Unique and run-length encoding compare each element with the one before: lane
-// l - 1's last of the same row, or for lane 0 the element before the row, read from memory
-// (pure input, so a fallback reads the same).
+// l - 1's last of the same row; for lane 0, lane 31's last of the row before, and for the
+// warp's first row the element before it, read from memory (pure input, so a fallback reads
+// the same). One such read a warp rather than one a row: each is a request of its own.
 template <class T, Compaction kOp, int VPT>
 __device__ __forceinline__ void keep_masks(const CompactArgs& a, std::uint32_t tile,
                                            const Vector<T> (&rows)[VPT],
@@ -145,7 +149,12 @@ __device__ __forceinline__ void keep_masks(const CompactArgs& a, std::uint32_t t
       mask = flag_mask<T>(a, g);
     } else if constexpr (kNeighbours<kOp>) {
       T before = __shfl_up_sync(kFullMask, rows[k].last(), 1);
-      if (lane_id() == 0 && g != 0 && g <= a.n) before = static_cast<const T*>(a.in)[g - 1];
+      if (k > 0) {  // unrolled: known at compile time
+        const T row_before = __shfl_sync(kFullMask, rows[k > 0 ? k - 1 : 0].last(), kWarpSize - 1);
+        if (lane_id() == 0) before = row_before;
+      } else if (lane_id() == 0 && g != 0 && g <= a.n) {
+        before = static_cast<const T*>(a.in)[g - 1];
+      }
 #pragma unroll
       for (int e = 0; e < Vector<T>::size; ++e) {
         const T previous = e == 0 ? before : rows[k].x[e - 1];
@@ -178,13 +187,102 @@ __device__ __forceinline__ typename L::T row_value(std::uint32_t mask, std::uint
   }
 }
 
-// Warp and block level: scans the rows' values in tile order (warp by warp, row by row, lane
-// by lane), leaving in offsets[k] the kept elements before row k within the warp's block,
-// and in partials set `set` the warps' inclusive values. Returns the tile's value, the same
-// in every thread. The owner and a fallback on the same tile both call it, so they get the
-// same bits (integer sums, and the last head, in any association).
+// The elements of a tile a warp holds: its rows, one after the other in the tile, so the
+// warp's part of `stage` is as large.
+template <class T, int VPT>
+constexpr std::uint32_t kWarpPart = std::uint32_t{kWarpSize} * VPT* Vector<T>::size;
+
+// Warp level: this warp's rows' values combined in tile order (row by row, lane by lane),
+// the same in every lane. Each row is scanned across the warp; with `stage`, the warp's
+// kept elements go compacted, in tile order, to the start of its part of the stage
+// (run-length encoding: their positions to its part of `positions`), so that they go out
+// in coalesced writes (CUB's select does the same). Each row is staged as soon as it is
+// scanned, so its registers are free for the next; the warp's offset in the tile is not
+// needed until the write.
+template <class L, class T, Compaction kOp, int VPT, bool kStage>
+__device__ __forceinline__ typename L::T warp_kept(std::uint32_t tile, const Vector<T> (&rows)[VPT],
+                                                   const std::uint32_t (&masks)[VPT], T* stage,
+                                                   std::uint32_t* positions) {
+  using V = typename L::T;
+  using Shape = TileShape<T, VPT>;
+  const std::uint64_t first = Shape::first(tile);
+  V carry = L::identity();
+#pragma unroll
+  for (int k = 0; k < VPT; ++k) {
+    const std::uint64_t g = first + Shape::row_offset(k);
+    const V inclusive = warp_inclusive_scan<L>(row_value<L, T>(masks[k], g));
+    std::uint32_t at = local_count(L::combine(carry, warp_shift_up<L>(inclusive)));
+    carry = L::combine(carry, warp_last(inclusive));
+    if constexpr (kStage) {
+#pragma unroll
+      for (int e = 0; e < Vector<T>::size; ++e) {
+        if ((masks[k] >> e) & 1u) {
+          stage[at] = rows[k].x[e];
+          if constexpr (kRuns<kOp>) positions[at] = static_cast<std::uint32_t>(g + e);
+          ++at;
+        }
+      }
+    }
+  }
+  return carry;
+}
+
+// A fallback's value of `target`: its input loaded and counted as its owner counts it, warp
+// by warp and then across the block in partials set `set`, so it gets the owner's bits.
+template <class T, Compaction kOp, int VPT, int kSets>
+__device__ __forceinline__ std::uint64_t recount_tile(
+    const CompactArgs& a, std::uint32_t target,
+    BlockPartials<typename LocalMonoid<kOp>::T, kSets>& partials, int set) {
+  using L = LocalMonoid<kOp>;
+  Vector<T> rows[VPT];
+  load_tile<T, VPT>(static_cast<const T*>(a.in), a.n, target, T{}, rows);
+  std::uint32_t masks[VPT];
+  keep_masks<T, kOp, VPT>(a, target, rows, masks);
+  block_scan_totals<L, WholeBlock>(
+      partials, set, warp_kept<L, T, kOp, VPT, false>(target, rows, masks, nullptr, nullptr));
+  return block_total<L, WholeBlock>(partials, set);
+}
+
+// Writes this warp's staged elements after the kept ones before it: those of the tiles
+// before (`prefix`, the chain's value) and of the warps before in the tile (`warp_before`,
+// the block scan's). Run-length encoding writes each head's run value and the length of the run
+// before it (the distance from the head before: in this warp, or the last one before it, in the
+// tile or before the tile); the last tile also ends the last run, at n (`tile_value`: the tile's
+// own value).
+template <class T, Compaction kOp, int VPT>
+__device__ __forceinline__ void write_warp_staged(const CompactArgs& a, std::uint32_t tile,
+                                                  std::uint64_t prefix, std::uint64_t warp_before,
+                                                  std::uint32_t kept_here, std::uint64_t tile_value,
+                                                  const T* stage, const std::uint32_t* positions) {
+  T* out = static_cast<T*>(a.out);
+  const std::uint64_t before = chain_count<kOp>(prefix) + local_count(warp_before);
+  if constexpr (kRuns<kOp>) {
+    auto* lengths = static_cast<std::uint64_t*>(a.second);
+    const auto last_head = [](std::uint64_t earlier, std::uint64_t later) {
+      return static_cast<std::uint32_t>((later >> 32) != kNoHead ? later >> 32 : earlier >> 32);
+    };
+    const std::uint32_t head_before = last_head(prefix, warp_before);
+    for (std::uint32_t i = lane_id(); i < kept_here; i += kWarpSize) {
+      const std::uint64_t run = before + i;
+      out[run] = stage[i];
+      if (run == 0) continue;  // element 0
+      const std::uint32_t previous = i == 0 ? head_before : positions[i - 1];
+      lengths[run - 1] = positions[i] - previous;
+    }
+    if (tile == a.tile_count - 1 && threadIdx.x == 0) {
+      const std::uint64_t runs = chain_count<kOp>(prefix) + local_count(tile_value);
+      lengths[runs - 1] = a.n - last_head(prefix, tile_value);
+    }
+  } else {
+    for (std::uint32_t i = lane_id(); i < kept_here; i += kWarpSize) out[before + i] = stage[i];
+  }
+}
+
+// The block-wide staging (partition, select-flagged): the rows' values scanned in tile order
+// (warp by warp, row by row, lane by lane), offsets[k] the kept elements before row k within
+// the warp, partials set `set` the warps' inclusive values; returns the tile's value.
 template <class L, class T, int VPT, int kSets>
-__device__ __forceinline__ typename L::T scan_kept(std::uint32_t tile,
+__device__ __forceinline__ typename L::T scan_tile(std::uint32_t tile,
                                                    const std::uint32_t (&masks)[VPT],
                                                    BlockPartials<typename L::T, kSets>& partials,
                                                    int set, std::uint32_t (&offsets)[VPT]) {
@@ -202,30 +300,15 @@ __device__ __forceinline__ typename L::T scan_kept(std::uint32_t tile,
   return block_total<L, WholeBlock>(partials, set);
 }
 
-// A fallback's value of `target`: its input loaded and counted as its owner counts it.
-template <class T, Compaction kOp, int VPT, int kSets>
-__device__ __forceinline__ std::uint64_t recount_tile(
-    const CompactArgs& a, std::uint32_t target,
-    BlockPartials<typename LocalMonoid<kOp>::T, kSets>& partials, int set) {
-  Vector<T> rows[VPT];
-  load_tile<T, VPT>(static_cast<const T*>(a.in), a.n, target, T{}, rows);
-  std::uint32_t masks[VPT], unused[VPT];
-  keep_masks<T, kOp, VPT>(a, target, rows, masks);
-  return scan_kept<LocalMonoid<kOp>, T, VPT>(target, masks, partials, set, unused);
-}
-
-// Puts the owned tile's kept elements, compacted in tile order, at the start of `stage`
-// (run-length encoding: their positions in `positions`), so that they go out in coalesced
-// writes (CUB's select does the same); partition puts the rejected ones after them, in
-// tile order: the tile's stable partition. Needs no prefix, so it runs before the
-// look-back and the tile's registers are free for fallbacks.
+// Puts the tile's kept elements, compacted in tile order, at the start of `stage`, and
+// partition's rejected ones after them in tile order: the tile's stable partition.
 template <class T, Compaction kOp, int VPT>
-__device__ __forceinline__ void stage_kept(std::uint32_t tile, std::uint64_t n,
+__device__ __forceinline__ void stage_tile(std::uint32_t tile, std::uint64_t n,
                                            const Vector<T> (&rows)[VPT],
                                            const std::uint32_t (&masks)[VPT],
                                            const std::uint32_t (&offsets)[VPT],
-                                           std::uint32_t warp_before, std::uint32_t kept, T* stage,
-                                           std::uint32_t* positions) {
+                                           std::uint32_t warp_before, std::uint32_t kept,
+                                           T* stage) {
   using Shape = TileShape<T, VPT>;
   const std::uint64_t first = Shape::first(tile);
 #pragma unroll
@@ -235,9 +318,7 @@ __device__ __forceinline__ void stage_kept(std::uint32_t tile, std::uint64_t n,
 #pragma unroll
     for (int e = 0; e < Vector<T>::size; ++e) {
       if ((masks[k] >> e) & 1u) {
-        stage[at] = rows[k].x[e];
-        if constexpr (kRuns<kOp>) positions[at] = static_cast<std::uint32_t>(first + in_tile + e);
-        ++at;
+        stage[at++] = rows[k].x[e];
       } else if (kOp == Compaction::partition && first + in_tile + e < n) {
         // Its place among the tile's rejected: its position less the kept ones before it.
         stage[kept + in_tile + e - at] = rows[k].x[e];
@@ -246,35 +327,14 @@ __device__ __forceinline__ void stage_kept(std::uint32_t tile, std::uint64_t n,
   }
 }
 
-// Writes the staged elements after the `before` kept ones of the tiles before; partition's
-// rejected go after the tiles' rejected before. Run-length encoding writes each head's run
-// value and the length of the run before it (the distance from the head before: in this
-// tile, or the last one before it, which `prefix` holds); the last tile also ends the last
-// run, at n.
+// Writes the staged tile after the `before` kept ones of the tiles before; partition's
+// rejected go after the tiles' rejected before.
 template <class T, Compaction kOp>
-__device__ __forceinline__ void write_staged(const CompactArgs& a, std::uint32_t tile,
-                                             std::uint32_t tile_elements, std::uint64_t prefix,
-                                             std::uint32_t kept, const T* stage,
-                                             const std::uint32_t* positions) {
+__device__ __forceinline__ void write_tile(const CompactArgs& a, std::uint32_t tile,
+                                           std::uint32_t tile_elements, std::uint64_t before,
+                                           std::uint32_t kept, const T* stage) {
   T* out = static_cast<T*>(a.out);
-  const std::uint64_t before = chain_count<kOp>(prefix);
-  if constexpr (kRuns<kOp>) {
-    auto* lengths = static_cast<std::uint64_t*>(a.second);
-    const auto last_before = static_cast<std::uint32_t>(prefix >> 32);
-    for (std::uint32_t i = threadIdx.x; i < kept; i += blockDim.x) {
-      const std::uint64_t run = before + i;
-      out[run] = stage[i];
-      if (run == 0) continue;  // element 0
-      const std::uint32_t previous = i == 0 ? last_before : positions[i - 1];
-      lengths[run - 1] = positions[i] - previous;
-    }
-    if (tile == a.tile_count - 1 && threadIdx.x == 0) {
-      const std::uint32_t last = kept > 0 ? positions[kept - 1] : last_before;
-      lengths[before + kept - 1] = a.n - last;
-    }
-  } else {
-    for (std::uint32_t i = threadIdx.x; i < kept; i += blockDim.x) out[before + i] = stage[i];
-  }
+  for (std::uint32_t i = threadIdx.x; i < kept; i += blockDim.x) out[before + i] = stage[i];
   if constexpr (kOp == Compaction::partition) {
     const std::uint64_t tile_start = std::uint64_t{tile} * tile_elements;
     const auto in_tile =
@@ -298,17 +358,17 @@ constexpr int kCompactRecountSet = 1;
 
 // Bytes of dynamic shared memory a block stages its tile in.
 template <class T>
-constexpr std::size_t compact_stage_bytes(Compaction op, std::uint32_t block_size) {
-  const std::size_t elements = std::size_t{block_size} * kCompactRows * Vector<T>::size;
+constexpr std::size_t compact_stage_bytes(Compaction op, std::uint32_t block_size,
+                                          std::uint32_t rows) {
+  const std::size_t elements = std::size_t{block_size} * rows * Vector<T>::size;
   return elements * sizeof(T) + (op == Compaction::run_length_encode ? elements * 4 : 0);
 }
 
-template <class T, Compaction kOp, class S, bool kStats>
+template <class T, Compaction kOp, class S, bool kStats, int VPT>
 __global__ void __launch_bounds__(kCompactBlockLimit)
     compact_tiles(CompactArgs a, ChainArgs chain) {
   using M = ChainMonoid<kOp>;
   using L = LocalMonoid<kOp>;
-  constexpr int VPT = kCompactRows;
   __shared__ CompactShared<L> shared;
   extern __shared__ uint4 stage_words[];
   T* stage = reinterpret_cast<T*>(stage_words);
@@ -341,15 +401,26 @@ __global__ void __launch_bounds__(kCompactBlockLimit)
   }
   if (looks_back) clear_for_next_run(chain, turn);
 
-  std::uint32_t masks[VPT], offsets[VPT];
+  std::uint32_t masks[VPT];
   keep_masks<T, kOp, VPT>(a, tile, rows, masks);
-  const typename L::T local =
-      scan_kept<L, T, VPT>(tile, masks, shared.partials, kCompactOwnSet, offsets);
-  const std::uint32_t kept = local_count(local);
-  const std::uint64_t aggregate = local;  // KeptCount: the count; KeptRuns: as it is
-  stage_kept<T, kOp, VPT>(tile, a.n, rows, masks, offsets,
-                          local_count(warp_prefix<L>(shared.partials, kCompactOwnSet)), kept, stage,
-                          positions);
+  constexpr std::uint32_t part = kWarpPart<T, VPT>;
+  T* const warp_stage = stage + warp_id() * part;
+  std::uint32_t* const warp_positions = positions + warp_id() * part;
+  // KeptCount: the count; KeptRuns: as it is.
+  std::uint64_t aggregate = 0;
+  if constexpr (kWarpStaged<kOp>) {
+    block_scan_totals<L, WholeBlock>(
+        shared.partials, kCompactOwnSet,
+        warp_kept<L, T, kOp, VPT, true>(tile, rows, masks, warp_stage, warp_positions));
+    aggregate = block_total<L, WholeBlock>(shared.partials, kCompactOwnSet);
+  } else {
+    std::uint32_t offsets[VPT];
+    aggregate = scan_tile<L, T, VPT>(tile, masks, shared.partials, kCompactOwnSet, offsets);
+    stage_tile<T, kOp, VPT>(tile, a.n, rows, masks, offsets,
+                            local_count(warp_prefix<L>(shared.partials, kCompactOwnSet)),
+                            local_count(aggregate), stage);
+  }
+  const std::uint32_t kept = local_count(aggregate);
 
   std::uint32_t cursor = tile - 1;
   std::uint64_t prefix = M::identity();
@@ -389,7 +460,17 @@ __global__ void __launch_bounds__(kCompactBlockLimit)
   if (looks_back) hand_on_turn(chain, turn.place, std::uint64_t{a.tile_count} * kCompactSpineWords);
   const std::uint64_t before = shared.prefix;
   if (tile == a.tile_count - 1 && threadIdx.x == 0) *a.count = chain_count<kOp>(before) + kept;
-  write_staged<T, kOp>(a, tile, tile_elements, before, kept, stage, positions);
+  if constexpr (kWarpStaged<kOp>) {
+    // Set kCompactOwnSet holds the warps' inclusive values until the kernel ends.
+    const std::uint64_t warp_before = warp_prefix<L>(shared.partials, kCompactOwnSet);
+    const std::uint32_t kept_here =
+        local_count(shared.partials.warp_totals[kCompactOwnSet][warp_id()]) -
+        local_count(warp_before);
+    write_warp_staged<T, kOp, VPT>(a, tile, before, warp_before, kept_here, aggregate, warp_stage,
+                                   warp_positions);
+  } else {
+    write_tile<T, kOp>(a, tile, tile_elements, chain_count<kOp>(before), kept, stage);
+  }
 }
 
 }  // namespace gpuscan::cuda
