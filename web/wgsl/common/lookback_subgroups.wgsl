@@ -5,19 +5,31 @@
 // ready, I4), ballots find the first not-ready and INCLUSIVE slots, and an ordered butterfly
 // joins the values taken, older tiles on the left. Every look-back lane ends with the same
 // results, so the lanes walk in step; what they post or count, lane 0 does once.
+// EXPERIMENT bit 8192 (wide window): lane l loads both words of tile cursor - l, so a read
+// covers W = lanes tiles (as a packed 64-bit word does in the Vulkan kernel) and a tile's
+// state needs no shuffle.
+
+const WIDE_WINDOW: bool = (EXPERIMENT & 8192u) != 0u;
+const SLOT_LANES: u32 = select(TILE_WORDS, 1u, WIDE_WINDOW);  // lanes a slot spans
 
 fn is_lookback_lane() -> bool { return SG_ID == 0u; }
 
-fn window_tiles() -> u32 { return SG_SIZE / TILE_WORDS; }
-fn window_slot() -> u32 { return LANE / TILE_WORDS; }  // 0: the newest tile of the window
+fn window_tiles() -> u32 { return SG_SIZE / SLOT_LANES; }
+fn window_slot() -> u32 { return LANE / SLOT_LANES; }  // 0: the newest tile of the window
+// Whether this lane speaks for its slot (votes and contributes its value).
+fn slot_lead() -> bool { return LANE % SLOT_LANES == 0u; }
 
-// This lane's word of the window of tiles cursor, cursor - 1, ...; before tile 0: 0.
-alias Window = u32;
+// This lane's words of the window of tiles cursor, cursor - 1, ...; before tile 0: 0.
+alias Window = vec2<u32>;
 fn read_window(cursor: u32) -> Window {
   if (window_slot() > cursor) {
-    return 0u;
+    return vec2<u32>(0u);
   }
-  return atomicLoad(&spine[TILE_WORDS * (cursor - window_slot()) + LANE % TILE_WORDS]);
+  let tile = cursor - window_slot();
+  if (WIDE_WINDOW) {
+    return vec2<u32>(atomicLoad(&spine[TILE_WORDS * tile]), atomicLoad(&spine[TILE_WORDS * tile + 1u]));
+  }
+  return vec2<u32>(atomicLoad(&spine[TILE_WORDS * tile + LANE % TILE_WORDS]), 0u);
 }
 
 // A window slot as this lane sees it: the tile's state if both its words agree (else
@@ -27,7 +39,11 @@ struct Slot {
   state: u32,
   value: T,
 }
-fn read_slot(word: u32) -> Slot {
+fn read_slot(words: Window) -> Slot {
+  if (WIDE_WINDOW) {
+    return Slot(tile_state(words), tile_value(words));
+  }
+  let word = words.x;
   let other = subgroupShuffleXor(word, 1u);
   let state = word & GS_STATE_MASK;
   let agreed = select(GS_STATE_NOT_READY, state, (other & GS_STATE_MASK) == state);
@@ -39,25 +55,25 @@ fn read_slot(word: u32) -> Slot {
 
 // The first (or last before `end`) window slot whose first lane votes, or window_tiles().
 fn first_voting_slot(vote: bool) -> u32 {
-  let ballot = subgroupBallot(vote && LANE % TILE_WORDS == 0u);
+  let ballot = subgroupBallot(vote && slot_lead());
   if (SG_SIZE <= 32u) {  // folds away where the size is a constant
-    return select(window_tiles(), firstTrailingBit(ballot.x) / TILE_WORDS, ballot.x != 0u);
+    return select(window_tiles(), firstTrailingBit(ballot.x) / SLOT_LANES, ballot.x != 0u);
   }
   for (var i = 0u; i < 4u; i++) {
     if (ballot[i] != 0u) {
-      return (32u * i + firstTrailingBit(ballot[i])) / TILE_WORDS;
+      return (32u * i + firstTrailingBit(ballot[i])) / SLOT_LANES;
     }
   }
   return window_tiles();
 }
 fn last_voting_slot(vote: bool) -> u32 {
-  let ballot = subgroupBallot(vote && LANE % TILE_WORDS == 0u);
+  let ballot = subgroupBallot(vote && slot_lead());
   if (SG_SIZE <= 32u) {
-    return select(window_tiles(), firstLeadingBit(ballot.x) / TILE_WORDS, ballot.x != 0u);
+    return select(window_tiles(), firstLeadingBit(ballot.x) / SLOT_LANES, ballot.x != 0u);
   }
   for (var i = 4u; i > 0u; i--) {
     if (ballot[i - 1u] != 0u) {
-      return (32u * (i - 1u) + firstLeadingBit(ballot[i - 1u])) / TILE_WORDS;
+      return (32u * (i - 1u) + firstLeadingBit(ballot[i - 1u])) / SLOT_LANES;
     }
   }
   return window_tiles();
@@ -66,7 +82,7 @@ fn last_voting_slot(vote: bool) -> u32 {
 // The values of slots [first, end) joined in tile order (oldest on the left), in every lane.
 fn reduce_window(value: T, first: u32, end: u32) -> T {
   let slot = window_slot();
-  var x = select(identity(), value, LANE % TILE_WORDS == 0u && slot >= first && slot < end);
+  var x = select(identity(), value, slot_lead() && slot >= first && slot < end);
   if (!T_IS_FLOAT) {
     // Integers give the same bits in any order: WGSL's subgroup operation, which some GPUs
     // run as one instruction, instead of the butterfly's five shuffles (W11).
@@ -82,8 +98,8 @@ fn reduce_window(value: T, first: u32, end: u32) -> T {
 // What a step takes from the window read at `cursor`: the READY slots from the newest on,
 // ending with an INCLUSIVE one if it comes before any not-ready slot (then `complete`).
 // Tile `early_end` counts as INCLUSIVE with `early_value` (the early window).
-fn take_window(word: Window, cursor: u32, early_end: u32, early_value: T) -> Taken {
-  let read = read_slot(word);
+fn take_window(words: Window, cursor: u32, early_end: u32, early_value: T) -> Taken {
+  let read = read_slot(words);
   var state = read.state;
   var value = read.value;
   let slot = window_slot();
@@ -101,8 +117,8 @@ fn take_window(word: Window, cursor: u32, early_end: u32, early_value: T) -> Tak
 // What the window read with the tile's loads already settles (docs/protocol.md, "The early
 // window"): the newest INCLUSIVE slot and the READY slots after it up to the newest
 // not-ready one, joined; `end` is the newest tile of that run (NO_TILE: none).
-fn early_window(word: Window, tile: u32) -> Early {
-  let read = read_slot(word);
+fn early_window(words: Window, tile: u32) -> Early {
+  let read = read_slot(words);
   let state = read.state;
   let value = read.value;
   let slot = window_slot();
