@@ -50,9 +50,8 @@ export class Scanner {
    *   (simulated blocking, docs/protocol.md section 3), statistics, tileOrder
    *   (counter|dispatch), vectorsPerThread, maxChunkElements, lookbackLanes
    *   (subgroup|single), subgroupSize (compile the device's one subgroup size into the
-   *   kernels; 0: read it at run time), workgroupSize (of the chained scans, default 256;
-   *   larger sizes need a device created with that maxComputeInvocationsPerWorkgroup),
-   *   experiment (bits of kernel changes under measurement, docs/performance.md).
+   *   kernels; 0: read it at run time), experiment (bits of kernel changes under
+   *   measurement, docs/performance.md).
    */
   static async create(device, options = {}) {
     if (!device || typeof device.createShaderModule !== "function") {
@@ -61,7 +60,7 @@ export class Scanner {
     const known = new Set([
       "dtype", "op", "kind", "algorithm", "subgroups", "maxSpins", "blockingMask",
       "statistics", "tileOrder", "vectorsPerThread", "maxChunkElements", "lookbackLanes",
-      "subgroupSize", "workgroupSize", "experiment",
+      "subgroupSize", "experiment",
     ]);
     for (const key of Object.keys(options)) {
       if (!known.has(key)) throw new UsageError(`unknown option "${key}"`);
@@ -131,13 +130,6 @@ export class Scanner {
         throw new UsageError(`subgroupSize ${subgroupSize} is not a power of two in the device's ${lo}..${hi}`);
       }
     }
-    const workgroupSize = chained ? (options.workgroupSize ?? WORKGROUP_SIZE) : WORKGROUP_SIZE;
-    if (options.workgroupSize !== undefined && !chained) {
-      throw new UsageError("workgroupSize is a knob of the chained scans (csdldf, csdl)");
-    }
-    if (![128, 256, 384, 512, 768, 1024].includes(workgroupSize)) {
-      throw new UsageError(`workgroupSize ${workgroupSize} is not one of 128, 256, 384, 512, 768, 1024`);
-    }
     const experiment = options.experiment ?? 0;
     if (!Number.isInteger(experiment) || experiment < 0) {
       throw new UsageError(`experiment ${experiment} is not a set of bits`);
@@ -148,9 +140,9 @@ export class Scanner {
     }
     const cfg = {
       dtype, op, kind, algorithm, subgroups, tileOrder, vectorsPerThread, maxSpins,
-      statistics, blockingMask, lookbackLanes, subgroupSize, workgroupSize, experiment,
+      statistics, blockingMask, lookbackLanes, subgroupSize, experiment,
     };
-    const tileElements = 4 * workgroupSize * vectorsPerThread;
+    const tileElements = 4 * WORKGROUP_SIZE * vectorsPerThread;
     const bindingElements = Math.floor(device.limits.maxStorageBufferBindingSize / 4);
     let chunkTiles = Math.floor(bindingElements / tileElements);
     if (options.maxChunkElements !== undefined) {
@@ -162,9 +154,8 @@ export class Scanner {
     if (chunkTiles < 1) {
       throw new UsageError(`maxStorageBufferBindingSize ${device.limits.maxStorageBufferBindingSize} is below one tile`);
     }
-    if (device.limits.maxComputeInvocationsPerWorkgroup < workgroupSize ||
-        device.limits.maxComputeWorkgroupSizeX < workgroupSize) {
-      throw new UsageError(`the device runs at most ${device.limits.maxComputeInvocationsPerWorkgroup} invocations a workgroup; gpuscan needs ${workgroupSize}`);
+    if (device.limits.maxComputeInvocationsPerWorkgroup < WORKGROUP_SIZE) {
+      throw new UsageError(`the device runs at most ${device.limits.maxComputeInvocationsPerWorkgroup} invocations a workgroup; gpuscan needs ${WORKGROUP_SIZE}`);
     }
     const scanner = new Scanner(device, cfg, tileElements, chunkTiles * tileElements);
     await scanner.#build();

@@ -30,9 +30,7 @@ function wgslPrelude(cfg) {
   c("WEB_CONTROL_LAYOUT_ERROR", "u32", `${WEB.CONTROL_LAYOUT_ERROR}u`);
   c("MIN_SUBGROUP_SIZE", "u32", `${WEB.MIN_SUBGROUP_SIZE}u`);
   c("WINDOW", "u32", `${WEB.WINDOW}u`);
-  // The chained scan's tile may be wider (the workgroupSize knob); the other kernels keep
-  // the default, which every device runs.
-  c("WORKGROUP_SIZE", "u32", `${cfg.lookback ? cfg.workgroupSize ?? WORKGROUP_SIZE : WORKGROUP_SIZE}u`);
+  c("WORKGROUP_SIZE", "u32", `${WORKGROUP_SIZE}u`);
   c("VECTORS_PER_THREAD", "u32", `${cfg.vectorsPerThread}u`);
   c("KIND", "u32", `${KINDS[cfg.kind]}u`);
   c("FALLBACK", "bool", cfg.algorithm === "csdldf");

@@ -23,11 +23,6 @@ var<private> spin_count: u32;           // statistics: steps that found the tile
 var<private> step_count: u32;           // look-back steps (window reads)
 var<private> fallback_count: u32;       // fallbacks initiated
 var<private> insertion_count: u32;      // insertions into a tile that was NOT_READY
-// EXPERIMENT bit 32768: the first look-back step's window (and the starvation mark) read
-// before the tile's join barrier, so that its round trip overlaps the barrier's wait.
-var<private> ahead_window: Window;
-var<private> ahead_mark: u32;
-var<private> ahead_valid: bool;
 
 fn is_blocked(tile: u32) -> bool { return ((tile + 1u) & P.blocking_mask) == 0u; }
 
@@ -74,23 +69,12 @@ fn look_back(tile: u32, cursor: ptr<function, u32>, prefix: ptr<function, T>) ->
   // out: a shuffle of the mark before it would hold the window back by a round trip.
   let read_mark = FALLBACK && !starved;
   var mark = 0u;
-  let use_ahead = ahead_valid;
-  ahead_valid = false;
   if (read_mark) {
-    if (use_ahead) {
-      mark = ahead_mark;
-    } else {
-      mark = atomicLoad(&control[control_word(GS_CONTROL_STARVED)]);
-    }
+    mark = atomicLoad(&control[control_word(GS_CONTROL_STARVED)]);
   }
   var first_step = true;
   loop {
-    var window: Window;
-    if (use_ahead && first_step) {
-      window = ahead_window;
-    } else {
-      window = read_window(*cursor);
-    }
+    let window = read_window(*cursor);
     if (read_mark && first_step) {
       starved = lookback_uniform(mark) != 0u;
     }
@@ -188,28 +172,12 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
   }
 
   // The look-back lanes read the window before the tile while the tile loads.
-  // EXPERIMENT bit 16384: instead just before the tile's join barrier (later, so that more
-  // predecessors have posted).
   var early: Window;
-  let late_early = (EXPERIMENT & 16384u) != 0u;
-  if (is_lookback_lane() && tile != 0u && (EXPERIMENT & 64u) == 0u && !late_early) {
+  if (is_lookback_lane() && tile != 0u && (EXPERIMENT & 64u) == 0u) {
     early = read_window(tile - 1u);
   }
   var loaded = load_thread_vectors(tile);
-  let subgroup_total = scan_subgroup_rows(&loaded, SLOT_OWN);
-  if (is_lookback_lane() && tile != 0u) {
-    if (late_early && (EXPERIMENT & 64u) == 0u) {
-      early = read_window(tile - 1u);
-    }
-    if ((EXPERIMENT & 32768u) != 0u) {
-      ahead_window = read_window(tile - 1u);
-      if (FALLBACK) {
-        ahead_mark = atomicLoad(&control[control_word(GS_CONTROL_STARVED)]);
-      }
-      ahead_valid = true;
-    }
-  }
-  var aggregate = join_tile(SLOT_OWN, subgroup_total);
+  var aggregate = scan_loaded(&loaded, SLOT_OWN);
   // The init value belongs to tile 0, for its owner and any fallback on it alike.
   if (tile == 0u) {
     aggregate = combine(init_value(), aggregate);

@@ -26,16 +26,9 @@ fn combine_vector(a: T, v: TV) -> TV {
 }
 
 // Scans the loaded vectors: each thread's vectors serially, row k across the lanes, the
-// rows one after another from a carry (scan_subgroup_rows), and the subgroups' totals across
-// the workgroup in slot `slot` (join_tile). Returns the tile's total (uniform across the
-// workgroup).
+// rows one after another from a carry, and the subgroups' totals across the workgroup in
+// slot `slot`. Returns the tile's total (uniform across the workgroup).
 fn scan_loaded(loaded: ptr<function, array<TV, VECTORS_PER_THREAD>>, slot: u32) -> T {
-  return join_tile(slot, scan_subgroup_rows(loaded, slot));
-}
-
-// The part of scan_loaded within each subgroup: returns the subgroup's total (in its last
-// lane at least), and for SLOT_OWN keeps the scanned vectors in tile_vectors.
-fn scan_subgroup_rows(loaded: ptr<function, array<TV, VECTORS_PER_THREAD>>, slot: u32) -> T {
   if (!T_IS_FLOAT && slot == SLOT_FALLBACK) {
     // A fallback needs the reduction only. Integer operators are associative and
     // commutative, so any order gives the owner's bits (I2): each thread reduces its
@@ -45,7 +38,7 @@ fn scan_subgroup_rows(loaded: ptr<function, array<TV, VECTORS_PER_THREAD>>, slot
     for (var k = 0u; k < VECTORS_PER_THREAD; k++) {
       total = combine(total, thread_scan((*loaded)[k]).w);
     }
-    return lanes_reduce_commutative(total);
+    return wg_join_subgroups(slot, lanes_reduce_commutative(total)).total;
   }
   var rows: array<T, VECTORS_PER_THREAD>;
   for (var k = 0u; k < VECTORS_PER_THREAD; k++) {
@@ -64,12 +57,7 @@ fn scan_subgroup_rows(loaded: ptr<function, array<TV, VECTORS_PER_THREAD>>, slot
       }
     }
   }
-  return carry;
-}
-
-// The part of scan_loaded across the workgroup (one barrier). Call from uniform control flow.
-fn join_tile(slot: u32, subgroup_total: T) -> T {
-  let joined = wg_join_subgroups(slot, subgroup_total);
+  let joined = wg_join_subgroups(slot, carry);
   if (slot == SLOT_OWN) {
     own_subgroup_prefix = joined.before;
     own_total = joined.total;
