@@ -203,24 +203,69 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
       }
     }
   }
-  var fallback_tile = lookback_round(tile, aggregate, &done, &cursor, &prefix);
-  // Bit 256 (diagnostic): no fallback code at all.
-  if (fallback_tile != LOOKBACK_DONE && (EXPERIMENT & 256u) == 0u) {
-    if (KIND != GS_KIND_REDUCE) {
-      stash_tile_in_output(tile);
-    }
+  // Experiment bit 1024 (W39): the look-back rounds and fallbacks as one loop, whose only
+  // exit is the uniform LOOKBACK_DONE, instead of a first round and a loop under an if.
+  if ((EXPERIMENT & 1024u) != 0u) {
+    var stashed = false;
     loop {
-      fallback_round(fallback_tile, &done, &cursor, &prefix);
-      fallback_tile = lookback_round(tile, aggregate, &done, &cursor, &prefix);
+      let fallback_tile = lookback_round(tile, aggregate, &done, &cursor, &prefix);
       if (fallback_tile == LOOKBACK_DONE) {
         break;
       }
+      if (KIND != GS_KIND_REDUCE && !stashed) {
+        stash_tile_in_output(tile);
+        stashed = true;
+      }
+      fallback_round(fallback_tile, &done, &cursor, &prefix);
     }
-    if (KIND != GS_KIND_REDUCE) {
+    if (KIND != GS_KIND_REDUCE && stashed) {
       restore_tile_from_output(tile);
+    }
+    finish_tile(tile);
+    return;
+  }
+  var fallback_tile = lookback_round(tile, aggregate, &done, &cursor, &prefix);
+  // Bit 256 (diagnostic): no fallback code at all.
+  if (fallback_tile != LOOKBACK_DONE && (EXPERIMENT & 256u) == 0u) {
+    // Experiment bit 512 (W39): the fallback path in a function of its own.
+    if ((EXPERIMENT & 512u) != 0u) {
+      fallback_path(tile, aggregate, fallback_tile, &done, &cursor, &prefix);
+    } else {
+      if (KIND != GS_KIND_REDUCE) {
+        stash_tile_in_output(tile);
+      }
+      loop {
+        fallback_round(fallback_tile, &done, &cursor, &prefix);
+        fallback_tile = lookback_round(tile, aggregate, &done, &cursor, &prefix);
+        if (fallback_tile == LOOKBACK_DONE) {
+          break;
+        }
+      }
+      if (KIND != GS_KIND_REDUCE) {
+        restore_tile_from_output(tile);
+      }
     }
   }
   finish_tile(tile);
+}
+
+// Experiment bit 512 (W39): main's fallback path as a function. Call from uniform control flow.
+fn fallback_path(tile: u32, aggregate: T, first_fallback: u32, done: ptr<function, bool>,
+                 cursor: ptr<function, u32>, prefix: ptr<function, T>) {
+  var fallback_tile = first_fallback;
+  if (KIND != GS_KIND_REDUCE) {
+    stash_tile_in_output(tile);
+  }
+  loop {
+    fallback_round(fallback_tile, done, cursor, prefix);
+    fallback_tile = lookback_round(tile, aggregate, done, cursor, prefix);
+    if (fallback_tile == LOOKBACK_DONE) {
+      break;
+    }
+  }
+  if (KIND != GS_KIND_REDUCE) {
+    restore_tile_from_output(tile);
+  }
 }
 
 // The look-back lanes' next step, then what the workgroup learns: LOOKBACK_DONE (and in
