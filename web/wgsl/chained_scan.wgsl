@@ -203,69 +203,31 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
       }
     }
   }
-  // Experiment bit 1024 (W39): the look-back rounds and fallbacks as one loop, whose only
-  // exit is the uniform LOOKBACK_DONE, instead of a first round and a loop under an if.
-  if ((EXPERIMENT & 1024u) != 0u) {
-    var stashed = false;
-    loop {
-      let fallback_tile = lookback_round(tile, aggregate, &done, &cursor, &prefix);
-      if (fallback_tile == LOOKBACK_DONE) {
-        break;
-      }
-      if (KIND != GS_KIND_REDUCE && !stashed) {
-        stash_tile_in_output(tile);
-        stashed = true;
-      }
-      fallback_round(fallback_tile, &done, &cursor, &prefix);
-    }
-    if (KIND != GS_KIND_REDUCE && stashed) {
-      restore_tile_from_output(tile);
-    }
-    finish_tile(tile);
-    return;
-  }
   var fallback_tile = lookback_round(tile, aggregate, &done, &cursor, &prefix);
   // Bit 256 (diagnostic): no fallback code at all.
   if (fallback_tile != LOOKBACK_DONE && (EXPERIMENT & 256u) == 0u) {
-    // Experiment bit 512 (W39): the fallback path in a function of its own.
-    if ((EXPERIMENT & 512u) != 0u) {
-      fallback_path(tile, aggregate, fallback_tile, &done, &cursor, &prefix);
-    } else {
-      if (KIND != GS_KIND_REDUCE) {
-        stash_tile_in_output(tile);
+    // Experiment bit 2048 (W40): no stash; the owned tile is loaded and scanned again after
+    // the fallbacks (same input, same bits), so the kernel never reads out_vectors.
+    let rescan = (EXPERIMENT & 2048u) != 0u;
+    if (KIND != GS_KIND_REDUCE && !rescan) {
+      stash_tile_in_output(tile);
+    }
+    loop {
+      fallback_round(fallback_tile, &done, &cursor, &prefix);
+      fallback_tile = lookback_round(tile, aggregate, &done, &cursor, &prefix);
+      if (fallback_tile == LOOKBACK_DONE) {
+        break;
       }
-      loop {
-        fallback_round(fallback_tile, &done, &cursor, &prefix);
-        fallback_tile = lookback_round(tile, aggregate, &done, &cursor, &prefix);
-        if (fallback_tile == LOOKBACK_DONE) {
-          break;
-        }
-      }
-      if (KIND != GS_KIND_REDUCE) {
-        restore_tile_from_output(tile);
-      }
+    }
+    // Bit 8192 (diagnostic, wrong results): the stash is not read back.
+    if (KIND != GS_KIND_REDUCE && !rescan && (EXPERIMENT & 8192u) == 0u) {
+      restore_tile_from_output(tile);
+    }
+    if (KIND != GS_KIND_REDUCE && rescan) {
+      tile_local_scan(tile, SLOT_OWN);
     }
   }
   finish_tile(tile);
-}
-
-// Experiment bit 512 (W39): main's fallback path as a function. Call from uniform control flow.
-fn fallback_path(tile: u32, aggregate: T, first_fallback: u32, done: ptr<function, bool>,
-                 cursor: ptr<function, u32>, prefix: ptr<function, T>) {
-  var fallback_tile = first_fallback;
-  if (KIND != GS_KIND_REDUCE) {
-    stash_tile_in_output(tile);
-  }
-  loop {
-    fallback_round(fallback_tile, done, cursor, prefix);
-    fallback_tile = lookback_round(tile, aggregate, done, cursor, prefix);
-    if (fallback_tile == LOOKBACK_DONE) {
-      break;
-    }
-  }
-  if (KIND != GS_KIND_REDUCE) {
-    restore_tile_from_output(tile);
-  }
 }
 
 // The look-back lanes' next step, then what the workgroup learns: LOOKBACK_DONE (and in
@@ -300,7 +262,11 @@ fn lookback_round(tile: u32, aggregate: T, done: ptr<function, bool>, cursor: pt
 // Call from uniform control flow.
 fn fallback_round(fallback_tile: u32, done: ptr<function, bool>, cursor: ptr<function, u32>,
                   prefix: ptr<function, T>) {
-  var reduction = tile_local_scan(fallback_tile, SLOT_FALLBACK);
+  // Bit 4096 (diagnostic, wrong results): the fallback reduces nothing.
+  var reduction = identity();
+  if ((EXPERIMENT & 4096u) == 0u) {
+    reduction = tile_local_scan(fallback_tile, SLOT_FALLBACK);
+  }
   if (fallback_tile == 0u) {
     reduction = combine(init_value(), reduction);
   }
