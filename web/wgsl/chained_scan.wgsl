@@ -206,10 +206,7 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
   var fallback_tile = lookback_round(tile, aggregate, &done, &cursor, &prefix);
   // Bit 256 (diagnostic): no fallback code at all.
   if (fallback_tile != LOOKBACK_DONE && (EXPERIMENT & 256u) == 0u) {
-    // Experiment bit 2048 (W40): no stash; the owned tile is loaded and scanned again after
-    // the fallbacks (same input, same bits), so the kernel never reads out_vectors.
-    let rescan = (EXPERIMENT & 2048u) != 0u;
-    if (KIND != GS_KIND_REDUCE && !rescan) {
+    if (KIND != GS_KIND_REDUCE) {
       stash_tile_in_output(tile);
     }
     loop {
@@ -219,12 +216,8 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
         break;
       }
     }
-    // Bit 8192 (diagnostic, wrong results): the stash is not read back.
-    if (KIND != GS_KIND_REDUCE && !rescan && (EXPERIMENT & 8192u) == 0u) {
+    if (KIND != GS_KIND_REDUCE) {
       restore_tile_from_output(tile);
-    }
-    if (KIND != GS_KIND_REDUCE && rescan) {
-      tile_local_scan(tile, SLOT_OWN);
     }
   }
   finish_tile(tile);
@@ -262,11 +255,7 @@ fn lookback_round(tile: u32, aggregate: T, done: ptr<function, bool>, cursor: pt
 // Call from uniform control flow.
 fn fallback_round(fallback_tile: u32, done: ptr<function, bool>, cursor: ptr<function, u32>,
                   prefix: ptr<function, T>) {
-  // Bit 4096 (diagnostic, wrong results): the fallback reduces nothing.
-  var reduction = identity();
-  if ((EXPERIMENT & 4096u) == 0u) {
-    reduction = tile_local_scan(fallback_tile, SLOT_FALLBACK);
-  }
+  var reduction = tile_local_scan(fallback_tile, SLOT_FALLBACK);
   if (fallback_tile == 0u) {
     reduction = combine(init_value(), reduction);
   }
