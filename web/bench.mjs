@@ -9,7 +9,7 @@
 //   node web/bench.mjs [--algorithms csdldf,rts,memcpy,csdl] [--sizes 16:28] [--runs 20]
 //                      [--dtype u32] [--op add] [--kind inclusive] [--blocking-mask M]
 //                      [--stats] [--tile-order dispatch|counter] [--vectors-per-thread V]
-//                      [--lookback-lanes subgroup|single] [--dawn-toggles a,b]
+//                      [--lookback-lanes subgroup|single] [--dawn-toggles a,-b]
 //                      [--variants "name:option=value+option=value;name2:..."]
 //                      [--device NAME] [--commit SHA] [--csv FILE]
 import { writeFileSync } from "node:fs";
@@ -69,8 +69,13 @@ async function main() {
   const args = parseArgs(process.argv);
   // Without this toggle Dawn rounds timestamps to 65.5 us steps. Dawn's GPU object must
   // outlive its adapter and device (collected early, it takes the process down).
-  const toggles = ["disable-dawn-features=timestamp_quantization"];
-  if (args.dawnToggles) toggles.push(`enable-dawn-features=${args.dawnToggles}`);
+  // --dawn-toggles: Dawn toggles to enable, and those written -name to disable (e.g.
+  // -use_spirv_reconvergence_mode: Tint then leaves out SPIR-V's MaximallyReconvergesKHR).
+  const named = args.dawnToggles ? args.dawnToggles.split(",").filter(Boolean) : [];
+  const enabled = named.filter((t) => !t.startsWith("-"));
+  const disabled = ["timestamp_quantization", ...named.filter((t) => t.startsWith("-")).map((t) => t.slice(1))];
+  const toggles = [`disable-dawn-features=${disabled.join(",")}`];
+  if (enabled.length) toggles.push(`enable-dawn-features=${enabled.join(",")}`);
   globalThis.gpuscanBenchGpu = create(toggles);
   const gpu = globalThis.gpuscanBenchGpu;
   const adapter = await gpu.requestAdapter({ powerPreference: "high-performance" });

@@ -5,10 +5,12 @@
 # Vulkan loader .debs, /work/shared/tools/vulkan-loader-debs.sh) and pkg/ (web/ without
 # dawn.node). Writes logs and CSVs to $OUT. Usage: gpu-run.sh COMMIT [all|tests|bench|sweep|stats|ab]
 # stats: the driver's registers, shared and local memory of the chained scan for each entry
-# NAME={Scanner options as JSON, no spaces} of STATS_CONFIGS (space-separated), from Dawn's
-# SPIR-V (tools/dump-shaders.mjs), assembled by spirv-as (Debian spirv-tools 2023.1, which
-# predates MaximallyReconvergesKHR: that mode is dropped) and compiled by tools/driver-stats.c;
-# both binaries beside this script.
+# NAME={Scanner options as JSON, no spaces}[@toggles] of STATS_CONFIGS (space-separated;
+# toggles as dump-shaders.mjs takes them), from Dawn's SPIR-V (tools/dump-shaders.mjs),
+# assembled by spirv-as and compiled by tools/driver-stats.c; both binaries beside this
+# script. Each is compiled twice: NAME.spv as Dawn hands it over (Debian's spirv-as 2023.1
+# predates MaximallyReconvergesKHR, so that mode is written as its number, !6023), and
+# NAME-nomode.spv without that mode (what the register counts before W39 were of).
 # ab: A/B of kernel variants and Dawn toggles: one process per entry of AB_TOGGLES (space-
 # separated, "none" for no toggles, taken in that order so that sets alternate), each
 # running every variant of AB_VARIANTS (bench.mjs --variants) beside memcpy and rts.
@@ -71,11 +73,17 @@ if [[ $what == stats ]]; then
   spv=()
   for entry in ${STATS_CONFIGS:-base={\}}; do
     name=${entry%%=*}
-    node tools/dump-shaders.mjs "${entry#*=}" >/tmp/spv/$name.txt 2>&1
+    options=${entry#*=}
+    toggles=
+    [[ $options == *@* ]] && toggles=${options#*@} options=${options%@*}
+    node tools/dump-shaders.mjs "$options" "$toggles" >/tmp/spv/$name.txt 2>&1
     # The chained scan's SPIR-V is the first one dumped (then the reset kernel's).
     awk '/Dumped SPIRV disassembly/{n++; f=1; next} /Dumped WGSL|^\/\/ configuration|^info:|^Warning/{f=0} f && n==1' \
-      /tmp/spv/$name.txt | sed '/MaximallyReconvergesKHR/d; /SPV_KHR_maximal_reconvergence/d' >/tmp/spv/$name.spvasm
-    "$stage/spirv-as" --target-env vulkan1.1spv1.4 /tmp/spv/$name.spvasm -o /tmp/spv/$name.spv && spv+=("$name.spv")
+      /tmp/spv/$name.txt | sed 's/\(OpExecutionMode %[0-9A-Za-z_]*\) MaximallyReconvergesKHR/\1 !6023/' >/tmp/spv/$name.spvasm
+    sed '/OpExecutionMode .* !6023/d; /SPV_KHR_maximal_reconvergence/d' /tmp/spv/$name.spvasm >/tmp/spv/$name-nomode.spvasm
+    for v in $name $name-nomode; do
+      "$stage/spirv-as" --target-env vulkan1.1spv1.4 /tmp/spv/$v.spvasm -o /tmp/spv/$v.spv && spv+=("$v.spv")
+    done
   done
   (cd /tmp/spv && "$stage/driver-stats" "${spv[@]}") >"$out/stats.log" 2>&1
   echo "stats exit $?" >>"$out/stats.log"

@@ -35,7 +35,7 @@ export const WEB = Object.freeze({
   MIN_SUBGROUP_SIZE: 4, // WebGPU's smallest
   // Tiles a look-back step of one invocation reads (the path without subgroups, CPU drivers):
   // 8 measured faster than 16 on an H100 (docs/performance.md W1, W2), and llvmpipe compiles
-  // a float min/max walk over 16 for half a minute a pipeline. With subgroups: lanes / 2.
+  // a float min/max walk over 16 for half a minute a pipeline. With subgroups: one tile a lane.
   WINDOW: 8,
   PARAMS_STRIDE: 256, // bytes between chunks' uniform blocks (minUniformBufferOffsetAlignment)
   NO_BLOCKING: 0xffffffff,

@@ -163,7 +163,7 @@ test("the path without the subgroups feature", async (t) => {
 
 test("the look-back by a subgroup (the GPU default) and by one invocation agree", async () => {
   // CPU drivers default to one invocation and to the subgroup size read at run time; the
-  // subgroup's window read (a word a lane, shared through shuffles), with the size read or
+  // subgroup's window read (both words of one tile a lane), with the size read or
   // compiled in (the GPU default where the device runs one size), is proved here on a few
   // configurations, with blocking and chunks.
   const device = await testDevice();

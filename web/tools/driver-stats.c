@@ -10,6 +10,7 @@
 // storage buffers, 7 the uniform parameters; the entry point is Tint's "dawn_entry_point".
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <vulkan/vulkan.h>
 
 enum { BINDINGS = 8, PARAMS_BINDING = 7 };
@@ -19,6 +20,30 @@ static void check(VkResult result, const char* what) {
     fprintf(stderr, "driver-stats: %s failed (VkResult %d)\n", what, result);
     exit(1);
   }
+}
+
+// VK_KHR_shader_maximal_reconvergence, which Dawn's SPIR-V asks for through the execution
+// mode MaximallyReconvergesKHR (its toggle use_spirv_reconvergence_mode); spelled out here
+// because Debian bookworm's Vulkan headers predate it.
+#define MAXIMAL_RECONVERGENCE_EXTENSION "VK_KHR_shader_maximal_reconvergence"
+enum { MAXIMAL_RECONVERGENCE_FEATURES_STYPE = 1000434000 };
+typedef struct {
+  VkStructureType sType;
+  void* pNext;
+  VkBool32 shaderMaximalReconvergence;
+} MaximalReconvergenceFeatures;
+
+static int has_extension(VkPhysicalDevice physical, const char* name) {
+  uint32_t count = 0;
+  vkEnumerateDeviceExtensionProperties(physical, NULL, &count, NULL);
+  VkExtensionProperties* extensions = calloc(count, sizeof *extensions);
+  vkEnumerateDeviceExtensionProperties(physical, NULL, &count, extensions);
+  int found = 0;
+  for (uint32_t i = 0; i < count; i++) {
+    found |= strcmp(extensions[i].extensionName, name) == 0;
+  }
+  free(extensions);
+  return found;
 }
 
 static VkDevice create_device(VkPhysicalDevice physical) {
@@ -34,12 +59,21 @@ static VkDevice create_device(VkPhysicalDevice physical) {
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &statistics};
   vulkan12.vulkanMemoryModel = VK_TRUE;
   vulkan12.vulkanMemoryModelDeviceScope = VK_TRUE;
-  const char* extension = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
+  const char* extensions[2] = {VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME};
+  uint32_t extension_count = 1;
+  MaximalReconvergenceFeatures reconvergence = {
+      (VkStructureType)MAXIMAL_RECONVERGENCE_FEATURES_STYPE, NULL, VK_TRUE};
+  int reconverges = has_extension(physical, MAXIMAL_RECONVERGENCE_EXTENSION);
+  if (reconverges) {
+    extensions[extension_count++] = MAXIMAL_RECONVERGENCE_EXTENSION;
+    statistics.pNext = &reconvergence;
+  }
+  printf("maximal reconvergence %s\n", reconverges ? "enabled" : "not offered");
   VkDeviceCreateInfo info = {VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &vulkan12};
   info.queueCreateInfoCount = 1;
   info.pQueueCreateInfos = &queue;
-  info.enabledExtensionCount = 1;
-  info.ppEnabledExtensionNames = &extension;
+  info.enabledExtensionCount = extension_count;
+  info.ppEnabledExtensionNames = extensions;
   VkDevice device;
   check(vkCreateDevice(physical, &info, NULL, &device),
         "vkCreateDevice with VK_KHR_pipeline_executable_properties");

@@ -3,14 +3,20 @@
 // (docs/performance.md W6, W14). Run where web/run-tests.sh runs (lavapipe) or on a GPU:
 //
 //   node web/tools/dump-shaders.mjs '{"algorithm":"csdldf","lookbackLanes":"subgroup"}' \
-//        [disable_robustness,disable_workgroup_init] > dump.txt
+//        [disable_robustness,disable_workgroup_init,-use_vulkan_memory_model] > dump.txt
+//
+// The second argument names Dawn toggles to enable, and those written -name to disable.
 import { create, globals } from "webgpu";
 import { Scanner } from "../src/index.mjs";
 
 Object.assign(globalThis, globals);
-const toggles = ["dump_shaders", ...(process.argv[3] ?? "").split(",").filter(Boolean)];
+const named = (process.argv[3] ?? "").split(",").filter(Boolean);
+const enabled = ["dump_shaders", ...named.filter((t) => !t.startsWith("-"))];
+const disabled = named.filter((t) => t.startsWith("-")).map((t) => t.slice(1));
+const flags = [`enable-dawn-features=${enabled.join(",")}`];
+if (disabled.length) flags.push(`disable-dawn-features=${disabled.join(",")}`);
 // Dawn's GPU object must outlive its adapter and device.
-globalThis.gpuscanDumpGpu = create([`enable-dawn-features=${toggles.join(",")}`]);
+globalThis.gpuscanDumpGpu = create(flags);
 const adapter = await globalThis.gpuscanDumpGpu.requestAdapter();
 if (!adapter) throw new Error("no WebGPU adapter");
 const device = await adapter.requestDevice({

@@ -1,63 +1,58 @@
 // The look-back's window with the `subgroups` feature, as docs/protocol.md ("Window reads")
-// specifies it: the look-back lanes are subgroup 0; lane l loads word l % 2 of tile
-// cursor - l / 2, so one read covers W = lanes / 2 tiles in one round trip. Each tile's two
-// lanes agree on its state through a shuffle (a tile whose words disagree reads as not
-// ready, I4), ballots find the first not-ready and INCLUSIVE slots, and an ordered butterfly
-// joins the values taken, older tiles on the left. Every look-back lane ends with the same
-// results, so the lanes walk in step; what they post or count, lane 0 does once.
+// specifies it: the look-back lanes are subgroup 0; lane l loads both words of tile
+// cursor - l, so one read covers W = lanes tiles in one round trip (as a packed 64-bit
+// tile word does in the Vulkan kernel; one word a lane covered half as many tiles and
+// needed a shuffle to agree on a tile's state, 1.5-3% slower on an H100: docs/performance.md
+// W34). A tile whose words disagree reads as not ready (I4); ballots find the first
+// not-ready and INCLUSIVE slots, and an ordered butterfly joins the values taken, older
+// tiles on the left. Every look-back lane ends with the same results, so the lanes walk in
+// step; what they post or count, lane 0 does once.
 
 fn is_lookback_lane() -> bool { return SG_ID == 0u; }
 
-fn window_tiles() -> u32 { return SG_SIZE / TILE_WORDS; }
-fn window_slot() -> u32 { return LANE / TILE_WORDS; }  // 0: the newest tile of the window
+fn window_tiles() -> u32 { return SG_SIZE; }
+fn window_slot() -> u32 { return LANE; }  // 0: the newest tile of the window
 
-// This lane's word of the window of tiles cursor, cursor - 1, ...; before tile 0: 0.
-alias Window = u32;
+// This lane's tile of the window of tiles cursor, cursor - 1, ...: its two words; before
+// tile 0: 0 (NOT_READY).
+alias Window = vec2<u32>;
 fn read_window(cursor: u32) -> Window {
   if (window_slot() > cursor) {
-    return 0u;
+    return vec2<u32>(0u);
   }
-  return atomicLoad(&spine[TILE_WORDS * (cursor - window_slot()) + LANE % TILE_WORDS]);
+  let word = TILE_WORDS * (cursor - window_slot());
+  return vec2<u32>(atomicLoad(&spine[word]), atomicLoad(&spine[word + 1u]));
 }
 
 // A window slot as this lane sees it: the tile's state if both its words agree (else
-// NOT_READY, I4) and its value. One shuffle brings the tile's other word, its state and its
-// piece at once (docs/performance.md W10).
+// NOT_READY, I4) and its value.
 struct Slot {
   state: u32,
   value: T,
 }
-fn read_slot(word: u32) -> Slot {
-  let other = subgroupShuffleXor(word, 1u);
-  let state = word & GS_STATE_MASK;
-  let agreed = select(GS_STATE_NOT_READY, state, (other & GS_STATE_MASK) == state);
-  let even = LANE % TILE_WORDS == 0u;
-  let low = select(other, word, even) & GS_PIECE_MASK;
-  let high = select(word, other, even) & GS_PIECE_MASK;
-  return Slot(agreed, t_from_bits(low | (high << GS_PIECE_BITS)));
-}
+fn read_slot(words: Window) -> Slot { return Slot(tile_state(words), tile_value(words)); }
 
-// The first (or last before `end`) window slot whose first lane votes, or window_tiles().
+// The first (or last) window slot that votes, or window_tiles().
 fn first_voting_slot(vote: bool) -> u32 {
-  let ballot = subgroupBallot(vote && LANE % TILE_WORDS == 0u);
+  let ballot = subgroupBallot(vote);
   if (SG_SIZE <= 32u) {  // folds away where the size is a constant
-    return select(window_tiles(), firstTrailingBit(ballot.x) / TILE_WORDS, ballot.x != 0u);
+    return select(window_tiles(), firstTrailingBit(ballot.x), ballot.x != 0u);
   }
   for (var i = 0u; i < 4u; i++) {
     if (ballot[i] != 0u) {
-      return (32u * i + firstTrailingBit(ballot[i])) / TILE_WORDS;
+      return (32u * i + firstTrailingBit(ballot[i]));
     }
   }
   return window_tiles();
 }
 fn last_voting_slot(vote: bool) -> u32 {
-  let ballot = subgroupBallot(vote && LANE % TILE_WORDS == 0u);
+  let ballot = subgroupBallot(vote);
   if (SG_SIZE <= 32u) {
-    return select(window_tiles(), firstLeadingBit(ballot.x) / TILE_WORDS, ballot.x != 0u);
+    return select(window_tiles(), firstLeadingBit(ballot.x), ballot.x != 0u);
   }
   for (var i = 4u; i > 0u; i--) {
     if (ballot[i - 1u] != 0u) {
-      return (32u * (i - 1u) + firstLeadingBit(ballot[i - 1u])) / TILE_WORDS;
+      return (32u * (i - 1u) + firstLeadingBit(ballot[i - 1u]));
     }
   }
   return window_tiles();
@@ -66,7 +61,7 @@ fn last_voting_slot(vote: bool) -> u32 {
 // The values of slots [first, end) joined in tile order (oldest on the left), in every lane.
 fn reduce_window(value: T, first: u32, end: u32) -> T {
   let slot = window_slot();
-  var x = select(identity(), value, LANE % TILE_WORDS == 0u && slot >= first && slot < end);
+  var x = select(identity(), value, slot >= first && slot < end);
   if (!T_IS_FLOAT) {
     // Integers give the same bits in any order: WGSL's subgroup operation, which some GPUs
     // run as one instruction, instead of the butterfly's five shuffles (W11).
@@ -82,8 +77,8 @@ fn reduce_window(value: T, first: u32, end: u32) -> T {
 // What a step takes from the window read at `cursor`: the READY slots from the newest on,
 // ending with an INCLUSIVE one if it comes before any not-ready slot (then `complete`).
 // Tile `early_end` counts as INCLUSIVE with `early_value` (the early window).
-fn take_window(word: Window, cursor: u32, early_end: u32, early_value: T) -> Taken {
-  let read = read_slot(word);
+fn take_window(words: Window, cursor: u32, early_end: u32, early_value: T) -> Taken {
+  let read = read_slot(words);
   var state = read.state;
   var value = read.value;
   let slot = window_slot();
@@ -101,8 +96,8 @@ fn take_window(word: Window, cursor: u32, early_end: u32, early_value: T) -> Tak
 // What the window read with the tile's loads already settles (docs/protocol.md, "The early
 // window"): the newest INCLUSIVE slot and the READY slots after it up to the newest
 // not-ready one, joined; `end` is the newest tile of that run (NO_TILE: none).
-fn early_window(word: Window, tile: u32) -> Early {
-  let read = read_slot(word);
+fn early_window(words: Window, tile: u32) -> Early {
+  let read = read_slot(words);
   let state = read.state;
   let value = read.value;
   let slot = window_slot();
