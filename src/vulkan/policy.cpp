@@ -21,9 +21,10 @@ constexpr std::array kPolicies{
                "H200) were the fastest of a shape sweep; under 4 MiB 512 x 3 takes 1-2 us "
                "less; deeper look-back steps measured slower; dispatch order +3%. Batched "
                "scans: 256 x 4 (48 registers, five workgroups a multiprocessor, no local "
-               "memory once the row loops are unrolled): on an H100 u32 0.76-0.97 of memcpy "
-               "on the table's shapes; 128 x 3 0.77-0.98 but 0.87 on 8 x 2^24 (its plain "
-               "tiles reach 0.89 of memcpy at 2^28), 256 x 6 and 128 x 6 0.71-0.95",
+               "memory once the row loops are unrolled): on an H100 u32 0.76-0.98 of memcpy "
+               "on the table's shapes, f32 0.93-0.97 (64 x 128256 aside); 128 x 3 "
+               "0.75-0.98 but 0.86-0.87 on 8 x 2^24 (its plain tiles reach 0.89 of memcpy "
+               "at 2^28), 256 x 6 and 128 x 6 0.71-0.96, 256 x 3 and 512 x 2 lower",
                {256, 4}},
     ScanPolicy{"gpu",
                8,
