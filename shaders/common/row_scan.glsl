@@ -10,11 +10,12 @@
 // subgroups' totals. A fallback thereby reduces instead of running the segmented scan.
 // Mirrors src/cuda/kernels/row_tile_scan.cuh.
 //
-// Every loop over a thread's vectors and elements here is [[unroll]], whatever the type:
-// left to itself, NVIDIA's driver (580, H100) kept the row scan's loops rolled and put the
-// thread's vectors in local memory (112 bytes at 128 x 3, 288 at 256 x 6, as
-// GPUSCAN_PIPELINE_STATISTICS reports; docs/performance.md, "Batched scans"). The lanes
-// that hold a row start are one ballot, so the subgroup level scans the values alone.
+// The loops over a thread's vectors and elements are [[unroll]], whatever the type (a
+// segmented reduction's search for its segments' ends aside): left to itself, NVIDIA's
+// driver (580, H100) kept the row scan's loops rolled and put the thread's vectors in local
+// memory (112 bytes at 128 x 3, 288 at 256 x 6, as GPUSCAN_PIPELINE_STATISTICS reports;
+// docs/performance.md, "Batched scans"). The lanes that hold a row start are one ballot,
+// so the subgroup level scans the values alone.
 #ifndef GPUSCAN_ROW_SCAN_GLSL
 #define GPUSCAN_ROW_SCAN_GLSL
 
