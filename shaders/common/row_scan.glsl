@@ -9,6 +9,13 @@
 // init value joined to that start, then the lanes scan and one invocation walks the
 // subgroups' totals. A fallback thereby reduces instead of running the segmented scan.
 // Mirrors src/cuda/kernels/row_tile_scan.cuh.
+//
+// The loops over a thread's vectors and elements are [[unroll]], whatever the type (a
+// segmented reduction's search for its segments' ends aside): left to itself, NVIDIA's
+// driver (580, H100) kept the row scan's loops rolled and put the thread's vectors in local
+// memory (112 bytes at 128 x 3, 288 at 256 x 6, as GPUSCAN_PIPELINE_STATISTICS reports;
+// docs/performance.md, "Batched scans"). The lanes that hold a row start are one ballot,
+// so the subgroup level scans the values alone.
 #ifndef GPUSCAN_ROW_SCAN_GLSL
 #define GPUSCAN_ROW_SCAN_GLSL
 
@@ -20,6 +27,8 @@
 #include "workgroup_scan.glsl"
 #include "tile_io.glsl"
 #include "tile_scan.glsl"
+
+#extension GL_KHR_shader_subgroup_ballot : require
 
 // Per subgroup entry of wg_partials[SLOT_OWN]: whether a row starts in that subgroup's
 // block or an earlier one of the tile (wg_scan_partials_rows makes the flags cumulative).
@@ -102,7 +111,7 @@ uint vector_row_starts(uint tile, uint g, uint d) {
     return (wg_segment_bits[p / 32] >> (p % 32)) & ((1u << VECTOR_ELEMENTS) - 1u);
   }
   uint bits = 0;
-  for (uint e = 0; e < VECTOR_ELEMENTS; ++e) {
+  [[unroll]] for (uint e = 0; e < VECTOR_ELEMENTS; ++e) {
     if (d == 0 && g + e < pc.n) bits |= 1u << e;
     d = d + 1 == pc.row_length ? 0 : d + 1;
   }
@@ -128,21 +137,32 @@ uint first_segment_start_in(uint lo, uint count) {
   return first;
 }
 
-bool sg_last_flag(bool f) {
-  return subgroupShuffle(f, gl_SubgroupInvocationID | (SUBGROUP_SIZE - 1));
+// The highest hardware lane set in `lanes` (a ballot), or -1 where none is.
+int highest_lane(uvec4 lanes) {
+  if (gl_SubgroupSize <= 32) return findMSB(lanes.x);
+  for (int c = 3; c >= 0; --c) {
+    if (lanes[c] != 0) return 32 * c + findMSB(lanes[c]);
+  }
+  return -1;
 }
 
-// Segmented Kogge-Stone over the logical subgroup: `x` joins its lower neighbours' values
-// until a lane whose range holds a row start; `starts` ends as "a row starts in lanes
-// [0, this lane]".
-T sg_segmented_scan(T x, inout bool starts) {
-  for (uint d = 1; d < SUBGROUP_SIZE; d <<= 1) {
+// The hardware lanes below lane `i`, as a ballot.
+uvec4 lanes_below(uint i) {
+  uvec4 lanes;
+  [[unroll]] for (uint c = 0; c < 4; ++c) {
+    lanes[c] = i >= 32 * c + 32 ? ~0u : (i <= 32 * c ? 0u : (1u << (i - 32 * c)) - 1u);
+  }
+  return lanes;
+}
+
+// Segmented Kogge-Stone over the logical subgroup: lane l joins its lower neighbours'
+// values only from `head` on, the highest hardware lane at or below l whose range holds a
+// row start (-1: none), so it ends with lanes [max(head, subgroup's first), l] combined.
+T sg_segmented_scan(T x, int head) {
+  const int lane = int(gl_SubgroupInvocationID);
+  [[unroll]] for (uint d = 1; d < SUBGROUP_SIZE; d <<= 1) {
     const T y = subgroupShuffleUp(x, d);
-    const bool y_starts = subgroupShuffleUp(starts, d);
-    if (sg_lane() >= d) {
-      if (!starts) x = combine(y, x);
-      starts = starts || y_starts;
-    }
+    if (sg_lane() >= d && lane - int(d) >= head) x = combine(y, x);
   }
   return x;
 }
@@ -166,7 +186,7 @@ bool last_row_start(uint tile, out uint at) {
 // Thread level of the reduction order: joins the elements of vector `v` (its first at
 // element index g) that count towards the aggregate into `total`.
 void add_to_row_total(inout T total, TV v, uint g, bool has_start, uint start, T row_init) {
-  for (uint e = 0; e < VECTOR_ELEMENTS; ++e) {
+  [[unroll]] for (uint e = 0; e < VECTOR_ELEMENTS; ++e) {
     T x = v[e];
     if (has_start && g + e == start) x = combine(row_init, x);
     if (!has_start || g + e >= start) total = combine(total, x);
@@ -220,7 +240,7 @@ T scan_loaded_rows(inout TV loaded[VECTORS_PER_THREAD], uint tile, T row_init, o
   bool block_starts = false;
   const uint step = SEGMENTS ? 0 : row_distance_step();
   uint d = SEGMENTS ? 0 : row_distance(VECTOR_ELEMENTS * tile_vector_index(tile, 0));
-  for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+  [[unroll]] for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
     const uint g = VECTOR_ELEMENTS * tile_vector_index(tile, k);
     TV v = loaded[k];
     if (reduction_order) add_to_row_total(reduction, v, g, has_start, start, row_init);
@@ -228,7 +248,7 @@ T scan_loaded_rows(inout TV loaded[VECTORS_PER_THREAD], uint tile, T row_init, o
     const uint start_bits = vector_row_starts(tile, g, d);
     if (!SEGMENTS) d = next_row_distance(d, step);
     const uint first_start = start_bits == 0 ? VECTOR_ELEMENTS : findLSB(start_bits);
-    for (uint e = 0; e < VECTOR_ELEMENTS; ++e) {
+    [[unroll]] for (uint e = 0; e < VECTOR_ELEMENTS; ++e) {
       if (((start_bits >> e) & 1u) != 0) {
         v[e] = combine(row_init, v[e]);
       } else if (e > 0) {
@@ -236,19 +256,26 @@ T scan_loaded_rows(inout TV loaded[VECTORS_PER_THREAD], uint tile, T row_init, o
       }
     }
     // Subgroup level: row k of the block across the lanes.
-    bool lane_starts = first_start < VECTOR_ELEMENTS;
-    const T inclusive = sg_segmented_scan(vector_last(v), lane_starts);
+    // Which lanes hold a row start, as one ballot instead of flags scanned beside the
+    // values; `first_lane`: the logical subgroup's first hardware lane.
+    const uvec4 start_lanes = subgroupBallot(first_start < VECTOR_ELEMENTS);
+    const int first_lane = int(gl_SubgroupInvocationID - sg_lane());
+    const T inclusive =
+        sg_segmented_scan(vector_last(v), highest_lane(start_lanes & gl_SubgroupLeMask));
     const T previous = subgroupShuffleUp(inclusive, 1);
-    const bool starts_before = subgroupShuffleUp(lane_starts, 1);
+    const bool starts_before = highest_lane(start_lanes & gl_SubgroupLtMask) >= first_lane;
     // What precedes this lane's elements before its first row start: the lanes since the
     // row's start, and the rows before this one if the row began before them.
     T lane_prefix = carry;
     if (sg_lane() != 0) lane_prefix = starts_before ? previous : combine(carry, previous);
     const T last = sg_last(inclusive);
-    const bool row_starts = sg_last_flag(lane_starts);
+    const bool row_starts =
+        highest_lane(start_lanes & lanes_below(first_lane + SUBGROUP_SIZE)) >= first_lane;
     carry = row_starts ? last : combine(carry, last);
     block_starts = block_starts || row_starts;
-    for (uint e = 0; e < first_start; ++e) v[e] = combine(lane_prefix, v[e]);
+    [[unroll]] for (uint e = 0; e < VECTOR_ELEMENTS; ++e) {
+      if (e < first_start) v[e] = combine(lane_prefix, v[e]);
+    }
     tile_vectors[k] = v;
   }
   if (reduction_order) reduction = sg_inclusive_scan(reduction);
@@ -269,8 +296,8 @@ T scan_loaded_rows(inout TV loaded[VECTORS_PER_THREAD], uint tile, T row_init, o
 T scan_loaded_row_free(inout TV loaded[VECTORS_PER_THREAD]) {
   if (T_IS_FLOAT == 0) return scan_loaded(loaded, SLOT_OWN);
   T total = identity();
-  for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
-    for (uint e = 0; e < VECTOR_ELEMENTS; ++e) total = combine(total, loaded[k][e]);
+  [[unroll]] for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+    [[unroll]] for (uint e = 0; e < VECTOR_ELEMENTS; ++e) total = combine(total, loaded[k][e]);
   }
   total = sg_inclusive_scan(total);
   if (sg_lane() == SUBGROUP_SIZE - 1) wg_partials[SLOT_FALLBACK * SUBGROUPS + sg_id()] = total;
@@ -288,7 +315,7 @@ T tile_reduce_rows(uint tile, T row_init, out bool starts) {
   uint start;
   starts = last_row_start(tile, start);
   T total = identity();
-  for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+  [[unroll]] for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
     add_to_row_total(total, loaded[k], VECTOR_ELEMENTS * tile_vector_index(tile, k), starts,
                      start, row_init);
   }
@@ -337,7 +364,7 @@ void store_row_totals(uint tile, uint g, TV v, T row_init) {
   // Row of g: g / L, one more where the phase carries g past a row end.
   uint row = g / pc.row_length + (g % pc.row_length + pc.row_phase >= pc.row_length ? 1 : 0);
   uint d = row_distance(g);
-  for (uint e = 0; e < VECTOR_ELEMENTS; ++e) {
+  [[unroll]] for (uint e = 0; e < VECTOR_ELEMENTS; ++e) {
     if (g + e < pc.n && (d == pc.row_length - 1 || g + e == pc.n - 1)) {
       out_scalars[pc.out_shift + row] = v[e];  // the run's rows start at out_shift
     }
@@ -371,7 +398,7 @@ void store_tile_rows(uint tile, T tile_prefix, T row_init) {
   const bool full = is_full_tile(tile);
   const uint step = SEGMENTS ? 0 : row_distance_step();
   uint next_d = SEGMENTS ? 0 : row_distance(VECTOR_ELEMENTS * tile_vector_index(tile, 0));
-  for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+  [[unroll]] for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
     const uint index = tile_vector_index(tile, k);
     const uint g = VECTOR_ELEMENTS * index;
     const uint d0 = next_d;  // row_distance(g)
@@ -379,14 +406,14 @@ void store_tile_rows(uint tile, T tile_prefix, T row_init) {
     const uint row_starts = vector_row_starts(tile, g, d0);
     TV v = tile_vectors[k];
     if (SEGMENTS) {
-      for (uint e = 0; e < VECTOR_ELEMENTS; ++e) {
+      [[unroll]] for (uint e = 0; e < VECTOR_ELEMENTS; ++e) {
         if (g + e < open_end) v[e] = combine(open_prefix, v[e]);
       }
     } else {
       // Only elements before the vector's first row start can have begun before the block.
       const bool began_before_block = d0 > g - block_first;
       const uint to_start = d0 == 0 ? 0 : pc.row_length - d0;
-      for (uint e = 0; e < VECTOR_ELEMENTS; ++e) {
+      [[unroll]] for (uint e = 0; e < VECTOR_ELEMENTS; ++e) {
         if (began_before_block && e < to_start) v[e] = combine(open_prefix, v[e]);
       }
     }
@@ -398,7 +425,7 @@ void store_tile_rows(uint tile, T tile_prefix, T row_init) {
       const T previous_lane = subgroupShuffleUp(vector_last(v), 1);
       if (sg_lane() != 0) before = previous_lane;
       TV shifted = shift_in(before, v);
-      for (uint e = 0; e < VECTOR_ELEMENTS; ++e) {
+      [[unroll]] for (uint e = 0; e < VECTOR_ELEMENTS; ++e) {
         if (((row_starts >> e) & 1u) != 0) shifted[e] = row_init;
       }
       store_tile_vector(full, index, shifted);

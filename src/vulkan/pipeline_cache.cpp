@@ -92,8 +92,11 @@ VkPipeline PipelineCache::get(const std::string& shader, const SpecConstants& co
   return pipeline;
 }
 
-// Developer diagnostics (GPUSCAN_PIPELINE_STATISTICS=1): the driver's compiler report of a
-// new pipeline, registers and shared memory among it, on stderr.
+// Developer diagnostics (GPUSCAN_PIPELINE_STATISTICS=1, README "Usage"): the driver's
+// compiler report of each new pipeline on stderr, one line: the shader, its specialization
+// constants in GS_SPEC_* order, then each statistic (NVIDIA: registers, binary size, stack,
+// local memory, shared memory). Needs VK_KHR_pipeline_executable_properties (gpuscan's own
+// device enables it where the driver has it); silent elsewhere.
 void PipelineCache::print_statistics(const std::string& shader, const SpecConstants& constants,
                                      VkPipeline pipeline) const {
   auto get_statistics = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
@@ -121,7 +124,9 @@ void PipelineCache::print_statistics(const std::string& shader, const SpecConsta
         line << s.value.i64;
         break;
       case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
-        line << s.value.u64;
+        // NVIDIA's 580 driver reports local memory as 2^36 plus the bytes: the low 32 bits
+        // are kept (no statistic here comes near 2^32; web/tools/driver-stats.c does the same).
+        line << (s.value.u64 & 0xFFFFFFFFull);
         break;
       case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR:
         line << s.value.f64;

@@ -20,10 +20,12 @@ constexpr std::array kPolicies{
                "24 KB tiles (64 registers a thread, four workgroups a multiprocessor on an "
                "H200) were the fastest of a shape sweep; under 4 MiB 512 x 3 takes 1-2 us "
                "less; deeper look-back steps measured slower; dispatch order +3%. Batched "
-               "scans: 128 x 3, whose segmented scan keeps more workgroups resident (on an "
-               "H100 u32 0.60-0.81 of memcpy, f32 0.57-0.74; 128 x 4 0.57-0.79 / 0.44-0.49, "
-               "256 x 2 0.61-0.81 / 0.58-0.73, 256 x 6 0.30-0.38 / 0.26-0.33)",
-               {128, 3}},
+               "scans: 256 x 4 (48 registers, five workgroups a multiprocessor, no local "
+               "memory once the row loops are unrolled): on an H100 u32 0.76-0.98 of memcpy "
+               "on the table's shapes, f32 0.93-0.97 (64 x 128256 aside); 128 x 3 "
+               "0.75-0.98 but 0.86-0.87 on 8 x 2^24 (its plain tiles reach 0.89 of memcpy "
+               "at 2^28), 256 x 6 and 128 x 6 0.71-0.96, 256 x 3 and 512 x 2 lower",
+               {256, 4}},
     ScanPolicy{"gpu",
                8,
                {256, 8},
