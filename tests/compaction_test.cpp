@@ -220,6 +220,65 @@ void expect_compaction_matches(Device& device, const CompactSpec& spec, const Op
   }
 }
 
+// Runs `compactor` in place (out over in) on `in` and checks the buffer whole: the kept
+// elements at its start, the count, and everything past the count still the input (nothing
+// else is written). With `compare_out_of_place`, also runs the same Compactor out of place on
+// the same input and compares the two outputs.
+void expect_in_place_matches(Device& device, Compactor& compactor, const std::vector<std::byte>& in,
+                             double constant, const std::vector<std::byte>& flags = {},
+                             bool compare_out_of_place = false) {
+  const CompactSpec& spec = compactor.spec();
+  const std::size_t element = size_of(spec.dtype);
+  const std::size_t n = in.size() / element;
+  Buffer data = device.allocate(std::max<std::size_t>(in.size(), 1));
+  Buffer count = device.allocate(8);
+  if (n) device.upload(data, in);
+  const std::uint64_t count_poison = 0xA5A5A5A5A5A5A5A5ull;
+  device.upload(count, std::as_bytes(std::span(&count_poison, 1)));
+  std::optional<Buffer> flags_buffer;
+  if (spec.compaction == Compaction::select_flagged) {
+    flags_buffer = device.allocate(std::max<std::size_t>(flags.size(), 1));
+    if (n) device.upload(*flags_buffer, flags);
+  }
+  std::optional<Value> value;
+  if (spec.compaction == Compaction::select_if) {
+    std::vector<std::byte> bits(element);
+    set_value(spec.dtype, bits, 0, constant);
+    Value v{spec.dtype, 0};
+    std::memcpy(&v.bits, bits.data(), element);
+    value = v;
+  }
+  const Buffer* flags_pointer = flags_buffer ? &*flags_buffer : nullptr;
+  const bool completed = run_accepting_csdl_give_up(
+      spec.algorithm, [&] { compactor.run(data, data, count, n, value, flags_pointer); });
+  if (!completed) return;
+  std::uint64_t kept_count = 0;
+  device.download(count, std::as_writable_bytes(std::span(&kept_count, 1)));
+  std::vector<std::byte> result(std::max<std::size_t>(in.size(), 1));
+  device.download(data, result);
+  const auto kept = kept_indices(spec, in, n, constant, flags);
+  ASSERT_EQ(kept_count, kept.size()) << "count in place, n = " << n;
+  for (std::size_t j = 0; j < kept.size(); ++j) {
+    ASSERT_EQ(std::memcmp(result.data() + j * element, in.data() + kept[j] * element, element), 0)
+        << "in place: kept element " << j << " (input index " << kept[j] << ") of " << kept.size()
+        << ", n = " << n;
+  }
+  for (std::size_t b = kept.size() * element; b < in.size(); ++b) {
+    ASSERT_EQ(result[b], in[b]) << "in place: byte " << b
+                                << " past the count was written, n = " << n;
+  }
+  if (!compare_out_of_place || n == 0) return;
+  Buffer fresh = device.allocate(in.size());
+  Buffer out = device.allocate(in.size());
+  device.upload(fresh, in);
+  device.upload(out, std::vector<std::byte>(in.size(), poison));
+  compactor.run(fresh, out, count, n, value, flags_pointer);
+  std::vector<std::byte> out_of_place(in.size());
+  device.download(out, out_of_place);
+  ASSERT_EQ(std::memcmp(out_of_place.data(), result.data(), kept.size() * element), 0)
+      << "in place and out of place differ, n = " << n;
+}
+
 class Compaction_ : public BackendTest<> {
  protected:
   std::mt19937_64 rng{next_seed()};
@@ -557,9 +616,12 @@ TEST_P(CompactionTest, RefusesWhatItCannotDo) {
   d.upload(a, std::as_bytes(std::span(zeros)));
   Compactor select(d, {Compaction::select_if, DType::u32, Predicate::lt});
   const Value c = Value::of(std::uint32_t{3});
-  // In place (out over in) is refused: a fallback may publish a count before the tile's
-  // owner has read its input.
-  EXPECT_THROW(select.run(a, a, count, 100, c), UsageError);
+  // In place (out over in) runs on Vulkan (InPlace* tests) and is refused elsewhere.
+  if (backend() == Backend::vulkan) {
+    select.run(a, a, count, 100, c);
+  } else {
+    EXPECT_THROW(select.run(a, a, count, 100, c), UsageError);
+  }
   EXPECT_THROW(select.run(a, b, a, 100, c), UsageError);
   EXPECT_THROW(select.run(a, b, count, 100), UsageError);                   // no constant
   EXPECT_THROW(select.run(a, b, count, 100, Value::of(3.0f)), UsageError);  // wrong dtype
@@ -568,6 +630,7 @@ TEST_P(CompactionTest, RefusesWhatItCannotDo) {
   Compactor flagged(d, {Compaction::select_flagged, DType::u32, Predicate::lt, DType::u32});
   EXPECT_THROW(flagged.run(a, b, count, 100), UsageError);                    // no flags
   EXPECT_THROW(flagged.run(a, b, count, 100, std::nullopt, &b), UsageError);  // flags are out
+  EXPECT_THROW(flagged.run(a, a, count, 100, std::nullopt, &a), UsageError);  // ... in place
   // Partition has two outputs: run() refuses it, run_partition refuses the others, and no
   // output may be an input or another output.
   Buffer c2 = d.allocate(4096);
@@ -576,6 +639,7 @@ TEST_P(CompactionTest, RefusesWhatItCannotDo) {
   EXPECT_THROW(select.run_partition(a, b, c2, count, 100, c), UsageError);
   EXPECT_THROW(parts.run_partition(a, b, b, count, 100, c), UsageError);
   EXPECT_THROW(parts.run_partition(a, b, a, count, 100, c), UsageError);
+  EXPECT_THROW(parts.run_partition(a, a, c2, count, 100, c), UsageError);  // not in place
   EXPECT_THROW(parts.run_partition(a, b, c2, c2, 100, c), UsageError);
   // Run-length encoding: two outputs as well, the lengths 8 bytes each.
   Compactor rle(d, {Compaction::run_length_encode, DType::u32});
@@ -583,6 +647,7 @@ TEST_P(CompactionTest, RefusesWhatItCannotDo) {
   EXPECT_THROW(select.run_length_encode(a, b, c2, count, 100), UsageError);
   EXPECT_THROW(rle.run_length_encode(a, b, b, count, 100), UsageError);
   EXPECT_THROW(rle.run_length_encode(a, b, a, count, 100), UsageError);
+  EXPECT_THROW(rle.run_length_encode(a, a, c2, count, 100), UsageError);   // not in place
   EXPECT_THROW(rle.run_length_encode(a, b, c2, count, 1000), UsageError);  // lengths too small
   rle.run_length_encode(a, b, c2, count, 512);
   EXPECT_THROW(Compactor(d, {Compaction::select_flagged, DType::u32, Predicate::lt, DType::f32}),
@@ -603,6 +668,129 @@ TEST_P(CompactionTest, RefusesWhatItCannotDo) {
   std::uint64_t zero = 1;
   d.download(count, std::as_writable_bytes(std::span(&zero, 1)));
   EXPECT_EQ(zero, 0u);
+}
+
+// In place (docs/protocol.md, "In-place compaction"), Vulkan only: select-if, select-flagged
+// and unique at every blocking rate in both tile states (a blocked owner abandons its tile
+// before reading it, so fallbacks claim and scatter it), each compared with the same
+// Compactor's out-of-place run.
+TEST_P(CompactionTest, InPlaceEveryBlockingRateInBothTileStates) {
+  if (backend() != Backend::vulkan) GTEST_SKIP() << "in-place compaction runs on Vulkan";
+  const std::size_t n = 40 * 4096 + 77;
+  for (TileState state : {TileState::split, TileState::automatic}) {
+    for (std::uint32_t k = 0; k <= 9; ++k) {
+      Options o = options();
+      o.tile_state = state;
+      o.blocking_mask = (1u << k) - 1;
+      SCOPED_TRACE("in place, blocking mask " + std::to_string(*o.blocking_mask) +
+                   (state == TileState::split ? " split" : " automatic"));
+      Compactor select =
+          make_compactor(device(), {Compaction::select_if, DType::u32, Predicate::ge}, o);
+      expect_in_place_matches(device(), select, random_values(DType::u32, n, rng), 250, {}, true);
+      Compactor unique = make_compactor(device(), {Compaction::unique, DType::f64}, o);
+      expect_in_place_matches(device(), unique, random_values(DType::f64, n / 2, rng, 8), 0, {},
+                              true);
+      std::vector<std::byte> flags(n * 8, std::byte{0});
+      for (std::size_t i = 0; i < n; ++i)
+        flags[i * 8 + 7] = std::byte{static_cast<unsigned char>(rng() & 1)};
+      Compactor flagged = make_compactor(
+          device(), {Compaction::select_flagged, DType::i32, Predicate::lt, DType::u64}, o);
+      expect_in_place_matches(device(), flagged, random_values(DType::i32, n, rng), 0, flags, true);
+    }
+  }
+}
+
+// In place: odd sizes, all and none kept, one run, every element its own run, and in-place
+// and out-of-place runs of growing and shrinking sizes taking turns on one Compactor (the
+// claim words are cleared with the spine halves).
+TEST_P(CompactionTest, InPlaceOddSizesAllNoneOneRunAndTurns) {
+  if (backend() != Backend::vulkan) GTEST_SKIP() << "in-place compaction runs on Vulkan";
+  Compactor select =
+      make_compactor(device(), {Compaction::select_if, DType::u32, Predicate::ge}, options());
+  Compactor unique = make_compactor(device(), {Compaction::unique, DType::f64}, options());
+  for (std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{5}, std::size_t{4097},
+                        std::size_t{3 * 4096 + 5}, std::size_t{100003}}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    expect_in_place_matches(device(), select, random_values(DType::u32, n, rng), 250);
+    expect_in_place_matches(device(), unique, random_values(DType::f64, n, rng, 3), 0);
+    std::vector<std::byte> same_u32(n * 4), same_f64(n * 8), distinct(n * 8);
+    for (std::size_t i = 0; i < n; ++i) {
+      set_value(DType::u32, same_u32, i, 42);
+      set_value(DType::f64, same_f64, i, 42);
+      set_value(DType::f64, distinct, i, static_cast<double>(i));
+    }
+    expect_in_place_matches(device(), select, same_u32, 0);     // all kept
+    expect_in_place_matches(device(), select, same_u32, 1000);  // none kept
+    expect_in_place_matches(device(), unique, same_f64, 0);     // one run
+    expect_in_place_matches(device(), unique, distinct, 0);     // every element its own run
+  }
+  for (int run = 0; run < 6; ++run) {
+    const std::size_t n = run % 3 == 1 ? 30011 : 3001;
+    const auto in = random_values(DType::f64, n, rng, 3);
+    if (run % 2) {
+      expect_in_place_matches(device(), unique, in, 0);
+    } else {
+      expect_compaction_matches(device(), {Compaction::unique, DType::f64}, options(), in, 0, {},
+                                &unique);
+    }
+  }
+}
+
+// In place with statistics: with every tile but the last blocked, every other tile is
+// abandoned unread, so the last tile's workgroup claims each of them exactly once (a claim it
+// wins is an insertion). Then, unblocked with the shortest patience, owners and fallbacks race
+// for claims on a CPU driver's threads; every result must stay exact.
+TEST_P(CompactionTest, InPlaceStatisticsCountEveryClaim) {
+  if (backend() != Backend::vulkan) GTEST_SKIP() << "in-place compaction runs on Vulkan";
+  Options o = options();
+  o.statistics = true;
+  o.blocking_mask = 0;
+  o.workgroup_size = 64;
+  o.vectors_per_thread = 2;
+  const std::size_t tile = 64 * 2 * 4;  // u32: 4 in a vector
+  const std::size_t tiles = 37;
+  const std::size_t n = (tiles - 1) * tile + 5;
+  const CompactSpec spec{Compaction::select_if, DType::u32, Predicate::ge};
+  Compactor compactor = make_compactor(device(), spec, o);
+  Buffer data = device().allocate(n * 4);
+  Buffer count = device().allocate(8);
+  const auto in = random_values(DType::u32, n, rng);
+  device().upload(data, in);
+  const RunResult result = compactor.run(data, data, count, n, Value::of(std::uint32_t{250}));
+  ASSERT_TRUE(result.statistics);
+  EXPECT_EQ(result.statistics->insertions, tiles - 1);
+  EXPECT_EQ(result.statistics->fallbacks, tiles - 1);
+  expect_in_place_matches(device(), compactor, in, 250);
+  o.blocking_mask.reset();
+  o.tuning.max_spins = 1;
+  Compactor racing = make_compactor(device(), spec, o);
+  for (int run = 0; run < 8; ++run) {
+    SCOPED_TRACE("racing run " + std::to_string(run));
+    expect_in_place_matches(device(), racing, random_values(DType::u32, 150 * tile + 3, rng), 250);
+  }
+}
+
+// In place with csdl (no fallback: owners claim and post, the walk waits) and with logical
+// subgroups of 4 (a look-back window of one tile in the split state), blocked and not.
+TEST_P(CompactionTest, InPlaceCsdlAndLogicalSubgroupsOfFour) {
+  if (backend() != Backend::vulkan) GTEST_SKIP() << "in-place compaction runs on Vulkan";
+  Compactor csdl = make_compactor(
+      device(), {Compaction::select_if, DType::f32, Predicate::gt, DType::u32, Algorithm::csdl},
+      options());
+  Options o = options();
+  o.subgroup_size = 4;
+  o.tile_state = TileState::split;
+  Compactor narrow = make_compactor(device(), {Compaction::unique, DType::u32}, o);
+  for (std::size_t n : {std::size_t{5}, std::size_t{4097}, std::size_t{100003}}) {
+    expect_in_place_matches(device(), csdl, random_values(DType::f32, n, rng), 0);
+    expect_in_place_matches(device(), narrow, random_values(DType::u32, n, rng, 8), 0);
+  }
+  for (std::uint32_t mask : {0u, 1u, 7u}) {
+    o.blocking_mask = mask;
+    SCOPED_TRACE("blocking mask " + std::to_string(mask));
+    Compactor blocked = make_compactor(device(), {Compaction::unique, DType::u32}, o);
+    expect_in_place_matches(device(), blocked, random_values(DType::u32, 9 * 4096 + 1, rng, 8), 0);
+  }
 }
 
 // The benchmark validates every run: each run's count and the last output in full, and on
