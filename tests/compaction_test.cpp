@@ -7,7 +7,9 @@
 // the kept elements, the count, and that nothing past the count was written.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -791,6 +793,50 @@ TEST_P(CompactionTest, InPlaceCsdlAndLogicalSubgroupsOfFour) {
     Compactor blocked = make_compactor(device(), {Compaction::unique, DType::u32}, o);
     expect_in_place_matches(device(), blocked, random_values(DType::u32, 9 * 4096 + 1, rng, 8), 0);
   }
+}
+
+// By hand on a GPU (--gtest_also_run_disabled_tests; `gpuscan bench` has no in-place mode,
+// since a run in place consumes its input): select-if on u32, 2^28 elements, half kept, in
+// place against out of place on the same Compactor, alternating, input uploaded before each
+// run (not timed), median device time of 7 each; every result checked.
+TEST_P(CompactionTest, DISABLED_InPlaceTimingAgainstOutOfPlace) {
+  if (backend() != Backend::vulkan) GTEST_SKIP() << "in-place compaction runs on Vulkan";
+  const char* log2_n = std::getenv("GPUSCAN_TIMING_LOG2_N");  // smaller, for a CPU driver
+  const std::size_t n = std::size_t{1} << (log2_n ? std::atoi(log2_n) : 28);
+  const CompactSpec spec{Compaction::select_if, DType::u32, Predicate::lt};
+  Compactor compactor(device(), spec);
+  std::vector<std::uint32_t> in(n);
+  for (auto& x : in) x = static_cast<std::uint32_t>(rng());
+  const std::uint32_t constant = 0x80000000u;
+  std::uint64_t expected = 0;
+  for (auto x : in) expected += x < constant;
+  Buffer a = device().allocate(n * 4), b = device().allocate(n * 4), count = device().allocate(8);
+  std::vector<double> in_place_ms, out_of_place_ms;
+  for (int run = 0; run < 8; ++run) {  // run 0 warms up
+    for (bool in_place : {false, true}) {
+      device().upload(a, std::as_bytes(std::span(in)));
+      const RunResult result = compactor.run(a, in_place ? a : b, count, n, Value::of(constant));
+      std::uint64_t kept = 0;
+      device().download(count, std::as_writable_bytes(std::span(&kept, 1)));
+      ASSERT_EQ(kept, expected);
+      if (run > 0) (in_place ? in_place_ms : out_of_place_ms).push_back(result.gpu_ms);
+    }
+  }
+  std::vector<std::uint32_t> out(n);
+  device().download(a, std::as_writable_bytes(std::span(out)));
+  for (std::size_t i = 0, j = 0; i < n; ++i) {
+    if (in[i] >= constant) continue;
+    ASSERT_EQ(out[j], in[i]) << "kept element " << j;
+    ++j;
+  }
+  std::sort(in_place_ms.begin(), in_place_ms.end());
+  std::sort(out_of_place_ms.begin(), out_of_place_ms.end());
+  const double gib = static_cast<double>(n) * 4 / (1 << 30);
+  std::printf(
+      "select_if u32 n=%zu on %s: out of place %.3f ms, in place %.3f ms (median of 7), "
+      "in place / out of place %.3f; input %.1f GiB\n",
+      n, device().info().name.c_str(), out_of_place_ms[3], in_place_ms[3],
+      in_place_ms[3] / out_of_place_ms[3], gib);
 }
 
 // The benchmark validates every run: each run's count and the last output in full, and on
