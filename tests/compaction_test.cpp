@@ -831,6 +831,21 @@ TEST_P(CompactionTest, DISABLED_InPlaceTimingAgainstOutOfPlace) {
   }
   std::sort(in_place_ms.begin(), in_place_ms.end());
   std::sort(out_of_place_ms.begin(), out_of_place_ms.end());
+  // What the look-back did in one run each way (the statistics variant, untimed).
+  testing::Options counting;
+  counting.statistics = true;
+  Compactor counted = make_compactor(device(), spec, counting);
+  for (bool in_place : {false, true}) {
+    device().upload(a, std::as_bytes(std::span(in)));
+    const RunResult result = counted.run(a, in_place ? a : b, count, n, Value::of(constant));
+    const Statistics& st = *result.statistics;
+    std::printf(
+        "%s: %llu look-back steps, %llu spins, %llu fallbacks (in place: claims), %llu "
+        "insertions (claims won)\n",
+        in_place ? "in place" : "out of place", static_cast<unsigned long long>(st.lookback_steps),
+        static_cast<unsigned long long>(st.spins), static_cast<unsigned long long>(st.fallbacks),
+        static_cast<unsigned long long>(st.insertions));
+  }
   const double gib = static_cast<double>(n) * 4 / (1 << 30);
   std::printf(
       "select_if u32 n=%zu on %s: out of place %.3f ms, in place %.3f ms (median of 7), "
