@@ -67,7 +67,8 @@ class Compactor {
   // `flags` (select_flagged) holds n elements of the spec's flags dtype, in a buffer of its
   // own. `out` may be `in` (in place: the kept elements overwrite the start of the input, the
   // rest of it is left as it was) on Vulkan devices; elsewhere that is refused with a
-  // UsageError (docs/protocol.md, "In-place compaction").
+  // UsageError (docs/protocol.md, "In-place compaction"). A csdl run in place that gives up
+  // (ForwardProgressError) has overwritten part of the input: upload it again to retry.
   RunResult run(const Buffer& in, Buffer& out, Buffer& count, std::size_t n,
                 std::optional<Value> constant = {}, const Buffer* flags = nullptr);
 

@@ -164,15 +164,7 @@ uint64_t walk_up(uint from, uint gap, uint64_t prefix) {
     if (is_lookback_lane()) {
       acquire_release_fence();
       post_tile(u, GS_STATE_INCLUSIVE, prefix + count);
-      // A won claim is a fallback's insertion (statistics, the starvation mark).
-      if (STATISTICS) {
-        ++fallback_count;
-        if (won) ++insertion_count;
-      }
-      if (won && !starved) {
-        starved = true;
-        if (sg_lane() == 0) mark_starved();
-      }
+      note_fallback(won);  // a won claim is a fallback's insertion
     }
     prefix += count;
   }

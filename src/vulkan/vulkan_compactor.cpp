@@ -1,5 +1,8 @@
 #include "vulkan/vulkan_compactor.hpp"
 
+#include <string>
+
+#include "gpuscan/error.hpp"
 #include "vulkan/timed_run.hpp"
 
 namespace gpuscan::vulkan {
@@ -29,10 +32,17 @@ RunResult VulkanCompactor::run(const detail::BufferImpl& in, detail::BufferImpl&
                                   *spine_,
                                   control_};
   const CompactionBindingSet set(context_, pipelines_->set_layout(), buffers);
-  return timed_run(context_, timestamps_, control_, spec_.algorithm == Algorithm::csdl,
-                   kernels_.counts_statistics(), [&](VkCommandBuffer cmd) {
-                     kernels_.record(cmd, buffers, set.handle(), n, constant, in_place);
-                   });
+  try {
+    return timed_run(context_, timestamps_, control_, spec_.algorithm == Algorithm::csdl,
+                     kernels_.counts_statistics(), [&](VkCommandBuffer cmd) {
+                       kernels_.record(cmd, buffers, set.handle(), n, constant, in_place);
+                     });
+  } catch (const ForwardProgressError& e) {
+    // csdl gave up: its prefixes are wrong, and in place some were scattered over the input.
+    if (!in_place) throw;
+    throw ForwardProgressError(std::string(e.what()) +
+                               "; the run was in place, so the buffer no longer holds its input");
+  }
 }
 
 }  // namespace gpuscan::vulkan
