@@ -2,7 +2,8 @@
 // built-in predicate, select-flagged with every integer flags type, unique, partition, run-length
 // encoding (runs shorter and far longer than a tile); every dtype, odd sizes,
 // all and none kept, one run and every element its own run, every blocking rate in both
-// tile states, statistics, csdl, logical subgroups of 4, repeated runs, and the refusals.
+// tile states, statistics, csdl, logical subgroups of 4, repeated runs, the refusals, and
+// select and unique in place (Vulkan).
 // Inputs are random (seed printed), outputs poisoned before each run and checked whole:
 // the kept elements, the count, and that nothing past the count was written.
 #include <gtest/gtest.h>
