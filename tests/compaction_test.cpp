@@ -139,6 +139,15 @@ std::optional<Value> predicate_value(const CompactSpec& spec, double constant) {
   return v;
 }
 
+// select-flagged's flags in a buffer of their own (else none).
+std::optional<Buffer> flags_on_device(Device& device, const CompactSpec& spec,
+                                      const std::vector<std::byte>& flags, std::size_t n) {
+  if (spec.compaction != Compaction::select_flagged) return std::nullopt;
+  Buffer buffer = device.allocate(std::max<std::size_t>(flags.size(), 1));
+  if (n) device.upload(buffer, flags);
+  return buffer;
+}
+
 // Checks a compaction's count and its kept elements at the start of `result`.
 void expect_kept_at_start(const CompactSpec& spec, const std::vector<std::byte>& in,
                           const std::vector<std::size_t>& kept, std::uint64_t kept_count,
@@ -151,6 +160,29 @@ void expect_kept_at_start(const CompactSpec& spec, const std::vector<std::byte>&
         << what << "kept element " << j << " (input index " << kept[j] << ") of " << kept.size()
         << ", n = " << n;
   }
+}
+
+// A run's output as downloaded, and the CPU reference's kept indices.
+struct Downloaded {
+  std::vector<std::byte> result;
+  std::vector<std::size_t> kept;
+};
+
+// Downloads a run's count and output and checks the count and the kept elements at the
+// start of the output (`what` begins each message).
+Downloaded download_and_check_kept(Device& device, const CompactSpec& spec,
+                                   const std::vector<std::byte>& in, double constant,
+                                   const std::vector<std::byte>& flags, const Buffer& count,
+                                   const Buffer& out, const char* what) {
+  const std::size_t element = size_of(spec.dtype);
+  const std::size_t n = in.size() / element;
+  std::uint64_t kept_count = 0;
+  device.download(count, std::as_writable_bytes(std::span(&kept_count, 1)));
+  Downloaded d{std::vector<std::byte>(std::max<std::size_t>(in.size(), 1)),
+               kept_indices(spec, in, n, constant, flags)};
+  device.download(out, d.result);
+  expect_kept_at_start(spec, in, d.kept, kept_count, d.result, what);
+  return d;
 }
 
 // Runs one compaction on poisoned buffers and checks everything it wrote.
@@ -171,11 +203,7 @@ void expect_compaction_matches(Device& device, const CompactSpec& spec, const Op
   device.upload(out, poisoned);
   const std::uint64_t count_poison = 0xA5A5A5A5A5A5A5A5ull;
   device.upload(count, std::as_bytes(std::span(&count_poison, 1)));
-  std::optional<Buffer> flags_buffer;
-  if (spec.compaction == Compaction::select_flagged) {
-    flags_buffer = device.allocate(std::max<std::size_t>(flags.size(), 1));
-    if (n) device.upload(*flags_buffer, flags);
-  }
+  const std::optional<Buffer> flags_buffer = flags_on_device(device, spec, flags, n);
   const bool partition = spec.compaction == Compaction::partition;
   Buffer rejected = device.allocate(std::max<std::size_t>(in.size(), 1));
   device.upload(rejected, poisoned);
@@ -194,12 +222,8 @@ void expect_compaction_matches(Device& device, const CompactSpec& spec, const Op
     }
   });
   if (!completed) return;
-  std::uint64_t kept_count = 0;
-  device.download(count, std::as_writable_bytes(std::span(&kept_count, 1)));
-  std::vector<std::byte> result(std::max<std::size_t>(in.size(), 1));
-  device.download(out, result);
-  const auto kept = kept_indices(spec, in, n, constant, flags);
-  expect_kept_at_start(spec, in, kept, kept_count, result, "");
+  const auto [result, kept] =
+      download_and_check_kept(device, spec, in, constant, flags, count, out, "");
   if (::testing::Test::HasFatalFailure()) return;
   for (std::size_t b = kept.size() * element; b < in.size(); ++b) {
     ASSERT_EQ(result[b], poison) << "byte " << b << " past the count was written, n = " << n;
@@ -253,11 +277,7 @@ void expect_in_place_matches(Device& device, Compactor& compactor, const std::ve
   if (n) device.upload(data, in);
   const std::uint64_t count_poison = 0xA5A5A5A5A5A5A5A5ull;
   device.upload(count, std::as_bytes(std::span(&count_poison, 1)));
-  std::optional<Buffer> flags_buffer;
-  if (spec.compaction == Compaction::select_flagged) {
-    flags_buffer = device.allocate(std::max<std::size_t>(flags.size(), 1));
-    if (n) device.upload(*flags_buffer, flags);
-  }
+  const std::optional<Buffer> flags_buffer = flags_on_device(device, spec, flags, n);
   const std::optional<Value> value = predicate_value(spec, constant);
   const Buffer* flags_pointer = flags_buffer ? &*flags_buffer : nullptr;
   // A csdl run that gave up has scattered over its input: each try starts from the input.
@@ -266,12 +286,8 @@ void expect_in_place_matches(Device& device, Compactor& compactor, const std::ve
     compactor.run(data, data, count, n, value, flags_pointer);
   });
   if (!completed) return;
-  std::uint64_t kept_count = 0;
-  device.download(count, std::as_writable_bytes(std::span(&kept_count, 1)));
-  std::vector<std::byte> result(std::max<std::size_t>(in.size(), 1));
-  device.download(data, result);
-  const auto kept = kept_indices(spec, in, n, constant, flags);
-  expect_kept_at_start(spec, in, kept, kept_count, result, "in place: ");
+  const auto [result, kept] =
+      download_and_check_kept(device, spec, in, constant, flags, count, data, "in place: ");
   if (::testing::Test::HasFatalFailure()) return;
   for (std::size_t b = kept.size() * element; b < in.size(); ++b) {
     ASSERT_EQ(result[b], in[b]) << "in place: byte " << b
