@@ -6,7 +6,8 @@
 // A tile's aggregate is its count of kept elements (and run-length encoding's last head);
 // the chained protocol is the scan's (look_back.glsl: decoupled fallback
 // with FALLBACK, decoupled look-back without), and a fallback counts a stalled tile's kept
-// elements from its input (compaction.glsl's select_tile, the owner's own code).
+// elements from its input (compaction.glsl's select_tile, the owner's own code). In place
+// (output over input), in_place.glsl's protocol runs instead.
 #include "common/interface.h"
 #include "common/compaction_interface.h"
 #include "common/tile_state.h"
@@ -18,6 +19,7 @@
 #include "common/tile_state.glsl"
 #include "common/run_control.glsl"
 #include "common/look_back.glsl"
+#include "common/in_place.glsl"
 
 // Tiles in dispatch order (workgroup id) instead of from the tile counter: csdldf only.
 layout(constant_id = GS_SPEC_DISPATCH_ORDER) const bool DISPATCH_ORDER = false;
@@ -35,6 +37,10 @@ void main() {
     tile = wg_tile;
   }
   if (tile >= pc.tile_count) return;
+  if (IN_PLACE) {
+    compact_in_place(tile);
+    return;
+  }
 
   TILE_WORD early = TILE_WORD(GS_STATE_NOT_READY);
   if (is_lookback_lane() && tile != 0) early = read_window(tile - 1, 0);
@@ -82,13 +88,7 @@ void main() {
   // after partition's writes of the rejected elements was lost (read back as the fill's zero)
   // whenever the last tile was partial and held more than one element; the cause is not
   // understood yet (docs/performance-new-compact.md).
-  if (tile == pc.tile_count - 1 && gl_LocalInvocationIndex == 0) {
-    const uint64_t total =
-        packUint2x32(uvec2(count_words[0], count_words[1])) + count_of(before) + count_of(kept);
-    const uvec2 words = unpackUint2x32(total);
-    count_words[0] = words.x;
-    count_words[1] = words.y;
-  }
+  add_run_count(tile, before, kept);
   // The loop's barriers made the staged elements visible. Within one run the counts stay
   // below 2^32 (n does).
   if (RLE) {

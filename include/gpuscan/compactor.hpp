@@ -1,6 +1,6 @@
 // The compaction family (DESIGN 3e): select-if, select-flagged, unique, partition and
 // run-length encoding, single pass with decoupled fallback, the count written on the device.
-// On Vulkan and CUDA devices (issue 25).
+// On Vulkan and CUDA devices (issue 25); select and unique in place on Vulkan devices.
 #pragma once
 
 #include <cstddef>
@@ -10,6 +10,7 @@
 #include <mutex>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -63,8 +64,11 @@ class Compactor {
   // Writes the kept elements of the n elements of `in` to the start of `out` (which holds
   // n elements), in order, and their number as one uint64 to `count` (8 bytes), on the
   // device. `constant` (select_if, the spec's dtype) is what the predicate compares with;
-  // `flags` (select_flagged) holds n elements of the spec's flags dtype. `out` must not be
-  // `in`: in-place compaction is refused (docs/protocol.md, "Compaction").
+  // `flags` (select_flagged) holds n elements of the spec's flags dtype, in a buffer of its
+  // own. `out` may be `in` (in place: the kept elements overwrite the start of the input, the
+  // rest of it is left as it was) on Vulkan devices; elsewhere that is refused with a
+  // UsageError (docs/protocol.md, "In-place compaction"). A csdl run in place that gives up
+  // (ForwardProgressError) has overwritten part of the input: upload it again to retry.
   RunResult run(const Buffer& in, Buffer& out, Buffer& count, std::size_t n,
                 std::optional<Value> constant = {}, const Buffer* flags = nullptr);
 
@@ -72,7 +76,8 @@ class Compactor {
   // them, the others to `rejected`, both in order (stable), their number to `count` (the
   // selected ones; n - count were rejected). `selected` and `rejected` hold n elements each.
   // One array of selected then rejected would need the count before the first rejected
-  // element is written, which a single pass does not have.
+  // element is written, which a single pass does not have. No output may be the input (in
+  // place is for run()'s select and unique).
   RunResult run_partition(const Buffer& in, Buffer& selected, Buffer& rejected, Buffer& count,
                           std::size_t n, Value constant);
 
@@ -93,6 +98,8 @@ class Compactor {
   Compactor(Device& device, const CompactSpec& spec, const testing::Options& options);
   RunResult checked_run(const Buffer& in, Buffer& out, Buffer& count, std::size_t n,
                         std::optional<Value> constant, const Buffer* flags, const Buffer* second);
+  // Throws unless this Compactor can run `name` with its output over its input.
+  void check_in_place(const std::string& name, bool two_outputs) const;
 
   CompactSpec spec_;
   std::shared_ptr<detail::DeviceImpl> device_;

@@ -25,6 +25,8 @@ const uint OPERATION = COMPACTION & 15u;
 const uint PREDICATE = (COMPACTION >> 4) & 15u;
 const uint FLAG_WORDS = (COMPACTION >> 8) & 15u;
 const bool RLE = OPERATION == GS_COMPACT_RLE;
+// The output is the input (select and unique: docs/protocol.md, "In-place compaction").
+const bool IN_PLACE = ((COMPACTION >> 12) & 1u) != 0;
 
 #define TILE_VALUE uint64_t
 #define TILE_VALUE_WORDS 2
@@ -64,6 +66,26 @@ layout(binding = GS_COMPACT_BINDING_AUX, std430) writeonly buffer RunLengths {
 layout(binding = GS_COMPACT_BINDING_COUNT, std430) buffer Count {
   uint count_words[];
 };
+// In place, the input is read and the kept elements written through these views of the
+// output binding (the same buffer as the input's): coherent, so that the claim's fences
+// order a holder's loads before the scatters over them under the Vulkan memory model
+// (docs/protocol.md, "In-place compaction", "Ordering"). Unused otherwise, so the other
+// kernels keep their read-only input.
+layout(binding = GS_COMPACT_BINDING_OUTPUT, std430) coherent buffer InPlaceVectors {
+  TV in_place_vectors[];
+};
+layout(binding = GS_COMPACT_BINDING_OUTPUT, std430) coherent buffer InPlaceScalars {
+  T in_place_scalars[];
+};
+TV input_vector(uint v) { return IN_PLACE ? in_place_vectors[v] : in_vectors[v]; }
+T input_scalar(uint i) { return IN_PLACE ? in_place_scalars[i] : in_scalars[i]; }
+void store_kept(uint i, T x) {
+  if (IN_PLACE) {
+    in_place_scalars[i] = x;
+  } else {
+    out_scalars[i] = x;
+  }
+}
 
 // select-if's constant.
 T predicate_constant() { return t_from_words(uvec2(pc.init_lo, pc.init_hi)); }
@@ -90,10 +112,10 @@ bool is_full_tile(uint tile) { return tile < pc.n / TILE_ELEMENTS; }
 
 TV load_vector(bool full, uint v) {
   const uint first = VECTOR_ELEMENTS * v;
-  if (full || first + VECTOR_ELEMENTS <= pc.n) return in_vectors[v];
+  if (full || first + VECTOR_ELEMENTS <= pc.n) return input_vector(v);
   TV x = TV(0);
   for (uint c = 0; c < VECTOR_ELEMENTS; ++c) {
-    if (first + c < pc.n) x[c] = in_scalars[first + c];
+    if (first + c < pc.n) x[c] = input_scalar(first + c);
   }
   return x;
 }
@@ -166,13 +188,16 @@ void scan_kept(uint slot) {
 }
 
 // What select_tile leaves for the owner's stage_kept: its vectors, which of their elements are
-// kept, and where the first kept one of each goes within the subgroup's block.
+// kept, and where the first kept one of each goes within the subgroup's block. In place, a
+// fallback's too, for the scatter of a tile it claimed (scatter_claimed in in_place.glsl):
+// the owned tile is staged by then.
 TV owned_vectors[VECTORS_PER_THREAD];
 uint owned_masks[VECTORS_PER_THREAD];
 uint owned_offsets[VECTORS_PER_THREAD];
 
 // Loads `tile`, decides which elements are kept and returns how many (uniform across the
-// workgroup). For SLOT_OWN the vectors, masks and offsets are kept for stage_kept.
+// workgroup). For SLOT_OWN (in place: any slot) the vectors, masks and offsets are kept for
+// stage_kept.
 uint select_tile(uint tile, uint slot) {
   const bool full = is_full_tile(tile);
   TV loaded[VECTORS_PER_THREAD];
@@ -190,7 +215,7 @@ uint select_tile(uint tile, uint slot) {
       before = subgroupShuffleUp(loaded[k][VECTOR_ELEMENTS - 1], 1);
       const uint v = tile_vector_index(tile, k);
       if (sg_lane() == 0 && v != 0 && VECTOR_ELEMENTS * v <= pc.n) {
-        before = in_scalars[VECTOR_ELEMENTS * v - 1];
+        before = input_scalar(VECTOR_ELEMENTS * v - 1);
       }
     }
     masks[k] = keep_mask(tile_vector_index(tile, k), loaded[k], before);
@@ -215,7 +240,7 @@ uint select_tile(uint tile, uint slot) {
   uint carry = 0;
   for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
     const uint before_lane = subgroupShuffleUp(rows[k], 1);
-    if (slot == SLOT_OWN) {
+    if (slot == SLOT_OWN || IN_PLACE) {
       owned_vectors[k] = loaded[k];
       owned_masks[k] = masks[k];
       owned_offsets[k] = carry + (sg_lane() == 0 ? 0u : before_lane);
@@ -274,13 +299,23 @@ void write_rejected(uint i, T x) {
   if (T_WORDS == 2) aux_words[T_WORDS * i + 1] = words.y;
 }
 
+// Whether tile `tile` with `kept` elements kept after `tile_prefix` ones keeps every element
+// and they are all in place already (every element before it was kept too). In place such a
+// tile writes nothing: its last element may be the one unique's next tile reads as the
+// element before it, perhaps right then (docs/protocol.md, "In-place compaction").
+bool kept_in_place(uint tile, uint tile_prefix, uint kept) {
+  const uint tile_start = tile * TILE_ELEMENTS;
+  return tile_prefix == tile_start && kept == min(pc.n - tile_start, TILE_ELEMENTS);
+}
+
 // Writes the `kept` staged elements from position `tile_prefix` (kept elements before the
 // tile) on.
 // Partition: the rejected ones after them go to the rejected output, from position
 // (rejected elements before the tile) on.
 void write_staged(uint tile, uint tile_prefix, uint kept) {
+  if (IN_PLACE && kept_in_place(tile, tile_prefix, kept)) return;
   for (uint i = gl_LocalInvocationIndex; i < kept; i += WORKGROUP_SIZE) {
-    out_scalars[tile_prefix + i] = wg_stage[i];
+    store_kept(tile_prefix + i, wg_stage[i]);
   }
   if (OPERATION != GS_COMPACT_PARTITION) return;
   const uint tile_start = tile * TILE_ELEMENTS;
@@ -290,6 +325,17 @@ void write_staged(uint tile, uint tile_prefix, uint kept) {
   for (uint i = kept + gl_LocalInvocationIndex; i < tile_elements; i += WORKGROUP_SIZE) {
     write_rejected(rejected_before + i - kept, wg_stage[i]);
   }
+}
+
+// The last tile adds the run's count, `prefix` (its kept elements before the tile) plus its
+// `kept`, to what the count buffer holds (zero, or the count of the chunks before this run).
+void add_run_count(uint tile, uint64_t prefix, uint64_t kept) {
+  if (tile != pc.tile_count - 1 || gl_LocalInvocationIndex != 0) return;
+  const uint64_t total =
+      packUint2x32(uvec2(count_words[0], count_words[1])) + count_of(prefix) + count_of(kept);
+  const uvec2 words = unpackUint2x32(total);
+  count_words[0] = words.x;
+  count_words[1] = words.y;
 }
 
 // Run-length encoding: writes the tile's heads (the runs they start), and the length of the

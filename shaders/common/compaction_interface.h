@@ -41,9 +41,14 @@
 
 // The compaction kernels take one specialization constant at GS_SPEC_PHASE (which only the
 // reduce-then-scan and validation kernels use otherwise): the operation in bits 0-3, the
-// predicate in bits 4-7, the flags' 32-bit words per element (1 or 2) in bits 8-11.
+// predicate in bits 4-7, the flags' 32-bit words per element (1 or 2) in bits 8-11, and in
+// bit 12 whether the output is the input (select and unique only: docs/protocol.md,
+// "In-place compaction"), so that only in-place runs pay for its claims and fences.
 #define GS_SPEC_COMPACTION GS_SPEC_PHASE
-#define GS_COMPACTION_SPEC(operation, predicate, flag_words) \
-  ((operation) | ((predicate) << 4) | ((flag_words) << 8))
+#define GS_COMPACTION_SPEC(operation, predicate, flag_words, in_place) \
+  ((operation) | ((predicate) << 4) | ((flag_words) << 8) | ((in_place) << 12))
+// In place, each tile has a 32-bit claim word after the tile-state words of its spine half
+// (16 bytes a tile): 0, or GS_CLAIMED with the tile's count.
+#define GS_CLAIMED 0x80000000u
 
 #endif

@@ -106,15 +106,9 @@ bool look_back(uint tile, inout uint cursor, inout TILE_VALUE prefix, uint early
   }
 }
 
-// Look-back lanes: offers the fallback's `reduction` of `cursor` and continues from what
-// was there. Returns true when the prefix is complete. `final`: the reduction is the tile's
-// inclusive value (tile 0, or in a batched scan a tile that holds a row start).
-bool insert_fallback(inout uint cursor, inout TILE_VALUE prefix, TILE_VALUE reduction,
-                     bool final) {
-  const TILE_WORD before =
-      post_tile(cursor, final ? GS_STATE_INCLUSIVE : GS_STATE_READY, reduction);
-  const bool was_posted = state_of(before) != GS_STATE_NOT_READY;
-  const bool inserted = subgroupBallotBitCount(subgroupBallot(was_posted)) == 0;
+// Look-back lanes: counts a fallback (statistics) and, where it `inserted` into a tile nobody
+// had posted, sets the starvation mark.
+void note_fallback(bool inserted) {
   if (STATISTICS) {
     ++fallback_count;
     if (inserted) ++insertion_count;
@@ -123,6 +117,17 @@ bool insert_fallback(inout uint cursor, inout TILE_VALUE prefix, TILE_VALUE redu
     starved = true;
     if (sg_lane() == 0) mark_starved();
   }
+}
+
+// Look-back lanes: offers the fallback's `reduction` of `cursor` and continues from what
+// was there. Returns true when the prefix is complete. `final`: the reduction is the tile's
+// inclusive value (tile 0, or in a batched scan a tile that holds a row start).
+bool insert_fallback(inout uint cursor, inout TILE_VALUE prefix, TILE_VALUE reduction,
+                     bool final) {
+  const TILE_WORD before =
+      post_tile(cursor, final ? GS_STATE_INCLUSIVE : GS_STATE_READY, reduction);
+  const bool was_posted = state_of(before) != GS_STATE_NOT_READY;
+  note_fallback(subgroupBallotBitCount(subgroupBallot(was_posted)) == 0);
   const uint state = subgroupBroadcast(tile_state(before), 0);
   const TILE_VALUE value = subgroupBroadcast(tile_value(before), 0);
   if (state == GS_STATE_INCLUSIVE) {

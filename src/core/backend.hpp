@@ -61,6 +61,9 @@ class CompactorImpl {
   // run-length encoding's lengths.
   virtual RunResult run(const BufferImpl& in, BufferImpl& out, BufferImpl& count, std::size_t n,
                         Value constant, const BufferImpl* aux) = 0;
+  // Whether run() takes `out` == `in` for select and unique (docs/protocol.md, "In-place
+  // compaction").
+  virtual bool compacts_in_place() const { return false; }
 };
 
 class DeviceImpl {

@@ -122,20 +122,20 @@ RunResult Compactor::checked_run(const Buffer& in, Buffer& out, Buffer& count, s
   if ((spec_.compaction == Compaction::select_flagged) != (flags != nullptr)) {
     throw UsageError(flags ? name + " takes no flags" : "select-flagged needs a flags buffer");
   }
-  // Every buffer a run writes must be a buffer of its own. In place is refused: with the
-  // kernels' protocol a fallback may publish a tile's count before its owner has read its
-  // input; docs/protocol.md, "In-place compaction", has a protocol Spin checks, which no
-  // kernel runs yet.
-  const std::vector<const Buffer*> read{&in, flags};
+  // Every buffer a run writes must be a buffer of its own, except that select and unique may
+  // write their output over their input (docs/protocol.md, "In-place compaction": a protocol
+  // in which no scatter overtakes a read of the input, which the Vulkan kernels run).
+  const bool in_place = in.impl() == out.impl() && n > 0;
+  if (in_place) check_in_place(name, second != nullptr);
+  const std::vector<const Buffer*> read{in_place ? nullptr : &in, flags};
   const std::vector<const Buffer*> written{&out, second, &count};
   for (std::size_t w = 0; w < written.size(); ++w) {
     if (!written[w]) continue;
     for (const Buffer* r : read) {
       if (r && r->impl() == written[w]->impl() && (n > 0 || written[w] == &count)) {
         throw UsageError(written[w] == &count ? "the count needs a buffer of its own"
-                                              : "an output is an input buffer: in-place "
-                                                "compaction is not supported yet "
-                                                "(docs/protocol.md, \"In-place compaction\")");
+                                              : "an output is an input buffer: only select's and "
+                                                "unique's output may be their input");
       }
     }
     for (std::size_t v = w + 1; v < written.size(); ++v) {
@@ -170,6 +170,21 @@ RunResult Compactor::checked_run(const Buffer& in, Buffer& out, Buffer& count, s
   const Buffer* aux = flags ? flags : second;
   return impl_->run(*in.impl(), *out.impl(), *count.impl(), n, compare_with,
                     aux ? aux->impl().get() : nullptr);
+}
+
+void Compactor::check_in_place(const std::string& name, bool two_outputs) const {
+  if (two_outputs) {
+    throw UsageError(name +
+                     " cannot run in place (its output over its input): in-place compaction is "
+                     "for select_if, select_flagged and unique; give the outputs buffers of their "
+                     "own");
+  }
+  if (!impl_->compacts_in_place()) {
+    throw UsageError(
+        "in-place compaction (out == in) is implemented on Vulkan devices only, not "
+        "on " +
+        device_->info().name + "; give " + name + " an output buffer of its own");
+  }
 }
 
 std::vector<std::byte> detail::compact_host(Device& device, const CompactSpec& spec,

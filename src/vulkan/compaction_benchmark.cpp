@@ -58,7 +58,7 @@ testing::CompactionBenchResult VulkanDevice::benchmark_compaction(
   vulkan::upload(context_, in, input);
   std::unique_ptr<VulkanBuffer> flush;
   if (!c.hot) flush = std::make_unique<VulkanBuffer>(context_, flush_bytes(info()));
-  SpineBuffer spine(context_, compaction.spine_bytes(c.n));
+  SpineBuffer spine(context_, compaction.spine_bytes(c.n, false));
   SpineBuffer copy_spine(context_, 8);
   const CompactionBuffers buffers{in, out, aux.get(), count, spine, control};
   const CompactionBindingSet set(context_, pipelines_->set_layout(), buffers);
@@ -68,7 +68,7 @@ testing::CompactionBenchResult VulkanDevice::benchmark_compaction(
   // Untimed runs first (bench_support.hpp says why: without them, an H100 ran memcpy at
   // 1.6 TB/s in some sweeps and 2.9 TB/s in others).
   warm_up(*context_, [&](VkCommandBuffer cmd) {
-    compaction.record(cmd, buffers, set.handle(), c.n, c.constant);
+    compaction.record(cmd, buffers, set.handle(), c.n, c.constant, false);
     to_everything(*context_, cmd);
     copy.record(cmd, copy_buffers, copy_set.handle(), c.n, Value{c.spec.dtype, 0});
     to_everything(*context_, cmd);
@@ -102,7 +102,7 @@ testing::CompactionBenchResult VulkanDevice::benchmark_compaction(
         // record() zeroes the count and the control words it needs before its dispatch,
         // inside the timed bracket: two small fills, as a caller's run has them.
         timestamps.begin(cmd, slot);
-        compaction.record(cmd, buffers, set.handle(), c.n, c.constant);
+        compaction.record(cmd, buffers, set.handle(), c.n, c.constant, false);
         timestamps.end(cmd, slot);
         to_everything(*context_, cmd);
         const VkBufferCopy count_copy{0, r * per_run, 8};

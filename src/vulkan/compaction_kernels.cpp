@@ -129,7 +129,12 @@ CompactionKernels::CompactionKernels(std::shared_ptr<const Context> context,
                                        ? static_cast<std::uint32_t>(size_of(spec.flags_dtype) / 4)
                                        : 1u;
   spec_[GS_SPEC_COMPACTION] = GS_COMPACTION_SPEC(operation_code(spec.compaction),
-                                                 predicate_code(spec.predicate), flag_words);
+                                                 predicate_code(spec.predicate), flag_words, 0u);
+  // In place is a pipeline of its own, built at the first in-place run, so that runs out of
+  // place pay nothing for its claims and fences.
+  in_place_spec_ = spec_;
+  in_place_spec_[GS_SPEC_COMPACTION] = GS_COMPACTION_SPEC(
+      operation_code(spec.compaction), predicate_code(spec.predicate), flag_words, 1u);
   // The workgroup stages its tile's kept elements in shared memory (compaction.glsl); run-length
   // encoding their positions, 32-bit, and each subgroup's last head.
   const bool rle = spec.compaction == Compaction::run_length_encode;
@@ -154,12 +159,17 @@ std::size_t CompactionKernels::max_elements() const {
   return std::min(by_binding, by_index);
 }
 
-std::size_t CompactionKernels::spine_bytes(std::size_t n) const {
-  return ceil_div(n, shape_.elements()) * spine_bytes_per_tile;
+std::size_t CompactionKernels::spine_bytes(std::size_t n, bool in_place) const {
+  const std::size_t tiles = ceil_div(n, shape_.elements());
+  // In place, a 32-bit claim word a tile after the tile-state words (in_place.glsl), rounded
+  // up to the 64-bit words the packed state clears in.
+  const std::size_t claims = in_place ? (tiles * 4 + 7) / 8 * 8 : 0;
+  return tiles * spine_bytes_per_tile + claims;
 }
 
 void CompactionKernels::record(VkCommandBuffer cmd, const CompactionBuffers& buffers,
-                               VkDescriptorSet set, std::size_t n, Value constant) const {
+                               VkDescriptorSet set, std::size_t n, Value constant,
+                               bool in_place) const {
   const VolkDeviceTable& vk = context_->vk();
   PushConstants push{};
   push.n = static_cast<std::uint32_t>(n);
@@ -169,7 +179,7 @@ void CompactionKernels::record(VkCommandBuffer cmd, const CompactionBuffers& buf
   push.init_hi = static_cast<std::uint32_t>(constant.bits >> 32);
   // The run's half of the spine was zeroed by the run before it; this one zeroes the other
   // half for the run after it (docs/protocol.md, "Reset between runs").
-  const SpineBuffer::Turn turn = buffers.spine.take(spine_bytes(n));
+  const SpineBuffer::Turn turn = buffers.spine.take(spine_bytes(n, in_place));
   push.spine_base = static_cast<std::uint32_t>(turn.base / spine_word_bytes_);
   push.clear_base = static_cast<std::uint32_t>(turn.clear_base / spine_word_bytes_);
   push.clear_count = static_cast<std::uint32_t>(turn.clear_bytes / spine_word_bytes_);
@@ -185,7 +195,8 @@ void CompactionKernels::record(VkCommandBuffer cmd, const CompactionBuffers& buf
   const std::uint32_t width = std::min(push.tile_count, max_x);
   const std::uint32_t height = ceil_div(push.tile_count, width);
   push.grid_width = width;
-  vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines_->get(shader_, spec_));
+  vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
+                       pipelines_->get(shader_, in_place ? in_place_spec_ : spec_));
   vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines_->layout(), 0, 1, &set,
                              0, nullptr);
   vk.vkCmdPushConstants(cmd, pipelines_->layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push),

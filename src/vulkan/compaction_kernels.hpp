@@ -45,13 +45,14 @@ class CompactionKernels {
 
   // The most elements one run may take on this device.
   std::size_t max_elements() const;
-  // Bytes of one spine half that a run on n elements uses.
-  std::size_t spine_bytes(std::size_t n) const;
+  // Bytes of one spine half that a run on n elements uses (in place: with the claim words).
+  std::size_t spine_bytes(std::size_t n, bool in_place) const;
   // Records one run on n >= 1 elements: zeroes the count (and the control words where the
   // kernel uses them), takes the spine's next half, dispatches. Inputs must be visible to
-  // compute; the outputs are written by compute.
+  // compute; the outputs are written by compute. `in_place`: buffers.out is buffers.in, and
+  // the in-place kernel runs (docs/protocol.md, "In-place compaction").
   void record(VkCommandBuffer cmd, const CompactionBuffers& buffers, VkDescriptorSet set,
-              std::size_t n, Value constant) const;
+              std::size_t n, Value constant, bool in_place) const;
   const TileShape& shape() const { return shape_; }
   bool counts_statistics() const { return statistics_; }
 
@@ -62,6 +63,7 @@ class CompactionKernels {
   std::uint32_t blocking_mask_;
   std::string shader_;
   SpecConstants spec_{};
+  SpecConstants in_place_spec_{};  // spec_ for the in-place kernel, a pipeline of its own
   std::size_t spine_word_bytes_ = sizeof(std::uint32_t);  // 8 for the packed tile state
   bool resets_control_ = false;
   bool statistics_ = false;

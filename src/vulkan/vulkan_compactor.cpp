@@ -1,5 +1,8 @@
 #include "vulkan/vulkan_compactor.hpp"
 
+#include <string>
+
+#include "gpuscan/error.hpp"
 #include "vulkan/timed_run.hpp"
 
 namespace gpuscan::vulkan {
@@ -17,7 +20,9 @@ VulkanCompactor::VulkanCompactor(std::shared_ptr<const Context> context,
 RunResult VulkanCompactor::run(const detail::BufferImpl& in, detail::BufferImpl& out,
                                detail::BufferImpl& count, std::size_t n, Value constant,
                                const detail::BufferImpl* aux) {
-  const std::size_t spine_bytes = kernels_.spine_bytes(n);
+  // Out over in (select and unique; Compactor checked it): the in-place kernel.
+  const bool in_place = &in == &out;
+  const std::size_t spine_bytes = kernels_.spine_bytes(n, in_place);
   if (!spine_ || spine_->half_bytes() < spine_bytes)
     spine_ = std::make_unique<SpineBuffer>(context_, spine_bytes);
   const CompactionBuffers buffers{dynamic_cast<const VulkanBuffer&>(in),
@@ -27,10 +32,17 @@ RunResult VulkanCompactor::run(const detail::BufferImpl& in, detail::BufferImpl&
                                   *spine_,
                                   control_};
   const CompactionBindingSet set(context_, pipelines_->set_layout(), buffers);
-  return timed_run(context_, timestamps_, control_, spec_.algorithm == Algorithm::csdl,
-                   kernels_.counts_statistics(), [&](VkCommandBuffer cmd) {
-                     kernels_.record(cmd, buffers, set.handle(), n, constant);
-                   });
+  try {
+    return timed_run(context_, timestamps_, control_, spec_.algorithm == Algorithm::csdl,
+                     kernels_.counts_statistics(), [&](VkCommandBuffer cmd) {
+                       kernels_.record(cmd, buffers, set.handle(), n, constant, in_place);
+                     });
+  } catch (const ForwardProgressError& e) {
+    // csdl gave up: its prefixes are wrong, and in place some were scattered over the input.
+    if (!in_place) throw;
+    throw ForwardProgressError(std::string(e.what()) +
+                               "; the run was in place, so the buffer no longer holds its input");
+  }
 }
 
 }  // namespace gpuscan::vulkan

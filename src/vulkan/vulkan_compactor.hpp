@@ -15,6 +15,7 @@ class VulkanCompactor : public detail::CompactorImpl {
   VulkanCompactor(std::shared_ptr<const Context> context, std::shared_ptr<PipelineCache> pipelines,
                   const CompactSpec& spec, const testing::Options& options);
   std::size_t max_elements() const override { return kernels_.max_elements(); }
+  bool compacts_in_place() const override { return true; }
   RunResult run(const detail::BufferImpl& in, detail::BufferImpl& out, detail::BufferImpl& count,
                 std::size_t n, Value constant, const detail::BufferImpl* aux) override;
 

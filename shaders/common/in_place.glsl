@@ -1,0 +1,234 @@
+// In-place compaction (docs/protocol.md, "In-place compaction"; model/compact_inplace.pml):
+// select-if, select-flagged and unique with the output over the input. Kept element k goes
+// to rank(k) <= k, so a tile's scatter lands on its own input and that of tiles before it;
+// the scan's fallback could publish a tile's count before anyone had read the tile, and a
+// successor would then scatter over that unread input. Here whoever counts a tile, owner or
+// fallback, claims it with a compare-and-swap after its loads, and only the claim's winner
+// (the tile's holder) scatters it; a count is published only from a claim word. The walk
+// never holds more than its own tile and one other: a tile that stays not ready is skipped
+// (the gap), and tiles from the newest INCLUSIVE one below the gap up to the gap are claimed
+// in order, each with its prefix known.
+//
+// Ordering (docs/protocol.md, "Ordering"): a release fence between a tile's loads and its
+// claim (and the owner's READY post), an acquire-release fence after the spine and claim
+// reads a prefix comes from, before any post or scatter that uses it. The input is read and
+// written through compaction.glsl's coherent in-place views.
+#ifndef GPUSCAN_IN_PLACE_GLSL
+#define GPUSCAN_IN_PLACE_GLSL
+
+#include "interface.h"
+#include "compaction_interface.h"
+#include "compaction.glsl"
+#include "tile_state.glsl"
+#include "run_control.glsl"
+#include "look_back.glsl"
+
+// The claim words: one 32-bit word a tile after the spine half's tile-state words (16 bytes
+// a tile in either tile state), zeroed with them between runs.
+layout(binding = GS_BINDING_SPINE_WORDS, std430) buffer ClaimWords {
+  uint claim_words[];
+};
+
+uint claim_index(uint tile) {
+#if GS_PACKED_STATE
+  const uint half_start = 2u * pc.spine_base;  // spine_base counts 64-bit words
+#else
+  const uint half_start = pc.spine_base;
+#endif
+  return half_start + 4u * pc.tile_count + tile;
+}
+
+void release_fence() {
+  memoryBarrier(gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+}
+void acquire_release_fence() {
+  memoryBarrier(gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);
+}
+// A workgroup barrier that also orders every invocation's buffer accesses before it (a
+// tile's loads, the fences of the look-back lanes) before those after it.
+void buffer_barrier() {
+  controlBarrier(gl_ScopeWorkgroup, gl_ScopeQueueFamily,
+                 gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
+}
+
+shared uint wg_claim;
+
+// All invocations, once the workgroup has loaded `tile` (unique: with the element before it)
+// and counted `count` kept elements: claims the tile. Returns 0 if this workgroup now holds
+// the tile, else the claim word, whose count is the tile's (the one just counted may come
+// from input a successor had already overwritten, and is thrown away).
+uint claim_tile(uint tile, uint count) {
+  buffer_barrier();
+  if (gl_LocalInvocationIndex == 0) {
+    release_fence();
+    wg_claim = atomicCompSwap(claim_words[claim_index(tile)], 0u, GS_CLAIMED | count,
+                              gl_ScopeQueueFamily, gl_StorageSemanticsNone, gl_SemanticsRelaxed,
+                              gl_StorageSemanticsNone, gl_SemanticsRelaxed);
+    acquire_release_fence();
+  }
+  buffer_barrier();
+  return wg_claim;
+}
+
+// All invocations: the claim word of `tile` as invocation 0 finds it (0: not claimed, or not
+// seen yet; the claim settles that). Only saves the loads of a tile already claimed.
+uint load_claim(uint tile) {
+  barrier();
+  if (gl_LocalInvocationIndex == 0) {
+    wg_claim = atomicLoad(claim_words[claim_index(tile)], gl_ScopeQueueFamily,
+                          gl_StorageSemanticsNone, gl_SemanticsRelaxed);
+    acquire_release_fence();
+  }
+  buffer_barrier();
+  return wg_claim;
+}
+
+// All invocations: writes the `kept` elements of `tile`, which this workgroup holds, from the
+// registers select_tile(tile, SLOT_FALLBACK) left them in, from position `tile_prefix` on.
+void scatter_claimed(uint tile, uint tile_prefix, uint kept) {
+  if (kept_in_place(tile, tile_prefix, kept)) return;
+  const uint s = sg_id();
+  const uint block = s == 0 ? 0u : wg_kept[SLOT_FALLBACK * SUBGROUPS + s - 1];
+  for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+    uint at = tile_prefix + block + owned_offsets[k];
+    for (uint c = 0; c < VECTOR_ELEMENTS; ++c) {
+      if ((owned_masks[k] & (1u << c)) != 0) store_kept(at++, owned_vectors[k][c]);
+    }
+  }
+}
+
+// Look-back lanes, past the gap: the newest INCLUSIVE tile below `gap`, read without
+// waiting. Returns the tile after it, and in `base` its inclusive value; tile 0 and the
+// identity if there is none.
+uint newest_inclusive_below(uint gap, out uint64_t base) {
+  base = tile_identity();
+  uint cursor = gap;  // the tiles below it are still to read
+  while (cursor > 0) {
+    const TILE_WORD word = read_window(cursor - 1, 0);
+    if (STATISTICS) ++step_count;
+    const uint state = tile_state(word);
+    const uint64_t value = tile_value(word);
+    const uint inclusive = first_slot_in(state, GS_STATE_INCLUSIVE);
+    if (inclusive < WINDOW) {
+      base = reduce_window(value, inclusive, inclusive + 1);
+      return cursor - inclusive;
+    }
+    cursor = cursor > WINDOW ? cursor - WINDOW : 0;
+  }
+  return 0;
+}
+
+shared uint wg_step_state;
+shared uint64_t wg_step_value;
+
+// All invocations: the up-walk over tiles [from, gap], from `prefix`, the kept elements
+// before tile `from`. A READY or INCLUSIVE tile is taken as read; any other is claimed (its
+// count taken from the claim word if someone holds it), scattered at its prefix if the claim
+// was won, and posted INCLUSIVE either way. Returns the kept elements up to and with `gap`.
+uint64_t walk_up(uint from, uint gap, uint64_t prefix) {
+  for (uint u = from; u <= gap; ++u) {
+    barrier();
+    if (is_lookback_lane()) {
+      const TILE_WORD word = read_window(u, 0);  // slot 0: tile u
+      if (STATISTICS) ++step_count;
+      const uint state = tile_state(word);
+      const uint64_t value = tile_value(word);
+      acquire_release_fence();
+      if (sg_lane() == 0) {
+        wg_step_state = state;
+        wg_step_value = value;
+      }
+    }
+    buffer_barrier();
+    const uint state = wg_step_state;
+    if (state == GS_STATE_INCLUSIVE) {
+      prefix = wg_step_value;
+      continue;
+    }
+    if (state == GS_STATE_READY) {
+      prefix += wg_step_value;
+      continue;
+    }
+    uint claim = load_claim(u);
+    bool won = false;
+    if (claim == 0) {
+      const uint kept = select_tile(u, SLOT_FALLBACK);
+      claim = claim_tile(u, kept);
+      won = claim == 0;
+      if (won) {
+        scatter_claimed(u, uint(prefix), kept);
+        claim = GS_CLAIMED | kept;
+      }
+    }
+    const uint64_t count = uint64_t(claim & ~GS_CLAIMED);
+    if (is_lookback_lane()) {
+      acquire_release_fence();
+      post_tile(u, GS_STATE_INCLUSIVE, prefix + count);
+      note_fallback(won);  // a won claim is a fallback's insertion
+    }
+    prefix += count;
+  }
+  return prefix;
+}
+
+shared uint wg_gap;
+shared uint wg_from;
+shared uint64_t wg_above_gap;  // without a gap: the whole prefix
+shared uint64_t wg_below_from;
+
+// The kernel for a tile in place: select_tile and stage_kept as out of place, then the
+// claim, the walk, and the scatter of the staged elements.
+void compact_in_place(uint tile) {
+  // Simulated blocking in place: a blocked owner abandons its tile before reading it (the
+  // last tile is never blocked), so its successors' fallbacks must claim and scatter it.
+  if (FALLBACK && tile != pc.tile_count - 1 && is_blocked(tile)) return;
+  TILE_WORD early = TILE_WORD(GS_STATE_NOT_READY);
+  if (is_lookback_lane() && tile != 0) early = read_window(tile - 1, 0);
+  const uint64_t kept = uint64_t(select_tile(tile, SLOT_OWN));
+  stage_kept(tile);
+  // Claimed already: a fallback holds the tile and scatters it, and this workgroup's loads
+  // may have seen it overwritten.
+  if (claim_tile(tile, uint(kept)) != 0) return;
+
+  if (is_lookback_lane()) {
+    release_fence();  // claim_tile's barrier put every invocation's loads before this
+    uint cursor = tile - 1;
+    uint64_t prefix = tile_identity();
+    bool done = tile == 0;
+    uint from = 0;
+    uint64_t below_from = tile_identity();
+    if (done) {
+      post_tile(tile, GS_STATE_INCLUSIVE, kept);
+    } else {
+      post_tile(tile, GS_STATE_READY, kept);
+      uint early_end;
+      uint64_t early_value;
+      note_early_window(tile, early, early_end, early_value);
+      if (STATISTICS) ++step_count;
+      done = look_back(tile, cursor, prefix, early_end, early_value);
+      // Not done: tile `cursor` stayed not ready for the walk's patience. It is the gap,
+      // skipped, not fallen back on: `prefix` holds the READY tiles above it.
+      if (!done) from = newest_inclusive_below(cursor, below_from);
+    }
+    acquire_release_fence();
+    if (sg_lane() == 0) {
+      wg_gap = done ? NO_TILE : cursor;
+      wg_from = from;
+      wg_above_gap = prefix;
+      wg_below_from = below_from;
+    }
+  }
+  buffer_barrier();
+  uint64_t before = wg_above_gap;
+  if (wg_gap != NO_TILE) before += walk_up(wg_from, wg_gap, wg_below_from);
+  if (is_lookback_lane()) {
+    acquire_release_fence();
+    if (tile != 0) post_tile(tile, GS_STATE_INCLUSIVE, before + kept);
+  }
+  if (STATISTICS && is_lookback_lane() && sg_lane() == 0) add_statistics();
+  buffer_barrier();
+  add_run_count(tile, before, kept);
+  write_staged(tile, uint(before), uint(kept));
+}
+
+#endif
