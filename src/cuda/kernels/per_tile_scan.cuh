@@ -111,12 +111,11 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
                         !tile_holds_row_start<T, VPT, kSegments>(pos, segments, tile, scan.n);
   T aggregate;
   if constexpr (kRows) {
+    // Floats: the owner's reduction-order aggregate goes through the fallbacks' set, which
+    // no fallback writes before the barrier after the look-back's first round.
     if (row_free) {
-      // A fallback on it recomputes the plain total (load_and_reduce), bit for bit.
-      aggregate = tile_local_scan<M, VPT, true>(loaded, shared.partials, kOwnSet, rows);
+      aggregate = row_free_tile_scan<M, VPT>(loaded, shared.partials, kOwnSet, kReductionSet, rows);
     } else {
-      // Floats: the owner's reduction-order aggregate goes through the fallbacks' set, which
-      // no fallback writes before the barrier after the look-back's first round.
       aggregate = row_tile_local_scan<M, VPT, true, kSegments>(
           loaded, shared.partials, row_flags, kOwnSet, kReductionSet, rows, pos, &segments, scan.n,
           tile, row_init, starts);
@@ -164,15 +163,9 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
       T reduction;
       bool target_starts = false;
       if constexpr (kRows) {
-        // What the target's owner posts: a row-free tile's plain total, any other's total
-        // from its last row start in reduction order.
+        reduction = load_and_reduce_rows<M, VPT, kSegments>(
+            in, scan.n, target, shared.partials, kReductionSet, pos, &segments, row_init);
         target_starts = tile_holds_row_start<T, VPT, kSegments>(pos, segments, target, scan.n);
-        if (scan.kind != Kind::reduce && !target_starts) {
-          reduction = load_and_reduce<M, VPT>(in, scan.n, target, shared.partials, kReductionSet);
-        } else {
-          reduction = load_and_reduce_rows<M, VPT, kSegments>(
-              in, scan.n, target, shared.partials, kReductionSet, pos, &segments, row_init);
-        }
       } else {
         reduction = load_and_reduce<M, VPT>(in, scan.n, target, shared.partials, kReductionSet);
       }

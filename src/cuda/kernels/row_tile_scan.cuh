@@ -245,6 +245,30 @@ __device__ __forceinline__ typename M::T row_tile_local_scan(
   return block_total<M, Team>(partials, kReductionOrder ? reduction_set : set);
 }
 
+// Scans a tile of a batched scan that holds no row start as a plain tile (tile_scan.cuh):
+// nothing in it is segmented, so the segmented machinery is paid only where a row starts.
+// Its aggregate is the one load_and_reduce_rows gets: for integers the plain scan's total,
+// for floats the reduction-order total, in set `reduction_set` (two barriers more).
+template <class M, int VPT, class Team = WholeBlock, int kSets>
+__device__ __forceinline__ typename M::T row_free_tile_scan(
+    Vector<typename M::T> (&loaded)[VPT], BlockPartials<typename M::T, kSets>& partials, int set,
+    int reduction_set, Vector<typename M::T> (&rows)[VPT]) {
+  using T = typename M::T;
+  if constexpr (std::is_integral_v<T>) {
+    return tile_local_scan<M, VPT, true, Team>(loaded, partials, set, rows);
+  } else {
+    T total = M::identity();
+#pragma unroll
+    for (int k = 0; k < VPT; ++k) {
+#pragma unroll
+      for (int e = 0; e < Vector<T>::size; ++e) total = M::combine(total, loaded[k].x[e]);
+    }
+    block_scan_totals<M, Team>(partials, reduction_set, warp_last(warp_inclusive_scan<M>(total)));
+    tile_local_scan<M, VPT, true, Team>(loaded, partials, set, rows);
+    return block_total<M, Team>(partials, reduction_set);
+  }
+}
+
 // Loads `tile` and reduces it to the aggregate its owner's row_tile_local_scan posts: the
 // elements from the tile's last row start on (or all of them), in reduction order.
 template <class M, int VPT, bool kSegments = false, class Team = WholeBlock, int kSets>
