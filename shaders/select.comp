@@ -88,9 +88,10 @@ void main() {
     const uvec2 words = unpackUint2x32(total);
     count_words[0] = words.x;
     count_words[1] = words.y;
+    if (pc.lead_lo != 0u) write_chunk_carry(tile, before, uint(count_of(kept)), total);
   }
-  // The loop's barriers made the staged elements visible. Within one run the counts stay
-  // below 2^32 (n does).
+  // The loop's barriers made the staged elements visible. The counts stay below 2^32: the
+  // outputs fit one binding (CompactionKernels::max_total_elements).
   if (RLE) {
     write_runs(tile, before, uint(count_of(kept)));
   } else {

@@ -67,16 +67,29 @@ BindingSet::Buffers compaction_bindings(const CompactionBuffers& buffers) {
   bound[GS_COMPACT_BINDING_AUX] = buffers.aux ? buffers.aux : &buffers.in;
   bound[GS_BINDING_SPINE_WORDS] = &buffers.spine.buffer();
   bound[GS_COMPACT_BINDING_COUNT] = &buffers.count;
-  bound[GS_BINDING_CONTROL] = bound[GS_BINDING_SEGMENT_STARTS] = &buffers.control;
+  bound[GS_BINDING_CONTROL] = &buffers.control;
+  bound[GS_COMPACT_BINDING_CARRY] = &buffers.carry;
   return bound;
+}
+
+// The byte offsets of a chunk's input (and flags) bindings.
+BindingSet::Offsets compaction_offsets(const CompactionBuffers& buffers, std::size_t element,
+                                       std::size_t flag_bytes) {
+  BindingSet::Offsets offsets{};
+  offsets[GS_COMPACT_BINDING_INPUT_VECTORS] = offsets[GS_COMPACT_BINDING_INPUT_SCALARS] =
+      buffers.in_offset * element;
+  if (buffers.aux_is_input) offsets[GS_COMPACT_BINDING_AUX] = buffers.in_offset * flag_bytes;
+  return offsets;
 }
 
 }  // namespace
 
 CompactionBindingSet::CompactionBindingSet(std::shared_ptr<const Context> context,
                                            VkDescriptorSetLayout layout,
-                                           const CompactionBuffers& buffers)
-    : BindingSet(std::move(context), layout, compaction_bindings(buffers)) {}
+                                           const CompactionBuffers& buffers, std::size_t element,
+                                           std::size_t flag_bytes)
+    : BindingSet(std::move(context), layout, compaction_bindings(buffers),
+                 compaction_offsets(buffers, element, flag_bytes)) {}
 
 CompactionKernels::CompactionKernels(std::shared_ptr<const Context> context,
                                      std::shared_ptr<PipelineCache> pipelines,
@@ -154,14 +167,35 @@ std::size_t CompactionKernels::max_elements() const {
   return std::min(by_binding, by_index);
 }
 
+std::size_t CompactionKernels::max_total_elements() const {
+  // The scatter addresses the outputs through one binding each, with 32-bit indices
+  // (DESIGN 3e; beyond it would take buffer device addresses).
+  const std::size_t element = GS_VECTOR_BYTES / shape_.vector_elements;
+  const std::size_t by_binding = (context_->info().max_binding_bytes & ~std::size_t{31}) / element;
+  return std::min(by_binding, (std::size_t{1} << 32) - 1);
+}
+
 std::size_t CompactionKernels::spine_bytes(std::size_t n) const {
   return ceil_div(n, shape_.elements()) * spine_bytes_per_tile;
 }
 
 void CompactionKernels::record(VkCommandBuffer cmd, const CompactionBuffers& buffers,
-                               VkDescriptorSet set, std::size_t n, Value constant) const {
+                               VkDescriptorSet set, std::size_t n, Value constant,
+                               const CompactionChunk& chunk) const {
   const VolkDeviceTable& vk = context_->vk();
+  if (chunk.index > 0) {
+    // The chunk before: its outputs, count, carry and control words are written.
+    context_->barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                      VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
+                      VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT |
+                          VK_ACCESS_2_TRANSFER_WRITE_BIT);
+  }
   PushConstants push{};
+  // compaction_interface.h: the chunk in the row fields.
+  push.row_length = static_cast<std::uint32_t>(chunk.first);
+  push.row_phase = chunk.index;
+  push.lead_lo = chunk.more ? 1u : 0u;
   push.n = static_cast<std::uint32_t>(n);
   push.tile_count = ceil_div(n, shape_.elements());
   push.blocking_mask = blocking_mask_;
@@ -173,10 +207,15 @@ void CompactionKernels::record(VkCommandBuffer cmd, const CompactionBuffers& buf
   push.spine_base = static_cast<std::uint32_t>(turn.base / spine_word_bytes_);
   push.clear_base = static_cast<std::uint32_t>(turn.clear_base / spine_word_bytes_);
   push.clear_count = static_cast<std::uint32_t>(turn.clear_bytes / spine_word_bytes_);
-  // The last tile adds the run's count to what the count buffer holds.
-  vk.vkCmdFillBuffer(cmd, buffers.count.handle(), 0, 8, 0);
-  if (resets_control_ || turn.clear_bytes == 0) {
+  // The last tile adds the run's count to what the count buffer holds: zero, or the count
+  // of the chunks before.
+  if (chunk.index == 0) vk.vkCmdFillBuffer(cmd, buffers.count.handle(), 0, 8, 0);
+  if (chunk.index == 0 && (resets_control_ || turn.clear_bytes == 0)) {
     vk.vkCmdFillBuffer(cmd, buffers.control.handle(), 0, GS_CONTROL_RUN_WORDS * 4, 0);
+  } else if (chunk.index > 0 && resets_control_) {
+    // The rest add up over the chunks; the starvation mark goes by spine halves, as between
+    // runs (run_control.glsl).
+    vk.vkCmdFillBuffer(cmd, buffers.control.handle(), GS_CONTROL_TILE_COUNTER * 4, 4, 0);
   }
   context_->barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                     VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,

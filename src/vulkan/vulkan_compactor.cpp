@@ -1,5 +1,9 @@
 #include "vulkan/vulkan_compactor.hpp"
 
+#include <algorithm>
+#include <vector>
+
+#include "shaders/common/compaction_interface.h"
 #include "vulkan/timed_run.hpp"
 
 namespace gpuscan::vulkan {
@@ -12,25 +16,40 @@ VulkanCompactor::VulkanCompactor(std::shared_ptr<const Context> context,
       spec_(spec),
       kernels_(context, pipelines, spec, options),
       control_(context, ScanKernels::control_bytes),
+      carry_(context, 2 * GS_CARRY_WORDS * sizeof(std::uint32_t)),
       timestamps_(context, 1) {}
 
 RunResult VulkanCompactor::run(const detail::BufferImpl& in, detail::BufferImpl& out,
                                detail::BufferImpl& count, std::size_t n, Value constant,
-                               const detail::BufferImpl* aux) {
-  const std::size_t spine_bytes = kernels_.spine_bytes(n);
+                               const detail::BufferImpl* aux, std::size_t chunk) {
+  const std::size_t spine_bytes = kernels_.spine_bytes(std::min(n, chunk));
   if (!spine_ || spine_->half_bytes() < spine_bytes)
     spine_ = std::make_unique<SpineBuffer>(context_, spine_bytes);
-  const CompactionBuffers buffers{dynamic_cast<const VulkanBuffer&>(in),
-                                  dynamic_cast<const VulkanBuffer&>(out),
-                                  aux ? &dynamic_cast<const VulkanBuffer&>(*aux) : nullptr,
-                                  dynamic_cast<const VulkanBuffer&>(count),
-                                  *spine_,
-                                  control_};
-  const CompactionBindingSet set(context_, pipelines_->set_layout(), buffers);
-  return timed_run(context_, timestamps_, control_, spec_.algorithm == Algorithm::csdl,
-                   kernels_.counts_statistics(), [&](VkCommandBuffer cmd) {
-                     kernels_.record(cmd, buffers, set.handle(), n, constant);
-                   });
+  // One binding set a chunk (its input window), every chunk in one command buffer: the
+  // running count goes from chunk to chunk on the device (docs/protocol.md, "Compaction in
+  // chunks").
+  const bool flags = spec_.compaction == Compaction::select_flagged;
+  std::vector<CompactionBuffers> buffers;
+  std::vector<std::unique_ptr<CompactionBindingSet>> sets;
+  for (std::size_t first = 0; first < n; first += chunk) {
+    buffers.push_back(
+        {dynamic_cast<const VulkanBuffer&>(in), dynamic_cast<const VulkanBuffer&>(out),
+         aux ? &dynamic_cast<const VulkanBuffer&>(*aux) : nullptr,
+         dynamic_cast<const VulkanBuffer&>(count), *spine_, control_, carry_, first, flags});
+    sets.push_back(std::make_unique<CompactionBindingSet>(context_, pipelines_->set_layout(),
+                                                          buffers.back(), size_of(spec_.dtype),
+                                                          size_of(spec_.flags_dtype)));
+  }
+  return timed_run(
+      context_, timestamps_, control_, spec_.algorithm == Algorithm::csdl,
+      kernels_.counts_statistics(), [&](VkCommandBuffer cmd) {
+        for (std::size_t c = 0; c < buffers.size(); ++c) {
+          const std::size_t first = c * chunk;
+          const CompactionChunk where{static_cast<std::uint32_t>(c), first, first + chunk < n};
+          kernels_.record(cmd, buffers[c], sets[c]->handle(), std::min(chunk, n - first), constant,
+                          where);
+        }
+      });
 }
 
 }  // namespace gpuscan::vulkan
