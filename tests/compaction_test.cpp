@@ -8,6 +8,7 @@
 // the kept elements, the count, and that nothing past the count was written.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -623,6 +624,61 @@ TEST_P(CompactionTest, RepeatedChunkedRunsStayCorrect) {
     expect_compaction_matches(device(), {Compaction::run_length_encode, DType::u32}, o,
                               random_values(DType::u32, n, rng, 40), 0, {}, &compactor);
   }
+}
+
+// Past 2^32 elements on CUDA (opt-in, GPUSCAN_LARGE_TESTS=1: about 69 GB of device memory and
+// 30 s): select-if over 2^32 + 2^20 + 7 u32 elements in the library's own chunks, and a run of
+// more than 2^32 elements (its 64-bit length) with run-length encoding.
+TEST_P(CompactionTest, CudaPast2To32Elements) {
+  if (backend() != Backend::cuda) GTEST_SKIP() << "a CUDA test";
+  const char* large = std::getenv("GPUSCAN_LARGE_TESTS");
+  if (!large || std::string(large) != "1") GTEST_SKIP() << "set GPUSCAN_LARGE_TESTS=1";
+  const std::size_t n = (std::size_t{1} << 32) + (std::size_t{1} << 20) + 7;
+  const std::uint64_t salt = rng();
+  std::vector<std::uint32_t> x(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    x[i] = static_cast<std::uint32_t>(((i ^ salt) * 0x9E3779B97F4A7C15ull) >> 54);  // 0..1023
+  }
+  Buffer in = device().allocate(n * 4), out = device().allocate(n * 4),
+         count = device().allocate(8);
+  device().upload(in, std::as_bytes(std::span(x)));
+  Compactor select(device(), {Compaction::select_if, DType::u32, Predicate::lt});
+  select.run(in, out, count, n, Value::of(std::uint32_t{512}));
+  std::uint64_t kept = 0;
+  device().download(count, std::as_writable_bytes(std::span(&kept, 1)));
+  std::vector<std::uint32_t> result(kept);
+  device().download(out, std::as_writable_bytes(std::span(result)));
+  std::size_t j = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (x[i] >= 512) continue;
+    ASSERT_LT(j, kept) << "input index " << i;
+    ASSERT_EQ(result[j], x[i]) << "kept element " << j << " (input index " << i << ")";
+    ++j;
+  }
+  ASSERT_EQ(j, kept);
+  // Three runs: [0, m), [m, m + 1), [m + 1, n), the first longer than 2^32.
+  result = {};
+  out = device().allocate(8);
+  const std::size_t m = (std::size_t{1} << 32) + 100;
+  std::fill(x.begin(), x.end(), 7u);
+  x[m] = 8;
+  device().upload(in, std::as_bytes(std::span(x)));
+  x = {};
+  Buffer values = device().allocate(n * 4), lengths = device().allocate(n * 8);
+  Compactor rle(device(), {Compaction::run_length_encode, DType::u32});
+  rle.run_length_encode(in, values, lengths, count, n);
+  device().download(count, std::as_writable_bytes(std::span(&kept, 1)));
+  ASSERT_EQ(kept, 3u);
+  std::uint32_t v[3];
+  std::uint64_t l[3];
+  device().download(values, std::as_writable_bytes(std::span(v)));
+  device().download(lengths, std::as_writable_bytes(std::span(l)));
+  EXPECT_EQ(v[0], 7u);
+  EXPECT_EQ(v[1], 8u);
+  EXPECT_EQ(v[2], 7u);
+  EXPECT_EQ(l[0], m);
+  EXPECT_EQ(l[1], 1u);
+  EXPECT_EQ(l[2], n - m - 1);
 }
 
 TEST_P(CompactionTest, RefusesWhatItCannotDo) {

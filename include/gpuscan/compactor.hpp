@@ -88,8 +88,8 @@ class Compactor {
   // running count (and unique's and run-length encoding's last element and last run) carried
   // on the device, no host round trip between them (docs/protocol.md, "Compaction in
   // chunks"). CUDA: no limit but memory. Vulkan: the outputs must fit one storage-buffer
-  // binding (maxStorageBufferRange: 2^30 - 8 u32 on an H100), as the scatter addresses them
-  // through one.
+  // binding (maxStorageBufferRange: 2^30 - 8 u32 on an H100; half that for run-length
+  // encoding's 8-byte lengths), as the scatter addresses them through one.
   std::size_t max_elements() const;
 
  private:

@@ -146,6 +146,10 @@ CompactionKernels::CompactionKernels(std::shared_ptr<const Context> context,
   // The workgroup stages its tile's kept elements in shared memory (compaction.glsl); run-length
   // encoding their positions, 32-bit, and each subgroup's last head.
   const bool rle = spec.compaction == Compaction::run_length_encode;
+  output_element_bytes_ = rle ? 8 : size_of(spec.dtype);
+  input_element_bytes_ = spec.compaction == Compaction::select_flagged
+                             ? std::max(size_of(spec.dtype), size_of(spec.flags_dtype))
+                             : size_of(spec.dtype);
   const std::size_t subgroups = shape_.workgroup_size / shape_.subgroup_size;
   const std::size_t shared = std::size_t{shape_.elements()} * (rle ? 4 : size_of(spec.dtype)) +
                              (rle ? 4 : 2) * subgroups * 4 + 64;
@@ -160,8 +164,9 @@ CompactionKernels::CompactionKernels(std::shared_ptr<const Context> context,
 }
 
 std::size_t CompactionKernels::max_elements() const {
-  const std::size_t element = GS_VECTOR_BYTES / shape_.vector_elements;
-  const std::size_t by_binding = (context_->info().max_binding_bytes & ~std::size_t{31}) / element;
+  // The input's window and select-flagged's flags' (up to 8 bytes a flag).
+  const std::size_t by_binding =
+      (context_->info().max_binding_bytes & ~std::size_t{31}) / input_element_bytes_;
   // Element indices and counts within a run are 32-bit in the shader.
   const std::size_t by_index = (std::size_t{1} << 32) - shape_.elements();
   return std::min(by_binding, by_index);
@@ -169,9 +174,10 @@ std::size_t CompactionKernels::max_elements() const {
 
 std::size_t CompactionKernels::max_total_elements() const {
   // The scatter addresses the outputs through one binding each, with 32-bit indices
-  // (DESIGN 3e; beyond it would take buffer device addresses).
-  const std::size_t element = GS_VECTOR_BYTES / shape_.vector_elements;
-  const std::size_t by_binding = (context_->info().max_binding_bytes & ~std::size_t{31}) / element;
+  // (DESIGN 3e; beyond it would take buffer device addresses). Run-length encoding's lengths
+  // take 8 bytes an element.
+  const std::size_t by_binding =
+      (context_->info().max_binding_bytes & ~std::size_t{31}) / output_element_bytes_;
   return std::min(by_binding, (std::size_t{1} << 32) - 1);
 }
 

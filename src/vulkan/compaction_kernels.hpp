@@ -84,6 +84,10 @@ class CompactionKernels {
   std::string shader_;
   SpecConstants spec_{};
   std::size_t spine_word_bytes_ = sizeof(std::uint32_t);  // 8 for the packed tile state
+  // Bytes an element takes in the largest input binding (the input, or select-flagged's
+  // flags) and the largest output binding (the outputs, or run-length encoding's lengths).
+  std::size_t input_element_bytes_ = 0;
+  std::size_t output_element_bytes_ = 0;
   bool resets_control_ = false;
   bool statistics_ = false;
 };
