@@ -89,8 +89,8 @@ void main() {
   // whenever the last tile was partial and held more than one element; the cause is not
   // understood yet (docs/performance-new-compact.md).
   add_run_count(tile, before, kept);
-  // The loop's barriers made the staged elements visible. Within one run the counts stay
-  // below 2^32 (n does).
+  // The loop's barriers made the staged elements visible. The counts stay below 2^32: the
+  // outputs fit one binding (CompactionKernels::max_total_elements).
   if (RLE) {
     write_runs(tile, before, uint(count_of(kept)));
   } else {

@@ -2,8 +2,8 @@
 // built-in predicate, select-flagged with every integer flags type, unique, partition, run-length
 // encoding (runs shorter and far longer than a tile); every dtype, odd sizes,
 // all and none kept, one run and every element its own run, every blocking rate in both
-// tile states, statistics, csdl, logical subgroups of 4, repeated runs, the refusals, and
-// select and unique in place (Vulkan).
+// tile states, statistics, csdl, logical subgroups of 4, repeated runs, compaction in chunks,
+// the refusals, and select and unique in place (Vulkan).
 // Inputs are random (seed printed), outputs poisoned before each run and checked whole:
 // the kept elements, the count, and that nothing past the count was written.
 #include <gtest/gtest.h>
@@ -632,6 +632,136 @@ TEST_P(CompactionTest, OneCallHelpers) {
   EXPECT_EQ(runs.values, (std::vector<std::int32_t>{5, -3, 8, 0, -3, 7}));
   EXPECT_EQ(runs.lengths, (std::vector<std::uint64_t>{1, 1, 3, 1, 1, 1}));
   EXPECT_TRUE(run_length_encode(device(), std::span<const double>()).values.empty());
+}
+
+// Compaction in chunks (docs/protocol.md, "Compaction in chunks"): chunks forced small, every
+// other tile blocked, every operation; runs and duplicates across chunk boundaries, a run over
+// several whole chunks, runs ending and starting on a boundary, all and none kept, a last chunk
+// of one element, and chunks of one tile each.
+TEST_P(CompactionTest, ChunksCarryTheCountAndTheBoundary) {
+  // A whole number of tiles: lavapipe's are 4096 u32 and 2048 i64, CUDA's up to 16384 u32.
+  const std::size_t chunk = backend() == Backend::cuda ? 16384 : 8192;
+  for (DType dtype : {DType::u32, DType::i64}) {
+    for (std::size_t chunk_elements : {chunk, std::size_t{1}}) {
+      Options o = options();
+      o.chunk_elements = chunk_elements;
+      o.blocking_mask = 1;
+      const std::size_t n = chunk_elements == 1 ? 3 * 4096 + 11 : 5 * chunk + 777;
+      SCOPED_TRACE(std::string(to_string(dtype)) + ", chunks of " + std::to_string(chunk_elements) +
+                   ", n = " + std::to_string(n));
+      // Runs of 1 to 5, then marked values (outside the random ones' range) over chunk
+      // boundaries.
+      std::vector<std::byte> runs = random_values(dtype, n, rng, 3);
+      const auto mark = [&](std::size_t from, std::size_t to, double value) {
+        for (std::size_t i = from; i < std::min(to, n); ++i) set_value(dtype, runs, i, value);
+      };
+      if (chunk_elements == chunk) {
+        mark(chunk - 3, 3 * chunk + 5, 1000);      // over two whole chunks
+        mark(4 * chunk - 1, 4 * chunk + 1, 1003);  // a duplicate pair across a boundary
+        mark(4 * chunk + 10, 5 * chunk, 1001);     // ends on a boundary
+        mark(5 * chunk, 5 * chunk + 7, 1002);      // starts on one
+      } else {
+        mark(100, 3 * 4096, 1000);  // over many one-tile chunks
+      }
+      std::vector<std::byte> every(n * size_of(dtype));  // every element its own run
+      for (std::size_t i = 0; i < n; ++i) set_value(dtype, every, i, static_cast<double>(i % 7));
+      for (const auto* data : {&runs, &every}) {
+        expect_compaction_matches(device(), {Compaction::unique, dtype}, o, *data, 0);
+        expect_compaction_matches(device(), {Compaction::run_length_encode, dtype}, o, *data, 0);
+      }
+      const std::vector<std::byte> values = random_values(dtype, n, rng);
+      for (Compaction compaction : {Compaction::select_if, Compaction::partition}) {
+        SCOPED_TRACE(to_string(compaction));
+        // About half, all and none selected.
+        expect_compaction_matches(device(), {compaction, dtype, Predicate::lt}, o, values,
+                                  middle(dtype));
+        expect_compaction_matches(device(), {compaction, dtype, Predicate::le}, o, values, 500);
+        expect_compaction_matches(device(), {compaction, dtype, Predicate::gt}, o, values, 500);
+      }
+      std::vector<std::byte> flags(n * 4, std::byte{0});
+      for (std::size_t i = 0; i < n; ++i)
+        flags[i * 4] = std::byte{static_cast<unsigned char>(rng() & 1)};
+      const CompactSpec flagged{Compaction::select_flagged, dtype, Predicate::lt, DType::u32};
+      expect_compaction_matches(device(), flagged, o, values, 0, flags);
+    }
+    // A last chunk of one element, and n a whole number of chunks.
+    for (std::size_t n : {2 * chunk + 1, 3 * chunk}) {
+      Options o = options();
+      o.chunk_elements = chunk;
+      SCOPED_TRACE(std::string(to_string(dtype)) + ", n = " + std::to_string(n));
+      expect_compaction_matches(device(), {Compaction::run_length_encode, dtype}, o,
+                                random_values(dtype, n, rng, 8), 0);
+      expect_compaction_matches(device(), {Compaction::partition, dtype, Predicate::lt}, o,
+                                random_values(dtype, n, rng), middle(dtype));
+    }
+  }
+}
+
+// Repeated chunked runs on one Compactor: the carry of one run is not read by the next.
+TEST_P(CompactionTest, RepeatedChunkedRunsStayCorrect) {
+  Options o = options();
+  o.chunk_elements = 1;
+  Compactor compactor = make_compactor(device(), {Compaction::run_length_encode, DType::u32}, o);
+  for (std::size_t n : {std::size_t{5 * 4096 + 3}, std::size_t{7}, std::size_t{2 * 4096 + 1}}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    expect_compaction_matches(device(), {Compaction::run_length_encode, DType::u32}, o,
+                              random_values(DType::u32, n, rng, 40), 0, {}, &compactor);
+  }
+}
+
+// Past 2^32 elements on CUDA (opt-in, GPUSCAN_LARGE_TESTS=1: about 69 GB of device memory and
+// 30 s): select-if over 2^32 + 2^20 + 7 u32 elements in the library's own chunks, and a run of
+// more than 2^32 elements (its 64-bit length) with run-length encoding.
+TEST_P(CompactionTest, CudaPast2To32Elements) {
+  if (backend() != Backend::cuda) GTEST_SKIP() << "a CUDA test";
+  const char* large = std::getenv("GPUSCAN_LARGE_TESTS");
+  if (!large || std::string(large) != "1") GTEST_SKIP() << "set GPUSCAN_LARGE_TESTS=1";
+  const std::size_t n = (std::size_t{1} << 32) + (std::size_t{1} << 20) + 7;
+  const std::uint64_t salt = rng();
+  std::vector<std::uint32_t> x(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    x[i] = static_cast<std::uint32_t>(((i ^ salt) * 0x9E3779B97F4A7C15ull) >> 54);  // 0..1023
+  }
+  Buffer in = device().allocate(n * 4), out = device().allocate(n * 4),
+         count = device().allocate(8);
+  device().upload(in, std::as_bytes(std::span(x)));
+  Compactor select(device(), {Compaction::select_if, DType::u32, Predicate::lt});
+  select.run(in, out, count, n, Value::of(std::uint32_t{512}));
+  std::uint64_t kept = 0;
+  device().download(count, std::as_writable_bytes(std::span(&kept, 1)));
+  std::vector<std::uint32_t> result(kept);
+  device().download(out, std::as_writable_bytes(std::span(result)));
+  std::size_t j = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (x[i] >= 512) continue;
+    ASSERT_LT(j, kept) << "input index " << i;
+    ASSERT_EQ(result[j], x[i]) << "kept element " << j << " (input index " << i << ")";
+    ++j;
+  }
+  ASSERT_EQ(j, kept);
+  // Three runs: [0, m), [m, m + 1), [m + 1, n), the first longer than 2^32.
+  result = {};
+  out = device().allocate(8);
+  const std::size_t m = (std::size_t{1} << 32) + 100;
+  std::fill(x.begin(), x.end(), 7u);
+  x[m] = 8;
+  device().upload(in, std::as_bytes(std::span(x)));
+  x = {};
+  Buffer values = device().allocate(n * 4), lengths = device().allocate(n * 8);
+  Compactor rle(device(), {Compaction::run_length_encode, DType::u32});
+  rle.run_length_encode(in, values, lengths, count, n);
+  device().download(count, std::as_writable_bytes(std::span(&kept, 1)));
+  ASSERT_EQ(kept, 3u);
+  std::uint32_t v[3];
+  std::uint64_t l[3];
+  device().download(values, std::as_writable_bytes(std::span(v)));
+  device().download(lengths, std::as_writable_bytes(std::span(l)));
+  EXPECT_EQ(v[0], 7u);
+  EXPECT_EQ(v[1], 8u);
+  EXPECT_EQ(v[2], 7u);
+  EXPECT_EQ(l[0], m);
+  EXPECT_EQ(l[1], 1u);
+  EXPECT_EQ(l[2], n - m - 1);
 }
 
 TEST_P(CompactionTest, RefusesWhatItCannotDo) {

@@ -83,14 +83,18 @@ class Compactor {
 
   // Run-length encoding: the first element of each run of equal elements (as unique) to
   // `values`, the run's length as a uint64 to `lengths` (n of each fit), the number of runs
-  // to `count`. Lengths are 64-bit so that they stay exact when runs of more than 2^32
-  // elements become possible (compaction in chunks); within one call they are below 2^32.
+  // to `count`. Lengths are 64-bit: a run may be longer than 2^32 elements.
   RunResult run_length_encode(const Buffer& in, Buffer& values, Buffer& lengths, Buffer& count,
                               std::size_t n);
 
   const CompactSpec& spec() const { return spec_; }
-  // The most elements one run takes on this device; larger runs are refused (compaction in
-  // chunks is not implemented yet).
+  // The most elements one call takes on this device; larger calls are refused. Inputs longer
+  // than one kernel run takes go in chunks, one single-pass run after the other with the
+  // running count (and unique's and run-length encoding's last element and last run) carried
+  // on the device, no host round trip between them (docs/protocol.md, "Compaction in
+  // chunks"). CUDA: no limit but memory. Vulkan: the outputs must fit one storage-buffer
+  // binding (maxStorageBufferRange: 2^30 - 8 u32 on an H100; half that for run-length
+  // encoding's 8-byte lengths), as the scatter addresses them through one.
   std::size_t max_elements() const;
 
  private:
@@ -102,6 +106,7 @@ class Compactor {
   void check_in_place(const std::string& name, bool two_outputs) const;
 
   CompactSpec spec_;
+  std::size_t chunk_ = 0;  // elements per kernel run
   std::shared_ptr<detail::DeviceImpl> device_;
   std::unique_ptr<detail::CompactorImpl> impl_;
   std::unique_ptr<std::mutex> run_mutex_ = std::make_unique<std::mutex>();

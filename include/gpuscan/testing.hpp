@@ -45,7 +45,9 @@ struct Options {
   // an atomic counter. Refused for csdl (which could wait forever) and on CPU drivers.
   std::optional<bool> dispatch_order;
   TileState tile_state = TileState::automatic;
-  // Elements per run: larger scans go in chunks, each chunk's carry the next one's init.
+  // Elements per run: larger scans go in chunks, each chunk's carry the next one's init;
+  // larger compactions too, the running count carried on the device (rounded down to whole
+  // tiles, at least one).
   std::size_t chunk_elements = 0;
 };
 

@@ -87,6 +87,33 @@ void store_kept(uint i, T x) {
   }
 }
 
+// Compaction in chunks (docs/protocol.md, "Compaction in chunks"): the carry the chunk before
+// left (compaction_interface.h), read by every workgroup, and the one this chunk leaves for
+// the next, written by its last tile. A run with no chunk before it reads nothing.
+layout(binding = GS_COMPACT_BINDING_CARRY, std430) buffer ChunkCarry {
+  uint carry_words[];
+};
+uint chunk_start() { return pc.row_length; }
+bool has_carry() { return pc.row_phase != 0u; }
+uint carried_word(uint word) {
+  return carry_words[((pc.row_phase + 1u) & 1u) * GS_CARRY_WORDS + word];
+}
+uint64_t carried_value(uint word) {
+  return packUint2x32(uvec2(carried_word(word), carried_word(word + 1u)));
+}
+// The kept elements before the chunk (within one binding of the outputs: below 2^32).
+uint chunk_base() { return has_carry() ? carried_word(GS_CARRY_COUNT) : 0u; }
+T carried_last_element() {
+  return t_from_words(uvec2(carried_word(GS_CARRY_LAST_ELEMENT),
+                            carried_word(GS_CARRY_LAST_ELEMENT + 1u)));
+}
+void write_carried_value(uint word, uint64_t value) {
+  const uint at = (pc.row_phase & 1u) * GS_CARRY_WORDS + word;
+  const uvec2 words = unpackUint2x32(value);
+  carry_words[at] = words.x;
+  carry_words[at + 1u] = words.y;
+}
+
 // select-if's constant.
 T predicate_constant() { return t_from_words(uvec2(pc.init_lo, pc.init_hi)); }
 
@@ -133,7 +160,8 @@ uint keep_mask(uint v, TV x, T before) {
     } else if (OPERATION == GS_COMPACT_SELECT_FLAGGED) {
       keep = i < pc.n && is_flagged(i);
     } else {
-      keep = i == 0 || x[c] != (c == 0 ? before : x[c - 1]);
+      // A chunk's element 0 compares with the chunk before's last (select_tile's `before`).
+      keep = (i == 0 && !has_carry()) || x[c] != (c == 0 ? before : x[c - 1]);
     }
     if (keep && i < pc.n) mask |= 1u << c;
   }
@@ -216,6 +244,8 @@ uint select_tile(uint tile, uint slot) {
       const uint v = tile_vector_index(tile, k);
       if (sg_lane() == 0 && v != 0 && VECTOR_ELEMENTS * v <= pc.n) {
         before = input_scalar(VECTOR_ELEMENTS * v - 1);
+      } else if (sg_lane() == 0 && v == 0 && has_carry()) {
+        before = carried_last_element();
       }
     }
     masks[k] = keep_mask(tile_vector_index(tile, k), loaded[k], before);
@@ -309,11 +339,12 @@ bool kept_in_place(uint tile, uint tile_prefix, uint kept) {
 }
 
 // Writes the `kept` staged elements from position `tile_prefix` (kept elements before the
-// tile) on.
+// tile in its chunk) on, after the chunks before.
 // Partition: the rejected ones after them go to the rejected output, from position
 // (rejected elements before the tile) on.
 void write_staged(uint tile, uint tile_prefix, uint kept) {
   if (IN_PLACE && kept_in_place(tile, tile_prefix, kept)) return;
+  tile_prefix += chunk_base();
   for (uint i = gl_LocalInvocationIndex; i < kept; i += WORKGROUP_SIZE) {
     store_kept(tile_prefix + i, wg_stage[i]);
   }
@@ -321,14 +352,65 @@ void write_staged(uint tile, uint tile_prefix, uint kept) {
   const uint tile_start = tile * TILE_ELEMENTS;
   const uint remaining = pc.n - tile_start;
   const uint tile_elements = remaining < TILE_ELEMENTS ? remaining : TILE_ELEMENTS;
-  const uint rejected_before = tile_start - tile_prefix;
+  const uint rejected_before = chunk_start() + tile_start - tile_prefix;
   for (uint i = kept + gl_LocalInvocationIndex; i < tile_elements; i += WORKGROUP_SIZE) {
     write_rejected(rejected_before + i - kept, wg_stage[i]);
   }
 }
 
+// Run-length encoding: the length of the run from head position `previous` (in the chunk, or
+// NO_HEAD: the chunk before's last run, which continues) to position `end` of the chunk.
+uint64_t run_length(uint previous, uint end) {
+  if (previous != NO_HEAD) return uint64_t(end - previous);
+  return uint64_t(chunk_start()) + end - carried_value(GS_CARRY_LAST_HEAD);
+}
+
+// Run-length encoding: where the chunk's last run began (0-based over all chunks), from the
+// last tile's exclusive prefix and its own heads.
+uint64_t last_head_after(uint tile, uint64_t prefix, uint kept) {
+  const uint last = kept > 0 ? tile * TILE_ELEMENTS + wg_head_position[kept - 1]
+                             : unpackUint2x32(prefix).y;
+  return last != NO_HEAD ? uint64_t(chunk_start()) + last : carried_value(GS_CARRY_LAST_HEAD);
+}
+
+// Run-length encoding: writes the tile's heads (the runs they start), and the length of the
+// run before each head: the distance from the head before (in this tile, or the last one
+// before the tile: `prefix`'s, or the chunk before's); the last tile also ends the last run,
+// at n (in a chunk that another follows, a length the next chunk's first head or last tile
+// writes again, longer, if the run goes on). So a run's length is written by the tile
+// holding the next run's head, or the last tile, and no tile waits on a successor.
+void write_runs(uint tile, uint64_t prefix, uint kept) {
+  const uvec2 before = unpackUint2x32(prefix);  // runs before the tile, its last head
+  const uint tile_start = tile * TILE_ELEMENTS;
+  const uint runs_before = chunk_base() + before.x;
+  // The last run's length first: on lavapipe, a write after the loop was lost (as select.comp
+  // says of the count).
+  if (tile == pc.tile_count - 1 && gl_LocalInvocationIndex == 0) {
+    const uint last = kept > 0 ? tile_start + wg_head_position[kept - 1] : before.y;
+    run_lengths[runs_before + kept - 1] = run_length(last, pc.n);
+  }
+  for (uint i = gl_LocalInvocationIndex; i < kept; i += WORKGROUP_SIZE) {
+    const uint run = runs_before + i;
+    out_scalars[run] = in_scalars[tile_start + wg_head_position[i]];
+    if (run == 0) continue;  // element 0
+    const uint previous = i == 0 ? before.y : tile_start + wg_head_position[i - 1];
+    run_lengths[run - 1] = run_length(previous, tile_start + wg_head_position[i]);
+  }
+}
+
+// The last tile of a chunk that another follows: what the next chunk needs (`total`: the
+// kept elements up to this chunk's end).
+void write_chunk_carry(uint tile, uint64_t prefix, uint kept, uint64_t total) {
+  write_carried_value(GS_CARRY_COUNT, total);
+  if (RLE) write_carried_value(GS_CARRY_LAST_HEAD, last_head_after(tile, prefix, kept));
+  if (OPERATION == GS_COMPACT_UNIQUE || RLE) {
+    write_carried_value(GS_CARRY_LAST_ELEMENT, packUint2x32(t_to_words(in_scalars[pc.n - 1u])));
+  }
+}
+
 // The last tile adds the run's count, `prefix` (its kept elements before the tile) plus its
-// `kept`, to what the count buffer holds (zero, or the count of the chunks before this run).
+// `kept`, to what the count buffer holds (zero, or the count of the chunks before this run),
+// and when a chunk follows, hands the count on through the carry.
 void add_run_count(uint tile, uint64_t prefix, uint64_t kept) {
   if (tile != pc.tile_count - 1 || gl_LocalInvocationIndex != 0) return;
   const uint64_t total =
@@ -336,29 +418,7 @@ void add_run_count(uint tile, uint64_t prefix, uint64_t kept) {
   const uvec2 words = unpackUint2x32(total);
   count_words[0] = words.x;
   count_words[1] = words.y;
-}
-
-// Run-length encoding: writes the tile's heads (the runs they start), and the length of the
-// run before each head: the distance from the head before (in this tile, or the last one
-// before the tile: `prefix`'s); the last tile also ends the last run, at n. So a run's
-// length is written by the tile holding the next run's head, or the last tile, and no tile
-// waits on a successor.
-void write_runs(uint tile, uint64_t prefix, uint kept) {
-  const uvec2 before = unpackUint2x32(prefix);  // runs before the tile, its last head
-  const uint tile_start = tile * TILE_ELEMENTS;
-  // The last run's length first: on lavapipe, a write after the loop was lost (as select.comp
-  // says of the count).
-  if (tile == pc.tile_count - 1 && gl_LocalInvocationIndex == 0) {
-    const uint last = kept > 0 ? tile_start + wg_head_position[kept - 1] : before.y;
-    run_lengths[before.x + kept - 1] = uint64_t(pc.n - last);
-  }
-  for (uint i = gl_LocalInvocationIndex; i < kept; i += WORKGROUP_SIZE) {
-    const uint run = before.x + i;
-    out_scalars[run] = in_scalars[tile_start + wg_head_position[i]];
-    if (run == 0) continue;  // element 0
-    const uint previous = i == 0 ? before.y : tile_start + wg_head_position[i - 1];
-    run_lengths[run - 1] = uint64_t(tile_start + wg_head_position[i] - previous);
-  }
+  if (pc.lead_lo != 0u) write_chunk_carry(tile, prefix, uint(count_of(kept)), total);
 }
 
 #endif

@@ -33,9 +33,17 @@
 #define GS_COMPACT_BINDING_AUX \
   3  // select-flagged: the flags; partition: the rejected; rle: the run lengths (uint64)
 #define GS_COMPACT_BINDING_COUNT 5  // the count: two 32-bit words, low first
+// Compaction in chunks (docs/protocol.md, "Compaction in chunks"): what a chunk hands the
+// next, in two slots of GS_CARRY_WORDS 32-bit words; chunk c reads slot (c - 1) & 1 and its
+// last tile writes slot c & 1. Each 64-bit value low word first.
+#define GS_COMPACT_BINDING_CARRY 7
+#define GS_CARRY_COUNT 0         // kept elements up to the chunk's end
+#define GS_CARRY_LAST_HEAD 2     // run-length encoding: where the last run began (0-based)
+#define GS_CARRY_LAST_ELEMENT 4  // the chunk's last element's bits (unique, rle)
+#define GS_CARRY_WORDS 8
 #if GS_COMPACT_BINDING_INPUT_VECTORS != GS_BINDING_INPUT_VECTORS ||                                \
     GS_COMPACT_BINDING_INPUT_SCALARS != GS_BINDING_INPUT_SCALARS || GS_BINDING_SPINE_WORDS != 4 || \
-    GS_BINDING_CONTROL != 6
+    GS_BINDING_CONTROL != 6 || GS_COMPACT_BINDING_CARRY != GS_BINDING_SEGMENT_STARTS
 #error "compaction bindings must keep the input, spine and control words where interface.h has them"
 #endif
 
@@ -45,6 +53,10 @@
 // bit 12 whether the output is the input (select and unique only: docs/protocol.md,
 // "In-place compaction"), so that only in-place runs pay for its claims and fences.
 #define GS_SPEC_COMPACTION GS_SPEC_PHASE
+// The compaction kernels take no rows: their chunk's place in the push constants' row fields.
+// row_length: the chunk's first element (a run of n elements with no chunk before it: 0);
+// row_phase: the chunk's number (0: no carry to read); lead_lo: 1 if a chunk follows (the
+// last tile then writes the carry).
 #define GS_COMPACTION_SPEC(operation, predicate, flag_words, in_place) \
   ((operation) | ((predicate) << 4) | ((flag_words) << 8) | ((in_place) << 12))
 // In place, each tile has a 32-bit claim word after the tile-state words of its spine half

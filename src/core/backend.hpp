@@ -51,16 +51,25 @@ class ScannerImpl {
                              const Rows& rows) = 0;
 };
 
+// Adds a chunk's GPU time and statistics to those of the chunks before.
+void add_up(RunResult& total, const RunResult& part);
+
 class CompactorImpl {
  public:
   virtual ~CompactorImpl() = default;
-  // The most elements one run takes.
+  // The most elements one kernel run (chunk) takes, and the multiple of elements every chunk
+  // but the last holds (a whole number of tiles, so that chunks start on aligned vectors).
   virtual std::size_t max_elements() const = 0;
-  // Compacts n >= 1 elements (checked by Compactor): the kept ones to `out`, their number
-  // to `count` (8 bytes). `aux`: select-flagged's flags, partition's rejected output,
-  // run-length encoding's lengths.
+  virtual std::size_t chunk_granule() const = 0;
+  // The most elements one call takes, in chunks (Vulkan: what one binding of the outputs holds).
+  virtual std::size_t max_total_elements() const { return SIZE_MAX; }
+  // Compacts n >= 1 elements (checked by Compactor) in chunks of `chunk` elements, one run of
+  // the single-pass kernel after the other, the running count carried on the device (DESIGN
+  // 3e, docs/protocol.md "Compaction in chunks"): the kept ones to `out`, their number to
+  // `count` (8 bytes). `aux`: select-flagged's flags, partition's rejected output, run-length
+  // encoding's lengths.
   virtual RunResult run(const BufferImpl& in, BufferImpl& out, BufferImpl& count, std::size_t n,
-                        Value constant, const BufferImpl* aux) = 0;
+                        Value constant, const BufferImpl* aux, std::size_t chunk) = 0;
   // Whether run() takes `out` == `in` for select and unique (docs/protocol.md, "In-place
   // compaction").
   virtual bool compacts_in_place() const { return false; }

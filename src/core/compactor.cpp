@@ -1,4 +1,5 @@
 // The public Compactor: argument checks shared by every backend, then the backend's run.
+#include <algorithm>
 #include <array>
 #include <string>
 #include <utility>
@@ -60,10 +61,17 @@ Compactor::Compactor(Device& device, const CompactSpec& spec, const testing::Opt
   }
   detail::check_options(spec.algorithm, options);
   impl_ = device.impl()->make_compactor(spec, options);
+  // Chunks are whole tiles (so that a chunk's input starts on an aligned vector), at most
+  // what one kernel run takes, at least one tile (a test's chunk_elements = 1: one tile).
+  const std::size_t granule = impl_->chunk_granule();
+  const std::size_t limit = options.chunk_elements
+                                ? std::min(options.chunk_elements, impl_->max_elements())
+                                : impl_->max_elements();
+  chunk_ = std::max(limit / granule, std::size_t{1}) * granule;
 }
 
 std::size_t Compactor::max_elements() const {
-  return impl_->max_elements();
+  return impl_->max_total_elements();
 }
 
 Compactor::~Compactor() = default;
@@ -162,14 +170,22 @@ RunResult Compactor::checked_run(const Buffer& in, Buffer& out, Buffer& count, s
     device_->upload(*count.impl(), std::as_bytes(std::span(&zero, 1)));
     return {};
   }
-  if (n > impl_->max_elements()) {
-    throw UsageError(std::to_string(n) + " elements are more than one compaction run takes on " +
+  if (n > impl_->max_total_elements()) {
+    throw UsageError(std::to_string(n) + " elements are more than one compaction takes on " +
+                     device_->info().name + " (at most " +
+                     std::to_string(impl_->max_total_elements()) +
+                     ": the outputs must fit one storage-buffer binding)");
+  }
+  if (in_place && n > impl_->max_elements()) {
+    // A chunk would scatter over input that the chunks after it still have to read.
+    throw UsageError(std::to_string(n) + " elements are more than one in-place run takes on " +
                      device_->info().name + " (at most " + std::to_string(impl_->max_elements()) +
-                     "); compaction in chunks is not implemented yet");
+                     "): in place does not go in chunks; give " + name +
+                     " an output buffer of its own");
   }
   const Buffer* aux = flags ? flags : second;
   return impl_->run(*in.impl(), *out.impl(), *count.impl(), n, compare_with,
-                    aux ? aux->impl().get() : nullptr);
+                    aux ? aux->impl().get() : nullptr, chunk_);
 }
 
 void Compactor::check_in_place(const std::string& name, bool two_outputs) const {

@@ -65,9 +65,7 @@ void Scanner::check_buffers(const Buffer& in, const Buffer& out, std::size_t n,
   }
 }
 
-namespace {
-
-void add_up(RunResult& total, const RunResult& part) {
+void detail::add_up(RunResult& total, const RunResult& part) {
   total.gpu_ms += part.gpu_ms;
   if (part.statistics) {
     Statistics& sum = total.statistics.emplace(total.statistics.value_or(Statistics{}));
@@ -77,8 +75,6 @@ void add_up(RunResult& total, const RunResult& part) {
     sum.insertions += part.statistics->insertions;
   }
 }
-
-}  // namespace
 
 RunResult Scanner::run(const Buffer& in, Buffer& out, std::size_t n, std::optional<Value> init) {
   const std::size_t element = size_of(spec_.dtype);
@@ -97,7 +93,7 @@ RunResult Scanner::run(const Buffer& in, Buffer& out, std::size_t n, std::option
   for (std::size_t offset = 0; offset < n; offset += chunk_) {
     const std::size_t count = std::min(chunk_, n - offset);
     const std::size_t out_offset = spec_.kind == Kind::reduce ? 0 : offset;
-    add_up(total, impl_->run(*in.impl(), offset, *out.impl(), out_offset, count, carry));
+    detail::add_up(total, impl_->run(*in.impl(), offset, *out.impl(), out_offset, count, carry));
     if (offset + count < n) carry = chunk_carry(in, out, offset, count);
   }
   return total;
@@ -124,8 +120,8 @@ RunResult Scanner::run_rows(const Buffer& in, Buffer& out, std::size_t rows, std
     const std::size_t count = std::min(chunk_, n - offset);
     const std::size_t out_offset = spec_.kind == Kind::reduce ? offset / row_length : offset;
     const detail::ScannerImpl::Rows layout{row_length, offset % row_length, carry};
-    add_up(total,
-           impl_->run_rows(*in.impl(), offset, *out.impl(), out_offset, count, start, layout));
+    detail::add_up(
+        total, impl_->run_rows(*in.impl(), offset, *out.impl(), out_offset, count, start, layout));
     if (offset + count < n) {
       carry = chunk_carry(in, out, offset, count, (offset + count - 1) / row_length);
     }
@@ -185,8 +181,8 @@ RunResult Scanner::run_segments(const Buffer& in, Buffer& out,
     const auto first_segment = static_cast<std::size_t>(first - offsets.begin());
     const std::size_t out_offset = spec_.kind == Kind::reduce ? first_segment : offset;
     const detail::ScannerImpl::Rows layout{0, 0, carry, true, starts};
-    add_up(total,
-           impl_->run_rows(*in.impl(), offset, *out.impl(), out_offset, count, start, layout));
+    detail::add_up(
+        total, impl_->run_rows(*in.impl(), offset, *out.impl(), out_offset, count, start, layout));
     if (offset + count < n) {
       // The segment of the chunk's last element: the last offset at or before it.
       const auto open = std::upper_bound(offsets.begin(), offsets.end(),

@@ -22,6 +22,13 @@ constexpr std::uint32_t kCompactBlockLimit = 512;
 // position of its last head) in either tile state.
 constexpr std::uint32_t kCompactSpineWords = 4;
 
+// Compaction in chunks (docs/protocol.md, "Compaction in chunks"): what a chunk's last tile
+// leaves for the next chunk. (The element before a chunk is read from the input itself.)
+struct ChunkCarry {
+  std::uint64_t count;      // kept elements up to the chunk's end
+  std::uint64_t last_head;  // run-length encoding: where the last run began (0-based)
+};
+
 struct CompactArgs {
   Compaction compaction = Compaction::select_if;
   Predicate predicate = Predicate::lt;
@@ -36,6 +43,13 @@ struct CompactArgs {
   std::uint32_t block_size = 256;
   std::uint32_t rows = kCompactRowsSmall;  // 16-byte vectors a thread
   std::uint64_t constant_bits = 0;         // select-if's and partition's constant
+  // A chunk of a longer input: `in` and `flags` point at its first element, the element
+  // `chunk_start` of the whole (so in[-1] is the chunk before's last); `out`, `second` and
+  // `count` are the whole compaction's. `carry_in`: the chunk before's carry (null for the
+  // first chunk); `carry_out`: where the last tile leaves this chunk's (null for the last).
+  std::uint64_t chunk_start = 0;
+  const ChunkCarry* carry_in = nullptr;
+  ChunkCarry* carry_out = nullptr;
 };
 
 // Launches the compaction of a.n >= 1 elements of T on the tile chain `chain`.

@@ -23,15 +23,16 @@ class CompactionLauncher {
   std::size_t max_elements() const;
 
   // Enqueues a run of 1 <= n <= max_elements() elements; `args` names the buffers (in, out,
-  // second, flags, count) and the constant; the launcher fills in the rest.
+  // second, flags, count), the constant and, for a chunk of a longer input, the chunk's place
+  // and carries; the launcher fills in the rest.
   void launch(CompactArgs args, void* workspace, std::size_t workspace_size,
               cudaStream_t stream) const;
 
   bool counts_statistics() const { return chain_.statistics; }
   const CompactSpec& spec() const { return spec_; }
+  std::uint32_t tile_elements() const;
 
  private:
-  std::uint32_t tile_elements() const;
   std::uint64_t tiles_for(std::uint64_t n) const;
 
   CompactSpec spec_;

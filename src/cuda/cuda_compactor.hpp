@@ -4,6 +4,7 @@
 
 #include "core/backend.hpp"
 #include "cuda/compaction_launcher.hpp"
+#include "cuda/memory.hpp"
 #include "cuda/scan_launcher.hpp"
 
 namespace gpuscan::cuda {
@@ -15,14 +16,17 @@ class CudaCompactor : public detail::CompactorImpl {
   ~CudaCompactor() override;
 
   std::size_t max_elements() const override { return launcher_.max_elements(); }
+  std::size_t chunk_granule() const override { return launcher_.tile_elements(); }
   RunResult run(const detail::BufferImpl& in, detail::BufferImpl& out, detail::BufferImpl& count,
-                std::size_t n, Value constant, const detail::BufferImpl* aux) override;
+                std::size_t n, Value constant, const detail::BufferImpl* aux,
+                std::size_t chunk) override;
 
  private:
   const DeviceInfo& device_;
   cudaStream_t stream_;
   CompactionLauncher launcher_;
   OwnedWorkspace workspace_;
+  DeviceMemory carry_;  // two ChunkCarry slots (compaction_launch.hpp)
   cudaEvent_t start_ = nullptr, end_ = nullptr;
 };
 

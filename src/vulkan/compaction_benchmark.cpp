@@ -60,8 +60,10 @@ testing::CompactionBenchResult VulkanDevice::benchmark_compaction(
   if (!c.hot) flush = std::make_unique<VulkanBuffer>(context_, flush_bytes(info()));
   SpineBuffer spine(context_, compaction.spine_bytes(c.n, false));
   SpineBuffer copy_spine(context_, 8);
-  const CompactionBuffers buffers{in, out, aux.get(), count, spine, control};
-  const CompactionBindingSet set(context_, pipelines_->set_layout(), buffers);
+  // One run, no chunks: the carry is never read or written; the control words stand in.
+  const CompactionBuffers buffers{in, out, aux.get(), count, spine, control, control};
+  const CompactionBindingSet set(context_, pipelines_->set_layout(), buffers, element,
+                                 size_of(c.spec.flags_dtype));
   const ScanBuffers copy_buffers{in, out, copy_spine, control};
   const BindingSet copy_set(context_, pipelines_->set_layout(), copy_buffers);
 

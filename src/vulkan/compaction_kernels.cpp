@@ -67,16 +67,29 @@ BindingSet::Buffers compaction_bindings(const CompactionBuffers& buffers) {
   bound[GS_COMPACT_BINDING_AUX] = buffers.aux ? buffers.aux : &buffers.in;
   bound[GS_BINDING_SPINE_WORDS] = &buffers.spine.buffer();
   bound[GS_COMPACT_BINDING_COUNT] = &buffers.count;
-  bound[GS_BINDING_CONTROL] = bound[GS_BINDING_SEGMENT_STARTS] = &buffers.control;
+  bound[GS_BINDING_CONTROL] = &buffers.control;
+  bound[GS_COMPACT_BINDING_CARRY] = &buffers.carry;
   return bound;
+}
+
+// The byte offsets of a chunk's input (and flags) bindings.
+BindingSet::Offsets compaction_offsets(const CompactionBuffers& buffers, std::size_t element,
+                                       std::size_t flag_bytes) {
+  BindingSet::Offsets offsets{};
+  offsets[GS_COMPACT_BINDING_INPUT_VECTORS] = offsets[GS_COMPACT_BINDING_INPUT_SCALARS] =
+      buffers.in_offset * element;
+  if (buffers.aux_is_input) offsets[GS_COMPACT_BINDING_AUX] = buffers.in_offset * flag_bytes;
+  return offsets;
 }
 
 }  // namespace
 
 CompactionBindingSet::CompactionBindingSet(std::shared_ptr<const Context> context,
                                            VkDescriptorSetLayout layout,
-                                           const CompactionBuffers& buffers)
-    : BindingSet(std::move(context), layout, compaction_bindings(buffers)) {}
+                                           const CompactionBuffers& buffers, std::size_t element,
+                                           std::size_t flag_bytes)
+    : BindingSet(std::move(context), layout, compaction_bindings(buffers),
+                 compaction_offsets(buffers, element, flag_bytes)) {}
 
 CompactionKernels::CompactionKernels(std::shared_ptr<const Context> context,
                                      std::shared_ptr<PipelineCache> pipelines,
@@ -138,6 +151,10 @@ CompactionKernels::CompactionKernels(std::shared_ptr<const Context> context,
   // The workgroup stages its tile's kept elements in shared memory (compaction.glsl); run-length
   // encoding their positions, 32-bit, and each subgroup's last head.
   const bool rle = spec.compaction == Compaction::run_length_encode;
+  output_element_bytes_ = rle ? 8 : size_of(spec.dtype);
+  input_element_bytes_ = spec.compaction == Compaction::select_flagged
+                             ? std::max(size_of(spec.dtype), size_of(spec.flags_dtype))
+                             : size_of(spec.dtype);
   const std::size_t subgroups = shape_.workgroup_size / shape_.subgroup_size;
   const std::size_t shared = std::size_t{shape_.elements()} * (rle ? 4 : size_of(spec.dtype)) +
                              (rle ? 4 : 2) * subgroups * 4 + 64;
@@ -152,11 +169,21 @@ CompactionKernels::CompactionKernels(std::shared_ptr<const Context> context,
 }
 
 std::size_t CompactionKernels::max_elements() const {
-  const std::size_t element = GS_VECTOR_BYTES / shape_.vector_elements;
-  const std::size_t by_binding = (context_->info().max_binding_bytes & ~std::size_t{31}) / element;
+  // The input's window and select-flagged's flags' (up to 8 bytes a flag).
+  const std::size_t by_binding =
+      (context_->info().max_binding_bytes & ~std::size_t{31}) / input_element_bytes_;
   // Element indices and counts within a run are 32-bit in the shader.
   const std::size_t by_index = (std::size_t{1} << 32) - shape_.elements();
   return std::min(by_binding, by_index);
+}
+
+std::size_t CompactionKernels::max_total_elements() const {
+  // The scatter addresses the outputs through one binding each, with 32-bit indices
+  // (DESIGN 3e; beyond it would take buffer device addresses). Run-length encoding's lengths
+  // take 8 bytes an element.
+  const std::size_t by_binding =
+      (context_->info().max_binding_bytes & ~std::size_t{31}) / output_element_bytes_;
+  return std::min(by_binding, (std::size_t{1} << 32) - 1);
 }
 
 std::size_t CompactionKernels::spine_bytes(std::size_t n, bool in_place) const {
@@ -168,10 +195,22 @@ std::size_t CompactionKernels::spine_bytes(std::size_t n, bool in_place) const {
 }
 
 void CompactionKernels::record(VkCommandBuffer cmd, const CompactionBuffers& buffers,
-                               VkDescriptorSet set, std::size_t n, Value constant,
-                               bool in_place) const {
+                               VkDescriptorSet set, std::size_t n, Value constant, bool in_place,
+                               const CompactionChunk& chunk) const {
   const VolkDeviceTable& vk = context_->vk();
+  if (chunk.index > 0) {
+    // The chunk before: its outputs, count, carry and control words are written.
+    context_->barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                      VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
+                      VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT |
+                          VK_ACCESS_2_TRANSFER_WRITE_BIT);
+  }
   PushConstants push{};
+  // compaction_interface.h: the chunk in the row fields.
+  push.row_length = static_cast<std::uint32_t>(chunk.first);
+  push.row_phase = chunk.index;
+  push.lead_lo = chunk.more ? 1u : 0u;
   push.n = static_cast<std::uint32_t>(n);
   push.tile_count = ceil_div(n, shape_.elements());
   push.blocking_mask = blocking_mask_;
@@ -183,10 +222,15 @@ void CompactionKernels::record(VkCommandBuffer cmd, const CompactionBuffers& buf
   push.spine_base = static_cast<std::uint32_t>(turn.base / spine_word_bytes_);
   push.clear_base = static_cast<std::uint32_t>(turn.clear_base / spine_word_bytes_);
   push.clear_count = static_cast<std::uint32_t>(turn.clear_bytes / spine_word_bytes_);
-  // The last tile adds the run's count to what the count buffer holds.
-  vk.vkCmdFillBuffer(cmd, buffers.count.handle(), 0, 8, 0);
-  if (resets_control_ || turn.clear_bytes == 0) {
+  // The last tile adds the run's count to what the count buffer holds: zero, or the count
+  // of the chunks before.
+  if (chunk.index == 0) vk.vkCmdFillBuffer(cmd, buffers.count.handle(), 0, 8, 0);
+  if (chunk.index == 0 && (resets_control_ || turn.clear_bytes == 0)) {
     vk.vkCmdFillBuffer(cmd, buffers.control.handle(), 0, GS_CONTROL_RUN_WORDS * 4, 0);
+  } else if (chunk.index > 0 && resets_control_) {
+    // The rest add up over the chunks; the starvation mark goes by spine halves, as between
+    // runs (run_control.glsl).
+    vk.vkCmdFillBuffer(cmd, buffers.control.handle(), GS_CONTROL_TILE_COUNTER * 4, 4, 0);
   }
   context_->barrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                     VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,

@@ -19,7 +19,10 @@
 namespace gpuscan::vulkan {
 
 // The buffers of one run. `aux`: select-flagged's flags, partition's rejected output,
-// run-length encoding's lengths, else null.
+// run-length encoding's lengths, else null. `carry`: what a chunk hands the next (2 *
+// GS_CARRY_WORDS words, compaction_interface.h). A chunk of a longer input sees its input
+// (and select-flagged's flags) from element `in_offset` on: a binding offset, which a whole
+// number of tiles meets; the outputs are bound whole.
 struct CompactionBuffers {
   const VulkanBuffer& in;
   const VulkanBuffer& out;
@@ -27,14 +30,28 @@ struct CompactionBuffers {
   const VulkanBuffer& count;
   SpineBuffer& spine;
   const VulkanBuffer& control;
+  const VulkanBuffer& carry;
+  std::size_t in_offset = 0;
+  bool aux_is_input = false;  // select-flagged: aux is read at the input's offset
+};
+
+// Where a run lies among the chunks of one compaction: its number (0: the first, no carry to
+// read), its first element, and whether another chunk follows (its last tile then writes
+// the carry).
+struct CompactionChunk {
+  std::uint32_t index = 0;
+  std::size_t first = 0;
+  bool more = false;
 };
 
 // One descriptor set over a CompactionBuffers (bindings of
 // shaders/common/compaction_interface.h), in a pool of its own.
 class CompactionBindingSet : public BindingSet {
  public:
+  // `element`, `flag_bytes`: bytes of an input element and of a flag, for the offsets.
   CompactionBindingSet(std::shared_ptr<const Context> context, VkDescriptorSetLayout layout,
-                       const CompactionBuffers& buffers);
+                       const CompactionBuffers& buffers, std::size_t element,
+                       std::size_t flag_bytes);
 };
 
 class CompactionKernels {
@@ -43,16 +60,21 @@ class CompactionKernels {
                     std::shared_ptr<PipelineCache> pipelines, const CompactSpec& spec,
                     const testing::Options& options);
 
-  // The most elements one run may take on this device.
+  // The most elements one run (chunk) may take on this device, and one compaction: its
+  // outputs are bound whole, so they must fit one binding.
   std::size_t max_elements() const;
+  std::size_t max_total_elements() const;
   // Bytes of one spine half that a run on n elements uses (in place: with the claim words).
-  std::size_t spine_bytes(std::size_t n, bool in_place) const;
-  // Records one run on n >= 1 elements: zeroes the count (and the control words where the
-  // kernel uses them), takes the spine's next half, dispatches. Inputs must be visible to
-  // compute; the outputs are written by compute. `in_place`: buffers.out is buffers.in, and
-  // the in-place kernel runs (docs/protocol.md, "In-place compaction").
+  std::size_t spine_bytes(std::size_t n, bool in_place = false) const;
+  // Records one run on n >= 1 elements, chunk `chunk` of a compaction: the first zeroes the
+  // count, and each the control words where the kernel uses them (a later chunk only the
+  // tile counter, so that statistics add up), after a barrier on the chunk before; takes the
+  // spine's next half, dispatches. Inputs must be visible to compute; the outputs are
+  // written by compute. `in_place`: buffers.out is buffers.in, and the in-place kernel runs
+  // (docs/protocol.md, "In-place compaction"; one chunk only).
   void record(VkCommandBuffer cmd, const CompactionBuffers& buffers, VkDescriptorSet set,
-              std::size_t n, Value constant, bool in_place) const;
+              std::size_t n, Value constant, bool in_place = false,
+              const CompactionChunk& chunk = {}) const;
   const TileShape& shape() const { return shape_; }
   bool counts_statistics() const { return statistics_; }
 
@@ -65,6 +87,10 @@ class CompactionKernels {
   SpecConstants spec_{};
   SpecConstants in_place_spec_{};  // spec_ for the in-place kernel, a pipeline of its own
   std::size_t spine_word_bytes_ = sizeof(std::uint32_t);  // 8 for the packed tile state
+  // Bytes an element takes in the largest input binding (the input, or select-flagged's
+  // flags) and the largest output binding (the outputs, or run-length encoding's lengths).
+  std::size_t input_element_bytes_ = 0;
+  std::size_t output_element_bytes_ = 0;
   bool resets_control_ = false;
   bool statistics_ = false;
 };

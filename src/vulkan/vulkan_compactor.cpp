@@ -1,8 +1,11 @@
 #include "vulkan/vulkan_compactor.hpp"
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "gpuscan/error.hpp"
+#include "shaders/common/compaction_interface.h"
 #include "vulkan/timed_run.hpp"
 
 namespace gpuscan::vulkan {
@@ -15,28 +18,45 @@ VulkanCompactor::VulkanCompactor(std::shared_ptr<const Context> context,
       spec_(spec),
       kernels_(context, pipelines, spec, options),
       control_(context, ScanKernels::control_bytes),
+      carry_(context, 2 * GS_CARRY_WORDS * sizeof(std::uint32_t)),
       timestamps_(context, 1) {}
 
 RunResult VulkanCompactor::run(const detail::BufferImpl& in, detail::BufferImpl& out,
                                detail::BufferImpl& count, std::size_t n, Value constant,
-                               const detail::BufferImpl* aux) {
-  // Out over in (select and unique; Compactor checked it): the in-place kernel.
+                               const detail::BufferImpl* aux, std::size_t chunk) {
+  // Out over in (select and unique; Compactor checked it): the in-place kernel, in one run
+  // (its claim words and the input it overwrites belong to one chunk's tiles).
   const bool in_place = &in == &out;
-  const std::size_t spine_bytes = kernels_.spine_bytes(n, in_place);
+  if (in_place) chunk = n;
+  const std::size_t spine_bytes = kernels_.spine_bytes(std::min(n, chunk), in_place);
   if (!spine_ || spine_->half_bytes() < spine_bytes)
     spine_ = std::make_unique<SpineBuffer>(context_, spine_bytes);
-  const CompactionBuffers buffers{dynamic_cast<const VulkanBuffer&>(in),
-                                  dynamic_cast<const VulkanBuffer&>(out),
-                                  aux ? &dynamic_cast<const VulkanBuffer&>(*aux) : nullptr,
-                                  dynamic_cast<const VulkanBuffer&>(count),
-                                  *spine_,
-                                  control_};
-  const CompactionBindingSet set(context_, pipelines_->set_layout(), buffers);
+  // One binding set a chunk (its input window), every chunk in one command buffer: the
+  // running count goes from chunk to chunk on the device (docs/protocol.md, "Compaction in
+  // chunks").
+  const bool flags = spec_.compaction == Compaction::select_flagged;
+  std::vector<CompactionBuffers> buffers;
+  std::vector<std::unique_ptr<CompactionBindingSet>> sets;
+  for (std::size_t first = 0; first < n; first += chunk) {
+    buffers.push_back(
+        {dynamic_cast<const VulkanBuffer&>(in), dynamic_cast<const VulkanBuffer&>(out),
+         aux ? &dynamic_cast<const VulkanBuffer&>(*aux) : nullptr,
+         dynamic_cast<const VulkanBuffer&>(count), *spine_, control_, carry_, first, flags});
+    sets.push_back(std::make_unique<CompactionBindingSet>(context_, pipelines_->set_layout(),
+                                                          buffers.back(), size_of(spec_.dtype),
+                                                          size_of(spec_.flags_dtype)));
+  }
   try {
-    return timed_run(context_, timestamps_, control_, spec_.algorithm == Algorithm::csdl,
-                     kernels_.counts_statistics(), [&](VkCommandBuffer cmd) {
-                       kernels_.record(cmd, buffers, set.handle(), n, constant, in_place);
-                     });
+    return timed_run(
+        context_, timestamps_, control_, spec_.algorithm == Algorithm::csdl,
+        kernels_.counts_statistics(), [&](VkCommandBuffer cmd) {
+          for (std::size_t c = 0; c < buffers.size(); ++c) {
+            const std::size_t first = c * chunk;
+            const CompactionChunk where{static_cast<std::uint32_t>(c), first, first + chunk < n};
+            kernels_.record(cmd, buffers[c], sets[c]->handle(), std::min(chunk, n - first),
+                            constant, in_place, where);
+          }
+        });
   } catch (const ForwardProgressError& e) {
     // csdl gave up: its prefixes are wrong, and in place some were scattered over the input.
     if (!in_place) throw;

@@ -16,8 +16,11 @@ class VulkanCompactor : public detail::CompactorImpl {
                   const CompactSpec& spec, const testing::Options& options);
   std::size_t max_elements() const override { return kernels_.max_elements(); }
   bool compacts_in_place() const override { return true; }
+  std::size_t chunk_granule() const override { return kernels_.shape().elements(); }
+  std::size_t max_total_elements() const override { return kernels_.max_total_elements(); }
   RunResult run(const detail::BufferImpl& in, detail::BufferImpl& out, detail::BufferImpl& count,
-                std::size_t n, Value constant, const detail::BufferImpl* aux) override;
+                std::size_t n, Value constant, const detail::BufferImpl* aux,
+                std::size_t chunk) override;
 
  private:
   std::shared_ptr<const Context> context_;
@@ -25,6 +28,7 @@ class VulkanCompactor : public detail::CompactorImpl {
   CompactSpec spec_;
   CompactionKernels kernels_;
   VulkanBuffer control_;
+  VulkanBuffer carry_;                  // what a chunk hands the next (compaction_interface.h)
   std::unique_ptr<SpineBuffer> spine_;  // grown to the largest n run so far
   Timestamps timestamps_;
 };

@@ -76,6 +76,18 @@ __device__ __forceinline__ std::uint64_t chain_count(std::uint64_t v) {
   return kRuns<kOp> ? v & 0xFFFFFFFFu : v;
 }
 
+// Compaction in chunks (docs/protocol.md, "Compaction in chunks"): the kept elements of the
+// chunks before, and the length of a run from chunk position `previous` (kNoHead: the chunk
+// before's last run, which goes on) to chunk position `end`.
+__device__ __forceinline__ std::uint64_t chunk_base(const CompactArgs& a) {
+  return a.carry_in ? a.carry_in->count : 0;
+}
+__device__ __forceinline__ std::uint64_t run_length(const CompactArgs& a, std::uint32_t previous,
+                                                    std::uint64_t end) {
+  if (previous != kNoHead) return end - previous;
+  return a.chunk_start + end - a.carry_in->last_head;
+}
+
 // Thread level: which elements of a vector are kept. Without branches: a switch on the
 // run-time predicate in every element's test took select-if's kernel from 64 to 122
 // registers with 8 rows (split tile state, ptxas for sm_90). NaN: every comparison false
@@ -152,13 +164,14 @@ __device__ __forceinline__ void keep_masks(const CompactArgs& a, std::uint32_t t
       if (k > 0) {  // unrolled: known at compile time
         const T row_before = __shfl_sync(kFullMask, rows[k > 0 ? k - 1 : 0].last(), kWarpSize - 1);
         if (lane_id() == 0) before = row_before;
-      } else if (lane_id() == 0 && g != 0 && g <= a.n) {
-        before = static_cast<const T*>(a.in)[g - 1];
+      } else if (lane_id() == 0 && a.chunk_start + g != 0 && g <= a.n) {
+        // A chunk's element 0: the chunk before's last, just before it in memory.
+        before = static_cast<const T*>(a.in)[static_cast<std::int64_t>(g) - 1];
       }
 #pragma unroll
       for (int e = 0; e < Vector<T>::size; ++e) {
         const T previous = e == 0 ? before : rows[k].x[e - 1];
-        if (g + e == 0 || rows[k].x[e] != previous) mask |= 1u << e;
+        if (a.chunk_start + g + e == 0 || rows[k].x[e] != previous) mask |= 1u << e;
       }
     } else {
 #pragma unroll
@@ -255,7 +268,8 @@ __device__ __forceinline__ void write_warp_staged(const CompactArgs& a, std::uin
                                                   std::uint32_t kept_here, std::uint64_t tile_value,
                                                   const T* stage, const std::uint32_t* positions) {
   T* out = static_cast<T*>(a.out);
-  const std::uint64_t before = chain_count<kOp>(prefix) + local_count(warp_before);
+  const std::uint64_t base = chunk_base(a);
+  const std::uint64_t before = base + chain_count<kOp>(prefix) + local_count(warp_before);
   if constexpr (kRuns<kOp>) {
     auto* lengths = static_cast<std::uint64_t*>(a.second);
     const auto last_head = [](std::uint64_t earlier, std::uint64_t later) {
@@ -267,11 +281,13 @@ __device__ __forceinline__ void write_warp_staged(const CompactArgs& a, std::uin
       out[run] = stage[i];
       if (run == 0) continue;  // element 0
       const std::uint32_t previous = i == 0 ? head_before : positions[i - 1];
-      lengths[run - 1] = positions[i] - previous;
+      lengths[run - 1] = run_length(a, previous, positions[i]);
     }
+    // In a chunk that another follows, the last run may go on: the next chunk writes its
+    // length again.
     if (tile == a.tile_count - 1 && threadIdx.x == 0) {
-      const std::uint64_t runs = chain_count<kOp>(prefix) + local_count(tile_value);
-      lengths[runs - 1] = a.n - last_head(prefix, tile_value);
+      const std::uint64_t runs = base + chain_count<kOp>(prefix) + local_count(tile_value);
+      lengths[runs - 1] = run_length(a, last_head(prefix, tile_value), a.n);
     }
   } else {
     for (std::uint32_t i = lane_id(); i < kept_here; i += kWarpSize) out[before + i] = stage[i];
@@ -339,10 +355,22 @@ __device__ __forceinline__ void write_tile(const CompactArgs& a, std::uint32_t t
     const std::uint64_t tile_start = std::uint64_t{tile} * tile_elements;
     const auto in_tile =
         static_cast<std::uint32_t>(min(a.n - tile_start, std::uint64_t{tile_elements}));
-    T* rejected = static_cast<T*>(a.second) + (tile_start - before);
+    T* rejected = static_cast<T*>(a.second) + (a.chunk_start + tile_start - before);
     for (std::uint32_t i = kept + threadIdx.x; i < in_tile; i += blockDim.x) {
       rejected[i - kept] = stage[i];
     }
+  }
+}
+
+// The last tile of a chunk that another follows: what the next chunk needs (`total`: the kept
+// elements up to this chunk's end; `prefix`, `tile_value`: the tile's chain values).
+template <Compaction kOp>
+__device__ __forceinline__ void write_chunk_carry(const CompactArgs& a, std::uint64_t prefix,
+                                                  std::uint64_t tile_value, std::uint64_t total) {
+  a.carry_out->count = total;
+  if constexpr (kRuns<kOp>) {
+    const std::uint64_t head = (tile_value >> 32) != kNoHead ? tile_value >> 32 : prefix >> 32;
+    a.carry_out->last_head = head != kNoHead ? a.chunk_start + head : a.carry_in->last_head;
   }
 }
 
@@ -459,7 +487,11 @@ __global__ void __launch_bounds__(kCompactBlockLimit)
   }
   if (looks_back) hand_on_turn(chain, turn.place, std::uint64_t{a.tile_count} * kCompactSpineWords);
   const std::uint64_t before = shared.prefix;
-  if (tile == a.tile_count - 1 && threadIdx.x == 0) *a.count = chain_count<kOp>(before) + kept;
+  if (tile == a.tile_count - 1 && threadIdx.x == 0) {
+    const std::uint64_t total = chunk_base(a) + chain_count<kOp>(before) + kept;
+    *a.count = total;
+    if (a.carry_out) write_chunk_carry<kOp>(a, before, aggregate, total);
+  }
   if constexpr (kWarpStaged<kOp>) {
     // Set kCompactOwnSet holds the warps' inclusive values until the kernel ends.
     const std::uint64_t warp_before = warp_prefix<L>(shared.partials, kCompactOwnSet);
@@ -469,7 +501,8 @@ __global__ void __launch_bounds__(kCompactBlockLimit)
     write_warp_staged<T, kOp, VPT>(a, tile, before, warp_before, kept_here, aggregate, warp_stage,
                                    warp_positions);
   } else {
-    write_tile<T, kOp>(a, tile, tile_elements, chain_count<kOp>(before), kept, stage);
+    write_tile<T, kOp>(a, tile, tile_elements, chunk_base(a) + chain_count<kOp>(before), kept,
+                       stage);
   }
 }
 
