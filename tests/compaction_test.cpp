@@ -880,6 +880,18 @@ TEST_P(CompactionTest, InPlaceOddSizesAllNoneOneRunAndTurns) {
     expect_in_place_matches(device(), unique, same_f64, 0);     // one run
     expect_in_place_matches(device(), unique, distinct, 0);     // every element its own run
   }
+  // In place runs as one kernel run even where chunks of one tile are forced: the kernel's
+  // test for a tile already in place is per run. One run of equal values, then distinct
+  // ones: per chunk, a later chunk's first tile would look in place and write nothing.
+  testing::Options one_tile_chunks = options();
+  one_tile_chunks.chunk_elements = 1;
+  Compactor chunked_unique =
+      make_compactor(device(), {Compaction::unique, DType::u32}, one_tile_chunks);
+  std::vector<std::byte> run_then_distinct(50001 * 4);
+  for (std::size_t i = 0; i < 50001; ++i) {
+    set_value(DType::u32, run_then_distinct, i, i < 5000 ? 7.0 : static_cast<double>(i));
+  }
+  expect_in_place_matches(device(), chunked_unique, run_then_distinct, 0);
   for (int run = 0; run < 6; ++run) {
     const std::size_t n = run % 3 == 1 ? 30011 : 3001;
     const auto in = random_values(DType::f64, n, rng, 3);

@@ -177,7 +177,7 @@ RunResult Compactor::checked_run(const Buffer& in, Buffer& out, Buffer& count, s
                      ": the outputs must fit one storage-buffer binding)");
   }
   if (in_place && n > impl_->max_elements()) {
-    // A chunk would scatter over input that the chunks after it still have to read.
+    // The in-place kernel's claim words and its test for tiles already in place are per run.
     throw UsageError(std::to_string(n) + " elements are more than one in-place run takes on " +
                      device_->info().name + " (at most " + std::to_string(impl_->max_elements()) +
                      "): in place does not go in chunks; give " + name +

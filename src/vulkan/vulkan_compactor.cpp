@@ -25,7 +25,7 @@ RunResult VulkanCompactor::run(const detail::BufferImpl& in, detail::BufferImpl&
                                detail::BufferImpl& count, std::size_t n, Value constant,
                                const detail::BufferImpl* aux, std::size_t chunk) {
   // Out over in (select and unique; Compactor checked it): the in-place kernel, in one run
-  // (its claim words and the input it overwrites belong to one chunk's tiles).
+  // (its claim words and its test for tiles already in place are per run).
   const bool in_place = &in == &out;
   if (in_place) chunk = n;
   const std::size_t spine_bytes = kernels_.spine_bytes(std::min(n, chunk), in_place);
