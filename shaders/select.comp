@@ -87,7 +87,7 @@ void main() {
   // count of the chunks before this run). Before the elements: on lavapipe, a count written
   // after partition's writes of the rejected elements was lost (read back as the fill's zero)
   // whenever the last tile was partial and held more than one element; the cause is not
-  // understood yet (docs/performance-new-compact.md).
+  // understood yet.
   add_run_count(tile, before, kept);
   // The loop's barriers made the staged elements visible. The counts stay below 2^32: the
   // outputs fit one binding (CompactionKernels::max_total_elements).
