@@ -183,9 +183,10 @@ RunResult Compactor::checked_run(const Buffer& in, Buffer& out, Buffer& count, s
                      "): in place does not go in chunks; give " + name +
                      " an output buffer of its own");
   }
+  // In place is one run, never cut (checked above to fit one).
   const Buffer* aux = flags ? flags : second;
   return impl_->run(*in.impl(), *out.impl(), *count.impl(), n, compare_with,
-                    aux ? aux->impl().get() : nullptr, chunk_);
+                    aux ? aux->impl().get() : nullptr, in_place ? n : chunk_);
 }
 
 void Compactor::check_in_place(const std::string& name, bool two_outputs) const {

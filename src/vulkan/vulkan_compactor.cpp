@@ -24,10 +24,9 @@ VulkanCompactor::VulkanCompactor(std::shared_ptr<const Context> context,
 RunResult VulkanCompactor::run(const detail::BufferImpl& in, detail::BufferImpl& out,
                                detail::BufferImpl& count, std::size_t n, Value constant,
                                const detail::BufferImpl* aux, std::size_t chunk) {
-  // Out over in (select and unique; Compactor checked it): the in-place kernel, in one run
-  // (its claim words and its test for tiles already in place are per run).
+  // Out over in (select and unique; Compactor checked it and hands it over as one chunk):
+  // the in-place kernel.
   const bool in_place = &in == &out;
-  if (in_place) chunk = n;
   const std::size_t spine_bytes = kernels_.spine_bytes(std::min(n, chunk), in_place);
   if (!spine_ || spine_->half_bytes() < spine_bytes)
     spine_ = std::make_unique<SpineBuffer>(context_, spine_bytes);
