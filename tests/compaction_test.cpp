@@ -464,37 +464,41 @@ TEST_P(CompactionTest, DesignSizes) {
   }
 }
 
-// CUDA's tile shapes (cuda/policy.cpp picks one per operation): 4 and 8 rows a thread at
-// 128, 256 and 512 threads, every operation, sizes that end inside a warp's part of the
-// stage, unblocked and with every other tile blocked.
+// CUDA's tile shapes (cuda/compaction_policy.hpp: each operation's rows, 4 or 8, and its
+// register cap) at 128, 256 and 512 threads, every operation, sizes that end inside a warp's
+// part of the stage (n counts 8 rows of 4-byte elements, so 4-row tiles see ten tiles and
+// more), unblocked and with every other tile blocked. Other row counts are refused.
 TEST_P(CompactionTest, CudaTileShapes) {
   if (backend() != Backend::cuda) GTEST_SKIP() << "CUDA's tile shapes";
-  for (int rows : {4, 8}) {
-    for (std::uint32_t threads : {128u, 256u, 512u}) {
-      for (std::uint32_t mask : {0u, 1u}) {
-        Options o = options();
-        o.vectors_per_thread = rows;
-        o.workgroup_size = threads;
-        if (mask != 0) o.blocking_mask = mask;
-        const std::size_t n = 5 * threads * rows * 4 + 3 * 128 + 37;
-        SCOPED_TRACE(std::to_string(rows) + " rows, " + std::to_string(threads) +
-                     " threads, blocking mask " + std::to_string(mask) +
-                     ", n = " + std::to_string(n));
-        expect_compaction_matches(device(), {Compaction::select_if, DType::u32, Predicate::lt}, o,
-                                  random_values(DType::u32, n, rng), 250);
-        expect_compaction_matches(device(), {Compaction::partition, DType::u64, Predicate::ge}, o,
-                                  random_values(DType::u64, n, rng), 250);
-        expect_compaction_matches(device(), {Compaction::unique, DType::f32}, o,
-                                  random_values(DType::f32, n, rng, 8), 0);
-        expect_compaction_matches(device(), {Compaction::run_length_encode, DType::u32}, o,
-                                  random_values(DType::u32, n, rng, 8), 0);
-        std::vector<std::byte> flags(n * 4, std::byte{0});
-        for (std::size_t i = 0; i < n; ++i)
-          flags[i * 4] = std::byte{static_cast<unsigned char>(rng() & 1)};
-        expect_compaction_matches(
-            device(), {Compaction::select_flagged, DType::i32, Predicate::lt, DType::u32}, o,
-            random_values(DType::i32, n, rng), 0, flags);
-      }
+  {
+    Options o = options();
+    o.vectors_per_thread = 4;  // select-if runs 8
+    EXPECT_THROW(make_compactor(device(), {Compaction::select_if, DType::u32}, o), UsageError);
+    o.vectors_per_thread = 8;  // partition runs 4
+    EXPECT_THROW(make_compactor(device(), {Compaction::partition, DType::u32}, o), UsageError);
+  }
+  for (std::uint32_t threads : {128u, 256u, 512u}) {
+    for (std::uint32_t mask : {0u, 1u}) {
+      Options o = options();
+      o.workgroup_size = threads;
+      if (mask != 0) o.blocking_mask = mask;
+      const std::size_t n = 5 * threads * 8 * 4 + 3 * 128 + 37;
+      SCOPED_TRACE(std::to_string(threads) + " threads, blocking mask " + std::to_string(mask) +
+                   ", n = " + std::to_string(n));
+      expect_compaction_matches(device(), {Compaction::select_if, DType::u32, Predicate::lt}, o,
+                                random_values(DType::u32, n, rng), 250);
+      expect_compaction_matches(device(), {Compaction::partition, DType::u64, Predicate::ge}, o,
+                                random_values(DType::u64, n, rng), 250);
+      expect_compaction_matches(device(), {Compaction::unique, DType::f32}, o,
+                                random_values(DType::f32, n, rng, 8), 0);
+      expect_compaction_matches(device(), {Compaction::run_length_encode, DType::u32}, o,
+                                random_values(DType::u32, n, rng, 8), 0);
+      std::vector<std::byte> flags(n * 4, std::byte{0});
+      for (std::size_t i = 0; i < n; ++i)
+        flags[i * 4] = std::byte{static_cast<unsigned char>(rng() & 1)};
+      expect_compaction_matches(device(),
+                                {Compaction::select_flagged, DType::i32, Predicate::lt, DType::u32},
+                                o, random_values(DType::i32, n, rng), 0, flags);
     }
   }
 }

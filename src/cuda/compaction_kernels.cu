@@ -1,7 +1,7 @@
 // The compaction kernels' launcher for one element type, GS_CUDA_DTYPE (CMake compiles this
 // file once per type, in parallel, apart from the scan's kernels.cu so that neither rebuilds
-// the other). Per type: five operations, both tile states, with and without statistics, 4 or
-// 8 rows a thread.
+// the other). Per type: five operations, both tile states, with and without statistics, each
+// operation at its policy's rows (compaction_policy.hpp).
 #include "cuda/chained_launch.cuh"
 #include "cuda/kernels/compaction.cuh"
 
@@ -51,11 +51,7 @@ void launch_with_rows(const CompactArgs& a, ChainArgs chain, cudaStream_t stream
 template <class T>
 void launch_compaction(const CompactArgs& a, ChainArgs chain, cudaStream_t stream) {
   with_compaction(a.compaction, [&](auto op) {
-    if (a.rows == kCompactRowsLarge) {
-      launch_with_rows<T, op(), kCompactRowsLarge>(a, chain, stream);
-    } else {
-      launch_with_rows<T, op(), kCompactRowsSmall>(a, chain, stream);
-    }
+    launch_with_rows<T, op(), compaction_policy(op()).rows>(a, chain, stream);
   });
   check(cudaGetLastError(), "launching the compaction");
 }

@@ -12,11 +12,8 @@
 
 namespace gpuscan::cuda {
 
-// The compaction kernels' tile: blocks of up to kCompactBlockLimit threads, each with
-// kCompactRowsSmall or kCompactRowsLarge rows of 16-byte vectors (the policy picks per
-// operation, cuda/policy.cpp).
-constexpr int kCompactRowsSmall = 4;
-constexpr int kCompactRowsLarge = 8;
+// The compaction kernels' tile: blocks of up to kCompactBlockLimit threads, each with its
+// operation's rows of 16-byte vectors (cuda/compaction_policy.hpp).
 constexpr std::uint32_t kCompactBlockLimit = 512;
 // 32-bit words of spine a tile takes: its 64-bit count (run-length encoding: count and the
 // position of its last head) in either tile state.
@@ -41,8 +38,8 @@ struct CompactArgs {
   std::uint64_t n = 0;
   std::uint32_t tile_count = 0;
   std::uint32_t block_size = 256;
-  std::uint32_t rows = kCompactRowsSmall;  // 16-byte vectors a thread
-  std::uint64_t constant_bits = 0;         // select-if's and partition's constant
+  std::uint32_t rows = 4;           // 16-byte vectors a thread: the policy's
+  std::uint64_t constant_bits = 0;  // select-if's and partition's constant
   // A chunk of a longer input: `in` and `flags` point at its first element, the element
   // `chunk_start` of the whole (so in[-1] is the chunk before's last); `out`, `second` and
   // `count` are the whole compaction's. `carry_in`: the chunk before's carry (null for the

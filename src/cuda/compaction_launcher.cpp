@@ -3,7 +3,7 @@
 #include <string>
 
 #include "core/reference.hpp"
-#include "cuda/policy.hpp"
+#include "cuda/compaction_policy.hpp"
 #include "cuda/scan_launcher.hpp"
 
 namespace gpuscan::cuda {
@@ -12,16 +12,17 @@ CompactionLauncher::CompactionLauncher(const CompactSpec& spec, const detail::Sc
                                        const testing::Options& options)
     : spec_(spec), chain_(chain_for(spec.algorithm, options, policy)) {
   check_cuda_options(options);
-  const CompactionShape shape = compaction_shape(spec.compaction);
+  const CompactionPolicy tile = compaction_policy(spec.compaction);
+  // Each operation's kernels are compiled for its policy's rows only (compaction_policy.hpp).
   const int rows = options.vectors_per_thread;
-  if (rows != 0 && rows != kCompactRowsSmall && rows != kCompactRowsLarge) {
-    throw UsageError("the CUDA compaction kernels take " + std::to_string(kCompactRowsSmall) +
-                     " or " + std::to_string(kCompactRowsLarge) +
-                     " vectors (16 bytes each) per thread, not " + std::to_string(rows));
+  if (rows != 0 && rows != tile.rows) {
+    throw UsageError("the CUDA " + std::string(to_string(spec.compaction)) + " kernels take " +
+                     std::to_string(tile.rows) + " vectors (16 bytes each) per thread, not " +
+                     std::to_string(rows));
   }
-  rows_ = rows != 0 ? static_cast<std::uint32_t>(rows) : shape.rows;
-  block_size_ = options.workgroup_size != 0 ? options.workgroup_size : shape.block_size;
-  if (options.tile_state == testing::TileState::automatic) chain_.packed = shape.packed;
+  rows_ = static_cast<std::uint32_t>(tile.rows);
+  block_size_ = options.workgroup_size != 0 ? options.workgroup_size : tile.block_size;
+  if (options.tile_state == testing::TileState::automatic) chain_.packed = tile.packed;
   if (block_size_ % 32 != 0 || block_size_ < 64 || block_size_ > kCompactBlockLimit) {
     throw UsageError("CUDA compaction blocks must be a multiple of 32 in [64, " +
                      std::to_string(kCompactBlockLimit) + "], not " + std::to_string(block_size_));

@@ -37,8 +37,8 @@ class CompactionLauncher {
 
   CompactSpec spec_;
   std::uint32_t block_size_ = kDefaultBlockSize;
-  std::uint32_t rows_ = kCompactRowsSmall;  // 16-byte vectors a thread
-  ChainArgs chain_;                         // the fixed part: spin limit, blocking, variant
+  std::uint32_t rows_ = 4;  // 16-byte vectors a thread: the policy's
+  ChainArgs chain_;         // the fixed part: spin limit, blocking, variant
 };
 
 }  // namespace gpuscan::cuda

@@ -69,33 +69,7 @@ constexpr std::array kPolicies{
                {256, 4}},
 };
 
-// Compaction's tile per operation (docs/performance.md K8-K10). H100, u32, CUB in the same
-// process: select-if, unique and run-length encoding ran fastest with 256 threads of 8 rows
-// and the split tile state (at 2^27 0.840 / 1.078 / 0.790x memcpy against 0.650 / 0.756 /
-// 0.603 with 128 threads of 4 rows; split and packed within 1% at 8 rows); partition and
-// select-flagged stage block by block (compaction.cuh, kWarpStaged) with 256 threads of 4
-// rows, the shape of their K7 results (staged warp by warp, 8 rows ran 15-20% slower than
-// 4 for them).
-struct CompactionPolicy {
-  Compaction compaction;
-  CompactionShape shape;
-};
-constexpr std::array kCompactionPolicies{
-    CompactionPolicy{Compaction::select_if, {256, 8, false}},
-    CompactionPolicy{Compaction::unique, {256, 8, false}},
-    CompactionPolicy{Compaction::run_length_encode, {256, 8, false}},
-    CompactionPolicy{Compaction::select_flagged, {256, 4, true}},
-    CompactionPolicy{Compaction::partition, {256, 4, true}},
-};
-
 }  // namespace
-
-CompactionShape compaction_shape(Compaction compaction) {
-  for (const CompactionPolicy& row : kCompactionPolicies) {
-    if (row.compaction == compaction) return row.shape;
-  }
-  return {256, 4, true};
-}
 
 const detail::ScanPolicy& policy_for(int major, int minor, DType dtype) {
   return detail::find_policy(kPolicies, "sm_" + std::to_string(major * 10 + minor), size_of(dtype),

@@ -18,6 +18,7 @@
 #include <type_traits>
 
 #include "cuda/compaction_launch.hpp"
+#include "cuda/compaction_policy.hpp"
 #include "cuda/kernels/block_scan.cuh"
 #include "cuda/kernels/look_back.cuh"
 
@@ -392,8 +393,10 @@ constexpr std::size_t compact_stage_bytes(Compaction op, std::uint32_t block_siz
   return elements * sizeof(T) + (op == Compaction::run_length_encode ? elements * 4 : 0);
 }
 
+// The registers a thread may take are the policy's: left to ptxas, they moved with small code
+// changes, and the occupancy with them (compaction_policy.hpp).
 template <class T, Compaction kOp, class S, bool kStats, int VPT>
-__global__ void __launch_bounds__(kCompactBlockLimit)
+__global__ void __launch_bounds__(kCompactBlockLimit) __maxnreg__(compaction_policy(kOp).registers)
     compact_tiles(CompactArgs a, ChainArgs chain) {
   using M = ChainMonoid<kOp>;
   using L = LocalMonoid<kOp>;

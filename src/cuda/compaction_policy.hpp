@@ -1,0 +1,48 @@
+// The CUDA compaction kernels' tuning table (DESIGN 3e): per operation, the tile (threads
+// per block, rows of 16-byte vectors a thread), the tile state where the caller leaves the
+// choice, and the registers a thread may take. compaction_kernels.cu compiles each operation
+// for its row only; the launcher takes the rest. Plain C++ (constexpr): both the kernels and
+// the host include it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "gpuscan/compactor.hpp"
+
+namespace gpuscan::cuda {
+
+struct CompactionPolicy {
+  Compaction compaction;
+  std::uint32_t block_size;  // the default; the caller may pick another multiple of 32
+  int rows;                  // 16-byte vectors a thread
+  bool packed;               // the tile state where the caller leaves the choice
+  int registers;             // __maxnreg__ of the operation's kernels (compaction.cuh)
+};
+
+// H100, u32 and u64 at 2^28, CUB and memcpy in the same process (docs/performance.md K8-K12
+// for the tiles, K15 for the registers). select-if, unique and run-length encoding run
+// fastest with 256 threads of 8 rows and the split tile state; partition and select-flagged
+// stage block by block (compaction.cuh, kWarpStaged) with 256 threads of 4 rows. Registers:
+// left to ptxas, a small code change moved unique between 64 and 81 registers (four blocks a
+// multiprocessor or three) and its time by 1.45x; the caps fix the occupancy each operation
+// runs best at, spills included: 64 (four blocks) for select-if (3% faster than ptxas's
+// choice), unique and partition; 80 (three blocks, which rle's 64 KiB of staging also
+// allows) for run-length encoding (15% faster than 117 registers and two blocks, u64 23%);
+// 48 (five blocks) for select-flagged (6% faster than 64).
+constexpr std::array kCompactionPolicies{
+    CompactionPolicy{Compaction::select_if, 256, 8, false, 64},
+    CompactionPolicy{Compaction::unique, 256, 8, false, 64},
+    CompactionPolicy{Compaction::run_length_encode, 256, 8, false, 80},
+    CompactionPolicy{Compaction::select_flagged, 256, 4, true, 48},
+    CompactionPolicy{Compaction::partition, 256, 4, true, 64},
+};
+
+constexpr CompactionPolicy compaction_policy(Compaction compaction) {
+  for (const CompactionPolicy& row : kCompactionPolicies) {
+    if (row.compaction == compaction) return row;
+  }
+  return kCompactionPolicies[0];
+}
+
+}  // namespace gpuscan::cuda
