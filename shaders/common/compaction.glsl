@@ -9,6 +9,8 @@
 #ifndef GPUSCAN_COMPACTION_GLSL
 #define GPUSCAN_COMPACTION_GLSL
 
+#extension GL_KHR_memory_scope_semantics : require
+
 #ifdef GPUSCAN_TILE_STATE_GLSL
 #error "compaction.glsl defines the tile value: include it before tile_state.glsl"
 #endif
@@ -77,10 +79,26 @@ layout(binding = GS_COMPACT_BINDING_OUTPUT, std430) coherent buffer InPlaceVecto
 layout(binding = GS_COMPACT_BINDING_OUTPUT, std430) coherent buffer InPlaceScalars {
   T in_place_scalars[];
 };
-TV input_vector(uint v) { return IN_PLACE ? in_place_vectors[v] : in_vectors[v]; }
-T input_scalar(uint i) { return IN_PLACE ? in_place_scalars[i] : in_scalars[i]; }
+// EXPERIMENT (bit 14): nonprivate views instead of coherent ones.
+const bool EXP_NONPRIVATE = ((COMPACTION >> 14) & 1u) != 0;
+layout(binding = GS_COMPACT_BINDING_OUTPUT, std430) nonprivate buffer NonPrivateVectors {
+  TV np_vectors[];
+};
+layout(binding = GS_COMPACT_BINDING_OUTPUT, std430) nonprivate buffer NonPrivateScalars {
+  T np_scalars[];
+};
+TV input_vector(uint v) {
+  if (IN_PLACE && EXP_NONPRIVATE) return np_vectors[v];
+  return IN_PLACE ? in_place_vectors[v] : in_vectors[v];
+}
+T input_scalar(uint i) {
+  if (IN_PLACE && EXP_NONPRIVATE) return np_scalars[i];
+  return IN_PLACE ? in_place_scalars[i] : in_scalars[i];
+}
 void store_kept(uint i, T x) {
-  if (IN_PLACE) {
+  if (IN_PLACE && EXP_NONPRIVATE) {
+    np_scalars[i] = x;
+  } else if (IN_PLACE) {
     in_place_scalars[i] = x;
   } else {
     out_scalars[i] = x;

@@ -46,9 +46,19 @@ void acquire_release_fence() {
 }
 // A workgroup barrier that also orders every invocation's buffer accesses before it (a
 // tile's loads, the fences of the look-back lanes) before those after it.
+// EXPERIMENT bits: 13 workgroup-scope barriers, 15 the owner's claim in the look-back lanes.
+const bool EXP_LOCAL_BARRIERS = ((COMPACTION >> 13) & 1u) != 0;
+const bool EXP_LANE_CLAIM = ((COMPACTION >> 15) & 1u) != 0;
 void buffer_barrier() {
-  controlBarrier(gl_ScopeWorkgroup, gl_ScopeQueueFamily,
-                 gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
+  if (EXP_LOCAL_BARRIERS) {
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup,
+                   gl_StorageSemanticsBuffer | gl_StorageSemanticsShared,
+                   gl_SemanticsAcquireRelease);
+  } else {
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeQueueFamily,
+                   gl_StorageSemanticsBuffer | gl_StorageSemanticsShared,
+                   gl_SemanticsAcquireRelease);
+  }
 }
 
 shared uint wg_claim;
@@ -172,6 +182,7 @@ uint64_t walk_up(uint from, uint gap, uint64_t prefix) {
 }
 
 shared uint wg_gap;
+shared bool wg_lost;
 shared uint wg_from;
 shared uint64_t wg_above_gap;  // without a gap: the whole prefix
 shared uint64_t wg_below_from;
@@ -186,18 +197,34 @@ void compact_in_place(uint tile) {
   if (is_lookback_lane() && tile != 0) early = read_window(tile - 1, 0);
   const uint64_t kept = uint64_t(select_tile(tile, SLOT_OWN));
   stage_kept(tile);
-  // Claimed already: a fallback holds the tile and scatters it, and this workgroup's loads
-  // may have seen it overwritten.
-  if (claim_tile(tile, uint(kept)) != 0) return;
+  if (EXP_LANE_CLAIM) {
+    buffer_barrier();
+  } else {
+    // Claimed already: a fallback holds the tile and scatters it, and this workgroup's loads
+    // may have seen it overwritten.
+    if (claim_tile(tile, uint(kept)) != 0) return;
+  }
 
   if (is_lookback_lane()) {
     release_fence();  // claim_tile's barrier put every invocation's loads before this
+    bool lost = false;
+    if (EXP_LANE_CLAIM) {
+      uint claim = 0;
+      if (sg_lane() == 0) {
+        claim = atomicCompSwap(claim_words[claim_index(tile)], 0u, GS_CLAIMED | uint(kept),
+                               gl_ScopeQueueFamily, gl_StorageSemanticsNone, gl_SemanticsRelaxed,
+                               gl_StorageSemanticsNone, gl_SemanticsRelaxed);
+      }
+      lost = subgroupShuffle(claim, gl_SubgroupInvocationID & ~(SUBGROUP_SIZE - 1)) != 0;
+    }
     uint cursor = tile - 1;
     uint64_t prefix = tile_identity();
     bool done = tile == 0;
     uint from = 0;
     uint64_t below_from = tile_identity();
-    if (done) {
+    if (lost) {
+      done = true;
+    } else if (done) {
       post_tile(tile, GS_STATE_INCLUSIVE, kept);
     } else {
       post_tile(tile, GS_STATE_READY, kept);
@@ -212,6 +239,7 @@ void compact_in_place(uint tile) {
     }
     acquire_release_fence();
     if (sg_lane() == 0) {
+      wg_lost = lost;
       wg_gap = done ? NO_TILE : cursor;
       wg_from = from;
       wg_above_gap = prefix;
@@ -219,6 +247,7 @@ void compact_in_place(uint tile) {
     }
   }
   buffer_barrier();
+  if (EXP_LANE_CLAIM && wg_lost) return;
   uint64_t before = wg_above_gap;
   if (wg_gap != NO_TILE) before += walk_up(wg_from, wg_gap, wg_below_from);
   if (is_lookback_lane()) {
