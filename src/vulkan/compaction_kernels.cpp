@@ -1,7 +1,6 @@
 #include "vulkan/compaction_kernels.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <array>
 
 #include "core/options.hpp"
@@ -149,10 +148,6 @@ CompactionKernels::CompactionKernels(std::shared_ptr<const Context> context,
   in_place_spec_ = spec_;
   in_place_spec_[GS_SPEC_COMPACTION] = GS_COMPACTION_SPEC(
       operation_code(spec.compaction), predicate_code(spec.predicate), flag_words, 1u);
-  // EXPERIMENT: in-place variants (in_place.glsl, compaction.glsl), bits 13-15.
-  if (const char* bits = std::getenv("GPUSCAN_IN_PLACE_EXPERIMENT")) {
-    in_place_spec_[GS_SPEC_COMPACTION] |= static_cast<std::uint32_t>(std::atoi(bits)) << 13;
-  }
   // The workgroup stages its tile's kept elements in shared memory (compaction.glsl); run-length
   // encoding their positions, 32-bit, and each subgroup's last head.
   const bool rle = spec.compaction == Compaction::run_length_encode;
