@@ -72,10 +72,10 @@ layout(binding = GS_COMPACT_BINDING_COUNT, std430) buffer Count {
 // output binding (the same buffer as the input's). `nonprivate`, so that the claim's fences
 // order a holder's loads before the scatters over them under the Vulkan memory model: a read
 // is location-ordered before a write of another invocation when both are non-private and the
-// read happens-before the write (docs/protocol.md, "Memory model assumptions"); no
+// read happens-before the write (docs/protocol.md, "Memory model assumptions"). No
 // availability or visibility operation is needed for that, so not `coherent`, whose
-// per-access ones bought nothing here (docs/performance.md, K15). Unused otherwise, so the
-// other kernels keep their read-only input.
+// per-access ones bought nothing measurable (docs/protocol.md, "The Vulkan kernel"). Unused
+// otherwise, so the other kernels keep their read-only input.
 layout(binding = GS_COMPACT_BINDING_OUTPUT, std430) nonprivate buffer InPlaceVectors {
   TV in_place_vectors[];
 };

@@ -48,12 +48,13 @@ void acquire_release_fence() {
   memoryBarrier(gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);
 }
 // A workgroup barrier that also orders every invocation's buffer accesses before it (a
-// tile's loads, the fences of the look-back lanes) before those after it.
-// Workgroup memory scope is enough: inter-thread-happens-before is transitive across scopes,
-// so an invocation's load, this barrier, and a look-back lane's queue-family fence after it
-// order the load before whatever the fence releases to other workgroups (and the same the
-// other way round, for an acquire before the barrier). At queue-family scope every warp would
-// fence at device scope at each barrier: K15 measured that as a fifth of the in-place time.
+// tile's loads, the fences of the look-back lanes) before those after it. Workgroup memory
+// scope is enough: inter-thread-happens-before is transitive across scopes, so an
+// invocation's load, this barrier, and a look-back lane's queue-family fence after it order
+// the load before whatever the fence releases to other workgroups (and the same the other way
+// round, for an acquire before the barrier). At queue-family scope every warp would fence at
+// device scope at each barrier: 17% of the in-place time on an H100 (docs/protocol.md, "The
+// Vulkan kernel").
 void buffer_barrier() {
   controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup,
                  gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
@@ -63,9 +64,9 @@ shared uint wg_claim;
 
 // All invocations, once the up-walk's workgroup has loaded `tile` (unique: with the element
 // before it) and counted `count` kept elements: claims the tile for its scatter (the owner
-// claims its own tile in compact_in_place, in the look-back lanes). Returns 0 if this workgroup now holds
-// the tile, else the claim word, whose count is the tile's (the one just counted may come
-// from input a successor had already overwritten, and is thrown away).
+// claims its own tile in compact_in_place, in the look-back lanes). Returns 0 if this
+// workgroup now holds the tile, else the claim word, whose count is the tile's (the one just
+// counted may come from input a successor had already overwritten, and is thrown away).
 uint claim_tile(uint tile, uint count) {
   buffer_barrier();
   if (gl_LocalInvocationIndex == 0) {
