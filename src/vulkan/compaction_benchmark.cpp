@@ -4,11 +4,11 @@
 // compaction run's count is copied out and checked, and the last run's output is compared
 // in full on the host.
 //
-// A developer's timing hook, not part of the API: with GPUSCAN_BENCH_IN_PLACE=1, select and
-// unique are also timed in place (docs/protocol.md, "In-place compaction") in the same
-// rounds, on a work buffer the untimed copy of the input restores before each run; the in-place
-// times go to stderr beside the out-of-place ones, each run's count and the last run's output
-// checked as out of place (a mismatch is an error).
+// A developer's timing hook, not part of the API: with GPUSCAN_BENCH_IN_PLACE=1, select-if,
+// select-flagged and unique are also timed in place (docs/protocol.md, "In-place compaction")
+// in the same rounds, on a work buffer that an untimed copy of the input restores before each
+// run; the in-place times go to stderr beside the out-of-place ones, each run's count and the
+// last run's output checked as out of place (a mismatch is an error).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -49,9 +49,9 @@ void to_everything(const Context& context, VkCommandBuffer cmd) {
                       VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT);
 }
 
-// GPUSCAN_BENCH_IN_PLACE: the in-place runs' times (slot 3 of each round in `ms`) against the
-// out-of-place ones and memcpy, on stderr; `checks` holds each in-place run's count and
-// control words, `work` the last run's output.
+// GPUSCAN_BENCH_IN_PLACE: the in-place runs' times (the third slot of each round in `ms`)
+// against the out-of-place ones and memcpy, on stderr; `checks` holds each in-place run's
+// count and control words, `work` the last run's output.
 void report_in_place(const std::shared_ptr<const Context>& context,
                      const testing::CompactionBenchCase& c,
                      const testing::CompactionBenchResult& result, const std::vector<double>& ms,
