@@ -965,14 +965,14 @@ TEST_P(CompactionTest, InPlaceCsdlAndLogicalSubgroupsOfFour) {
   }
 }
 
-// By hand on a GPU (--gtest_also_run_disabled_tests; `gpuscan bench` has no in-place mode,
-// since a run in place consumes its input): select-if on u32, 2^28 elements, half kept, in
-// place against out of place on the same Compactor, alternating, median device time of 15
-// each; every count checked, the last in-place output in full. Before each timed run the
-// input is restored on the device (an untimed select-if that keeps every element, from a
-// pristine copy), so the GPU never idles through a host upload between runs: a first version
-// that uploaded 1 GiB before each run timed out of place at 4.34 ms on an H100, where
-// `gpuscan bench` times it at 1.32 ms.
+// By hand on a GPU (--gtest_also_run_disabled_tests; `GPUSCAN_BENCH_IN_PLACE=1 gpuscan bench`
+// times in place too, inside one command buffer, and is the number docs/performance.md uses):
+// select-if on u32, 2^28 elements, half kept, in place against out of place on the same Compactor,
+// alternating, median device time of 15 each; every count checked, the last in-place output in
+// full. Before each timed run the input is restored on the device (an untimed select-if that keeps
+// every element, from a pristine copy), so the GPU never idles through a host upload between runs:
+// a first version that uploaded 1 GiB before each run timed out of place at 4.34 ms on an H100,
+// where `gpuscan bench` times it at 1.32 ms.
 TEST_P(CompactionTest, DISABLED_InPlaceTimingAgainstOutOfPlace) {
   if (backend() != Backend::vulkan) GTEST_SKIP() << "in-place compaction runs on Vulkan";
   const char* log2_n = std::getenv("GPUSCAN_TIMING_LOG2_N");  // smaller, for a CPU driver

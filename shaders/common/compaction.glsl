@@ -9,6 +9,8 @@
 #ifndef GPUSCAN_COMPACTION_GLSL
 #define GPUSCAN_COMPACTION_GLSL
 
+#extension GL_KHR_memory_scope_semantics : require  // the in-place views are `nonprivate`
+
 #ifdef GPUSCAN_TILE_STATE_GLSL
 #error "compaction.glsl defines the tile value: include it before tile_state.glsl"
 #endif
@@ -67,14 +69,17 @@ layout(binding = GS_COMPACT_BINDING_COUNT, std430) buffer Count {
   uint count_words[];
 };
 // In place, the input is read and the kept elements written through these views of the
-// output binding (the same buffer as the input's): coherent, so that the claim's fences
-// order a holder's loads before the scatters over them under the Vulkan memory model
-// (docs/protocol.md, "In-place compaction", "Ordering"). Unused otherwise, so the other
-// kernels keep their read-only input.
-layout(binding = GS_COMPACT_BINDING_OUTPUT, std430) coherent buffer InPlaceVectors {
+// output binding (the same buffer as the input's). `nonprivate`, so that the claim's fences
+// order a holder's loads before the scatters over them under the Vulkan memory model: a read
+// is location-ordered before a write of another invocation when both are non-private and the
+// read happens-before the write (docs/protocol.md, "Memory model assumptions"). No
+// availability or visibility operation is needed for that, so not `coherent`, whose
+// per-access ones bought nothing measurable (docs/protocol.md, "The Vulkan kernel"). Unused
+// otherwise, so the other kernels keep their read-only input.
+layout(binding = GS_COMPACT_BINDING_OUTPUT, std430) nonprivate buffer InPlaceVectors {
   TV in_place_vectors[];
 };
-layout(binding = GS_COMPACT_BINDING_OUTPUT, std430) coherent buffer InPlaceScalars {
+layout(binding = GS_COMPACT_BINDING_OUTPUT, std430) nonprivate buffer InPlaceScalars {
   T in_place_scalars[];
 };
 TV input_vector(uint v) { return IN_PLACE ? in_place_vectors[v] : in_vectors[v]; }

@@ -11,8 +11,11 @@
 //
 // Ordering (docs/protocol.md, "Ordering"): a release fence between a tile's loads and its
 // claim (and the owner's READY post), an acquire-release fence after the spine and claim
-// reads a prefix comes from, before any post or scatter that uses it. The input is read and
-// written through compaction.glsl's coherent in-place views.
+// reads a prefix comes from, before any post or scatter that uses it. The fences are at
+// queue-family scope and issued only by the invocations that touch the spine and claim words;
+// the workgroup barriers between them and the other invocations' loads and stores need only
+// workgroup scope ("The Vulkan kernel"). The input is read and written through
+// compaction.glsl's nonprivate in-place views.
 #ifndef GPUSCAN_IN_PLACE_GLSL
 #define GPUSCAN_IN_PLACE_GLSL
 
@@ -45,18 +48,25 @@ void acquire_release_fence() {
   memoryBarrier(gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);
 }
 // A workgroup barrier that also orders every invocation's buffer accesses before it (a
-// tile's loads, the fences of the look-back lanes) before those after it.
+// tile's loads, the fences of the look-back lanes) before those after it. Workgroup memory
+// scope is enough: inter-thread-happens-before is transitive across scopes, so an
+// invocation's load, this barrier, and a look-back lane's queue-family fence after it order
+// the load before whatever the fence releases to other workgroups (and the same the other way
+// round, for an acquire before the barrier). At queue-family scope every warp would fence at
+// device scope at each barrier: 17% of the in-place time on an H100 (docs/protocol.md, "The
+// Vulkan kernel").
 void buffer_barrier() {
-  controlBarrier(gl_ScopeWorkgroup, gl_ScopeQueueFamily,
+  controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup,
                  gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
 }
 
 shared uint wg_claim;
 
-// All invocations, once the workgroup has loaded `tile` (unique: with the element before it)
-// and counted `count` kept elements: claims the tile. Returns 0 if this workgroup now holds
-// the tile, else the claim word, whose count is the tile's (the one just counted may come
-// from input a successor had already overwritten, and is thrown away).
+// All invocations, once the up-walk's workgroup has loaded `tile` (unique: with the element
+// before it) and counted `count` kept elements: claims the tile for its scatter (the owner
+// claims its own tile in compact_in_place, in the look-back lanes). Returns 0 if this
+// workgroup now holds the tile, else the claim word, whose count is the tile's (the one just
+// counted may come from input a successor had already overwritten, and is thrown away).
 uint claim_tile(uint tile, uint count) {
   buffer_barrier();
   if (gl_LocalInvocationIndex == 0) {
@@ -172,6 +182,7 @@ uint64_t walk_up(uint from, uint gap, uint64_t prefix) {
 }
 
 shared uint wg_gap;
+shared bool wg_lost;
 shared uint wg_from;
 shared uint64_t wg_above_gap;  // without a gap: the whole prefix
 shared uint64_t wg_below_from;
@@ -186,18 +197,31 @@ void compact_in_place(uint tile) {
   if (is_lookback_lane() && tile != 0) early = read_window(tile - 1, 0);
   const uint64_t kept = uint64_t(select_tile(tile, SLOT_OWN));
   stage_kept(tile);
-  // Claimed already: a fallback holds the tile and scatters it, and this workgroup's loads
-  // may have seen it overwritten.
-  if (claim_tile(tile, uint(kept)) != 0) return;
+  buffer_barrier();  // every invocation's loads before the look-back lanes' release fence
 
   if (is_lookback_lane()) {
-    release_fence();  // claim_tile's barrier put every invocation's loads before this
+    // The owner's claim, in the look-back lanes alone: one release fence covers the claim and
+    // the READY post, and the lanes learn the claim's result by a shuffle, so the post waits
+    // for no barrier and no acquire (a winner read the cleared word; a loser stores nothing).
+    // The other invocations learn of a lost claim at the barrier after the walk.
+    release_fence();
+    uint claim = 0;
+    if (sg_lane() == 0) {
+      claim = atomicCompSwap(claim_words[claim_index(tile)], 0u, GS_CLAIMED | uint(kept),
+                             gl_ScopeQueueFamily, gl_StorageSemanticsNone, gl_SemanticsRelaxed,
+                             gl_StorageSemanticsNone, gl_SemanticsRelaxed);
+    }
+    // Claimed already: a fallback holds the tile and scatters it, and this workgroup's loads
+    // may have seen it overwritten. No post, no walk, no scatter.
+    const bool lost = subgroupShuffle(claim, gl_SubgroupInvocationID & ~(SUBGROUP_SIZE - 1)) != 0;
     uint cursor = tile - 1;
     uint64_t prefix = tile_identity();
     bool done = tile == 0;
     uint from = 0;
     uint64_t below_from = tile_identity();
-    if (done) {
+    if (lost) {
+      done = true;
+    } else if (done) {
       post_tile(tile, GS_STATE_INCLUSIVE, kept);
     } else {
       post_tile(tile, GS_STATE_READY, kept);
@@ -212,6 +236,7 @@ void compact_in_place(uint tile) {
     }
     acquire_release_fence();
     if (sg_lane() == 0) {
+      wg_lost = lost;
       wg_gap = done ? NO_TILE : cursor;
       wg_from = from;
       wg_above_gap = prefix;
@@ -219,6 +244,7 @@ void compact_in_place(uint tile) {
     }
   }
   buffer_barrier();
+  if (wg_lost) return;
   uint64_t before = wg_above_gap;
   if (wg_gap != NO_TILE) before += walk_up(wg_from, wg_gap, wg_below_from);
   if (is_lookback_lane()) {

@@ -3,7 +3,15 @@
 // bracketed by timestamps, after a poison fill of the output and a cache flush; each
 // compaction run's count is copied out and checked, and the last run's output is compared
 // in full on the host.
+//
+// A developer's timing hook, not part of the API: with GPUSCAN_BENCH_IN_PLACE=1, select-if,
+// select-flagged and unique are also timed in place (docs/protocol.md, "In-place compaction")
+// in the same rounds, on a work buffer that an untimed copy of the input restores before each
+// run; the in-place times go to stderr beside the out-of-place ones, each run's count and the
+// last run's output checked as out of place (a mismatch is an error).
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -20,6 +28,18 @@ namespace {
 
 constexpr std::uint32_t poison = 0xDEADBEEFu;
 
+bool times_in_place(Compaction compaction) {
+  const char* value = std::getenv("GPUSCAN_BENCH_IN_PLACE");
+  const bool asked = value != nullptr && std::strcmp(value, "0") != 0;
+  return asked && (compaction == Compaction::select_if ||
+                   compaction == Compaction::select_flagged || compaction == Compaction::unique);
+}
+
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
 void to_everything(const Context& context, VkCommandBuffer cmd) {
   context.barrier(cmd,
                   VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
@@ -27,6 +47,54 @@ void to_everything(const Context& context, VkCommandBuffer cmd) {
                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
                   VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT |
                       VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT);
+}
+
+// GPUSCAN_BENCH_IN_PLACE: the in-place runs' times (the third slot of each round in `ms`)
+// against the out-of-place ones and memcpy, on stderr; `checks` holds each in-place run's
+// count and control words, `work` the last run's output.
+void report_in_place(const std::shared_ptr<const Context>& context,
+                     const testing::CompactionBenchCase& c,
+                     const testing::CompactionBenchResult& result, const std::vector<double>& ms,
+                     const std::byte* checks, std::uint64_t expected_count,
+                     std::span<const std::byte> expected_output, const VulkanBuffer& work,
+                     bool statistics) {
+  constexpr std::size_t per_run = 8 + sizeof(RunCounts);
+  std::vector<double> in_place_ms;
+  int counts_validated = 0;
+  double spins = 0, fallbacks = 0, insertions = 0;
+  for (int r = 0; r < c.runs; ++r) {
+    in_place_ms.push_back(ms[3 * r + 2]);
+    std::uint64_t kept = 0;
+    RunCounts counts{};
+    std::memcpy(&kept, checks + r * per_run, 8);
+    std::memcpy(&counts, checks + r * per_run + 8, sizeof(RunCounts));
+    if (kept == expected_count && counts.abandoned == 0) ++counts_validated;
+    spins += counts.spins;
+    fallbacks += counts.fallbacks;
+    insertions += counts.insertions;
+  }
+  // The kept elements (select and unique write nothing else).
+  std::vector<std::byte> kept_bytes(expected_output.size());
+  if (!kept_bytes.empty()) vulkan::download(context, work, kept_bytes);
+  const bool output_validated =
+      std::memcmp(kept_bytes.data(), expected_output.data(), expected_output.size()) == 0;
+  const double in_ms = median_of(in_place_ms);
+  const double out_ms = median_of(result.compaction_ms);
+  const double copy_ms = median_of(result.memcpy_ms);
+  std::fprintf(stderr,
+               "in place: %s n=%zu%s: memcpy %.4f ms, out of place %.4f ms, in place %.4f ms "
+               "(medians of %d), in place / out of place %.3f, x memcpy %.3f, validated %d/%d",
+               std::string(to_string(c.spec.compaction)).c_str(), c.n,
+               c.options.blocking_mask ? " blocked" : "", copy_ms, out_ms, in_ms, c.runs,
+               in_ms / out_ms, copy_ms / in_ms, output_validated ? counts_validated : 0, c.runs);
+  if (statistics) {
+    std::fprintf(stderr, "; a run: %.1f spins, %.1f claims, %.1f won", spins / c.runs,
+                 fallbacks / c.runs, insertions / c.runs);
+  }
+  std::fprintf(stderr, "\n");
+  if (!output_validated || counts_validated != c.runs) {
+    throw Error("in-place benchmark runs gave wrong results (GPUSCAN_BENCH_IN_PLACE)");
+  }
 }
 
 }  // namespace
@@ -64,6 +132,29 @@ testing::CompactionBenchResult VulkanDevice::benchmark_compaction(
   const CompactionBuffers buffers{in, out, aux.get(), count, spine, control, control};
   const CompactionBindingSet set(context_, pipelines_->set_layout(), buffers, element,
                                  size_of(c.spec.flags_dtype));
+  // In place: a work buffer of its own (the input restored into it before each run), and its
+  // own count, control words and spine.
+  const bool in_place = times_in_place(c.spec.compaction);
+  std::unique_ptr<VulkanBuffer> work, work_count, work_control;
+  std::unique_ptr<SpineBuffer> work_spine;
+  std::unique_ptr<CompactionBuffers> work_buffers;
+  std::unique_ptr<CompactionBindingSet> work_set;
+  if (in_place) {
+    work = std::make_unique<VulkanBuffer>(context_, c.n * element);
+    work_count = std::make_unique<VulkanBuffer>(context_, 8);
+    work_control = std::make_unique<VulkanBuffer>(context_, ScanKernels::control_bytes);
+    work_spine = std::make_unique<SpineBuffer>(context_, compaction.spine_bytes(c.n, true));
+    work_buffers = std::make_unique<CompactionBuffers>(CompactionBuffers{
+        *work, *work, aux.get(), *work_count, *work_spine, *work_control, *work_control});
+    work_set = std::make_unique<CompactionBindingSet>(
+        context_, pipelines_->set_layout(), *work_buffers, element, size_of(c.spec.flags_dtype));
+  }
+  const auto restore_work = [&](VkCommandBuffer cmd) {
+    to_everything(*context_, cmd);
+    const VkBufferCopy whole{0, 0, c.n * element};
+    context_->vk().vkCmdCopyBuffer(cmd, in.handle(), work->handle(), 1, &whole);
+    to_everything(*context_, cmd);
+  };
   const ScanBuffers copy_buffers{in, out, copy_spine, control};
   const BindingSet copy_set(context_, pipelines_->set_layout(), copy_buffers);
 
@@ -74,20 +165,44 @@ testing::CompactionBenchResult VulkanDevice::benchmark_compaction(
     to_everything(*context_, cmd);
     copy.record(cmd, copy_buffers, copy_set.handle(), c.n, Value{c.spec.dtype, 0});
     to_everything(*context_, cmd);
+    if (in_place) {
+      restore_work(cmd);
+      compaction.record(cmd, *work_buffers, work_set->handle(), c.n, c.constant, true);
+      to_everything(*context_, cmd);
+    }
   });
 
-  const std::uint32_t slots = static_cast<std::uint32_t>(2 * c.runs);
+  // Slots a round: memcpy, the compaction, and in place if asked.
+  const int per_round = in_place ? 3 : 2;
+  const std::uint32_t slots = static_cast<std::uint32_t>(per_round * c.runs);
   Timestamps timestamps(context_, slots);
-  // Per compaction run: its count, then its control words (RunCounts).
+  // Per compaction run: its count, then its control words (RunCounts); in place after them.
   constexpr std::size_t per_run = 8 + sizeof(RunCounts);
-  VulkanBuffer checks(context_, c.runs * per_run, VulkanBuffer::Memory::staging);
+  VulkanBuffer checks(context_, c.runs * per_run * (in_place ? 2 : 1),
+                      VulkanBuffer::Memory::staging);
   context_->submit([&](VkCommandBuffer cmd) {
     timestamps.reset(cmd);
     const VolkDeviceTable& vk = context_->vk();
     vk.vkCmdFillBuffer(cmd, control.handle(), 0, VK_WHOLE_SIZE, 0);
+    if (in_place) vk.vkCmdFillBuffer(cmd, work_control->handle(), 0, VK_WHOLE_SIZE, 0);
     for (int r = 0; r < c.runs; ++r) {
-      for (int which = 0; which < 2; ++which) {  // memcpy first, then the compaction
-        const std::uint32_t slot = static_cast<std::uint32_t>(2 * r + which);
+      for (int which = 0; which < per_round; ++which) {
+        const std::uint32_t slot = static_cast<std::uint32_t>(per_round * r + which);
+        if (which == 2) {  // in place, on the work buffer holding the input again
+          restore_work(cmd);
+          if (flush) vk.vkCmdFillBuffer(cmd, flush->handle(), 0, VK_WHOLE_SIZE, slot);
+          to_everything(*context_, cmd);
+          timestamps.begin(cmd, slot);
+          compaction.record(cmd, *work_buffers, work_set->handle(), c.n, c.constant, true);
+          timestamps.end(cmd, slot);
+          to_everything(*context_, cmd);
+          const std::size_t at = (c.runs + r) * per_run;
+          const VkBufferCopy count_copy{0, at, 8};
+          vk.vkCmdCopyBuffer(cmd, work_count->handle(), checks.handle(), 1, &count_copy);
+          const VkBufferCopy counts_copy{RunCounts::offset, at + 8, sizeof(RunCounts)};
+          vk.vkCmdCopyBuffer(cmd, work_control->handle(), checks.handle(), 1, &counts_copy);
+          continue;
+        }
         to_everything(*context_, cmd);
         vk.vkCmdFillBuffer(cmd, out.handle(), 0, VK_WHOLE_SIZE, poison);
         if (c.spec.compaction == Compaction::run_length_encode) {
@@ -117,14 +232,18 @@ testing::CompactionBenchResult VulkanDevice::benchmark_compaction(
   const std::vector<double> ms = timestamps.milliseconds();
   testing::CompactionBenchResult result;
   for (int r = 0; r < c.runs; ++r) {
-    result.memcpy_ms.push_back(ms[2 * r]);
-    result.compaction_ms.push_back(ms[2 * r + 1]);
+    result.memcpy_ms.push_back(ms[per_round * r]);
+    result.compaction_ms.push_back(ms[per_round * r + 1]);
     std::uint64_t kept = 0;
     RunCounts counts{};
     std::memcpy(&kept, checks.mapped() + r * per_run, 8);
     std::memcpy(&counts, checks.mapped() + r * per_run + 8, sizeof(RunCounts));
     if (kept == expected_count && counts.abandoned == 0) ++result.counts_validated;
     if (compaction.counts_statistics()) result.statistics.push_back(counts.statistics());
+  }
+  if (in_place) {
+    report_in_place(context_, c, result, ms, checks.mapped() + c.runs * per_run, expected_count,
+                    expected_output, *work, compaction.counts_statistics());
   }
   // The last run's output in full (partition: the selected, then the rejected; run-length
   // encoding: the values, then the lengths).
