@@ -15,6 +15,12 @@ var<workgroup> wg_tile: u32;
 var<workgroup> wg_lookback: u32;  // LOOKBACK_DONE, or the tile the workgroup must reduce
 var<workgroup> wg_prefix: T;
 
+// Under EXPERIMENT bit 2 the owned tile's scanned vectors wait in workgroup memory from the
+// scan to the store, so that no register holds them through the look-back and fallbacks.
+const PARK_TILE: bool = (EXPERIMENT & 2u) != 0u;
+const PARKED_VECTORS: u32 = select(1u, TILE_VECTORS, PARK_TILE);
+var<workgroup> wg_parked: array<TV, PARKED_VECTORS>;
+
 // Look-back state, held alike by every look-back lane (is_lookback_lane()).
 var<private> starved: bool;             // whether this run has seen a starved tile
 var<private> early_end: u32 = NO_TILE;  // what the early window settled: tiles up to
@@ -183,11 +189,18 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
     aggregate = combine(init_value(), aggregate);
   }
 
+  if (PARK_TILE) {
+    for (var k = 0u; k < VECTORS_PER_THREAD; k++) {
+      wg_parked[k * WORKGROUP_SIZE + LID] = tile_vectors[k];
+    }
+  }
+
   var cursor = tile - 1u;
   var prefix = identity();
   // Diagnostics under EXPERIMENT (wrong results, timing only): bit 16 no look-back, 64 no
-  // early window, 128 no posts, 256 no fallback code.
-  var done = tile == 0u || (EXPERIMENT & 16u) != 0u;
+  // early window, 128 no posts, 256 no fallback code; bit 1 no look-back either, but told
+  // at run time (P.grid_width is never 0), so that the walk's code stays.
+  var done = tile == 0u || (EXPERIMENT & 16u) != 0u || ((EXPERIMENT & 1u) != 0u && P.grid_width != 0u);
   if (is_lookback_lane()) {
     if (tile == 0u) {
       post_tile(tile, GS_STATE_INCLUSIVE, aggregate);
@@ -206,7 +219,7 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
   var fallback_tile = lookback_round(tile, aggregate, &done, &cursor, &prefix);
   // Bit 256 (diagnostic): no fallback code at all.
   if (fallback_tile != LOOKBACK_DONE && (EXPERIMENT & 256u) == 0u) {
-    if (KIND != GS_KIND_REDUCE) {
+    if (KIND != GS_KIND_REDUCE && !PARK_TILE) {
       stash_tile_in_output(tile);
     }
     loop {
@@ -216,8 +229,13 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
         break;
       }
     }
-    if (KIND != GS_KIND_REDUCE) {
+    if (KIND != GS_KIND_REDUCE && !PARK_TILE) {
       restore_tile_from_output(tile);
+    }
+  }
+  if (PARK_TILE) {
+    for (var k = 0u; k < VECTORS_PER_THREAD; k++) {
+      tile_vectors[k] = wg_parked[k * WORKGROUP_SIZE + LID];
     }
   }
   finish_tile(tile);
