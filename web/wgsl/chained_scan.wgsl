@@ -21,6 +21,13 @@ const PARK_TILE: bool = (EXPERIMENT & 2u) != 0u;
 const PARKED_VECTORS: u32 = select(1u, TILE_VECTORS, PARK_TILE);
 var<workgroup> wg_parked: array<TV, PARKED_VECTORS>;
 
+// Under EXPERIMENT bit 4 the look-back lanes settle the early window while the tile's
+// loads are in flight, before its scan, and keep the result in workgroup memory across the
+// scan (as the Vulkan kernel does for 64-bit types, NOTE_EARLY_WINDOW_BEFORE_SCAN).
+const SETTLE_BEFORE_SCAN: bool = (EXPERIMENT & 4u) != 0u;
+var<workgroup> wg_early_end: u32;
+var<workgroup> wg_early_value: T;
+
 // Look-back state, held alike by every look-back lane (is_lookback_lane()).
 var<private> starved: bool;             // whether this run has seen a starved tile
 var<private> early_end: u32 = NO_TILE;  // what the early window settled: tiles up to
@@ -183,6 +190,13 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
     early = read_window(tile - 1u);
   }
   var loaded = load_thread_vectors(tile);
+  if (SETTLE_BEFORE_SCAN && is_lookback_lane() && tile != 0u) {
+    let settled = early_window(early, tile);
+    if (LID == 0u) {
+      wg_early_end = settled.end;
+      wg_early_value = settled.value;
+    }
+  }
   var aggregate = scan_loaded(&loaded, SLOT_OWN);
   // The init value belongs to tile 0, for its owner and any fallback on it alike.
   if (tile == 0u) {
@@ -208,9 +222,14 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
       if (!is_blocked(tile) && (EXPERIMENT & 128u) == 0u) {
         post_tile(tile, GS_STATE_READY, aggregate);
       }
-      let settled = early_window(early, tile);
-      early_end = settled.end;
-      early_value = settled.value;
+      if (SETTLE_BEFORE_SCAN) {
+        early_end = wg_early_end;  // written before the scan's barrier
+        early_value = wg_early_value;
+      } else {
+        let settled = early_window(early, tile);
+        early_end = settled.end;
+        early_value = settled.value;
+      }
       if (STATISTICS) {
         step_count += 1u;
       }
