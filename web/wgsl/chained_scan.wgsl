@@ -252,6 +252,11 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
       restore_tile_from_output(tile);
     }
   }
+  // Diagnostic bits 32 and 4096: a block of code that never runs (P.grid_width is never 0),
+  // about 24 KiB and 8 KiB of the driver's binary, where the fallback loop stands.
+  if ((EXPERIMENT & (32u | 4096u)) != 0u && P.grid_width == 0u) {
+    out_tail[0] = t_from_bits(cold_code(tile));
+  }
   if (PARK_TILE) {
     for (var k = 0u; k < VECTORS_PER_THREAD; k++) {
       tile_vectors[k] = wg_parked[k * WORKGROUP_SIZE + LID];
