@@ -41,7 +41,6 @@ function wgslPrelude(cfg) {
   c("MODE", "u32", `${cfg.mode ?? 0}u`);
   c("EXPERIMENT", "u32", `${cfg.experiment ?? 0}u`);
   lines.push(monoidWgsl(cfg.dtype, cfg.op));
-  lines.push(coldCodeWgsl(cfg.experiment ?? 0));
   if (cfg.subgroups) lines.push(subgroupSizeWgsl(cfg.subgroupSize));
   lines.push(cfg.subgroups ? KERNELS.lanes_subgroups : KERNELS.lanes_emulated);
   if (cfg.lookback) {
@@ -49,20 +48,6 @@ function wgslPrelude(cfg) {
     lines.push(lanes ? KERNELS.lookback_subgroups : KERNELS.lookback_emulated);
   }
   return lines.join("\n");
-}
-
-// A diagnostic (experiment bits 32 and 4096, docs/performance-new-webregs2.md): straight-line
-// code that the chained scan calls only where it never runs, to see whether the size of
-// code that never runs slows the kernel. Distinct constants, so that nothing folds.
-function coldCodeWgsl(experiment) {
-  const count = experiment & 32 ? 300 : experiment & 4096 ? 100 : 0;
-  const body = [];
-  for (let i = 0; i < count; i++) {
-    const c1 = (0x9e3779b1 + i * 0x7f4a7c15) >>> 0;
-    const c2 = (0x85ebca6b ^ (i * 0x27d4eb2f)) >>> 0;
-    body.push(`  a = (a ^ (b >> ${(i % 13) + 3}u)) * ${c1}u;`, `  b = b + (a << ${(i % 7) + 1}u) + ${c2}u;`);
-  }
-  return `fn cold_code(seed: u32) -> u32 {\n  var a = seed;\n  var b = seed ^ 0x5bd1e995u;\n${body.join("\n")}\n  return a ^ b;\n}`;
 }
 
 /** The WGSL source of one kernel for a configuration (exported for tests and tools). */

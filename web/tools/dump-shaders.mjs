@@ -21,7 +21,6 @@ const adapter = await globalThis.gpuscanDumpGpu.requestAdapter();
 if (!adapter) throw new Error("no WebGPU adapter");
 const device = await adapter.requestDevice({
   requiredFeatures: ["subgroups"].filter((f) => adapter.features.has(f)),
-  requiredLimits: { maxComputeWorkgroupStorageSize: adapter.limits.maxComputeWorkgroupStorageSize },
 });
 const scanner = await Scanner.create(device, JSON.parse(process.argv[2] ?? "{}"));
 console.log(`// configuration: ${JSON.stringify(scanner.config)}`);

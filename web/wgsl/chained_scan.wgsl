@@ -15,19 +15,6 @@ var<workgroup> wg_tile: u32;
 var<workgroup> wg_lookback: u32;  // LOOKBACK_DONE, or the tile the workgroup must reduce
 var<workgroup> wg_prefix: T;
 
-// Under EXPERIMENT bit 2 the owned tile's scanned vectors wait in workgroup memory from the
-// scan to the store, so that no register holds them through the look-back and fallbacks.
-const PARK_TILE: bool = (EXPERIMENT & 2u) != 0u;
-const PARKED_VECTORS: u32 = select(1u, TILE_VECTORS, PARK_TILE);
-var<workgroup> wg_parked: array<TV, PARKED_VECTORS>;
-
-// Under EXPERIMENT bit 4 the look-back lanes settle the early window while the tile's
-// loads are in flight, before its scan, and keep the result in workgroup memory across the
-// scan (as the Vulkan kernel does for 64-bit types, NOTE_EARLY_WINDOW_BEFORE_SCAN).
-const SETTLE_BEFORE_SCAN: bool = (EXPERIMENT & 4u) != 0u;
-var<workgroup> wg_early_end: u32;
-var<workgroup> wg_early_value: T;
-
 // Look-back state, held alike by every look-back lane (is_lookback_lane()).
 var<private> starved: bool;             // whether this run has seen a starved tile
 var<private> early_end: u32 = NO_TILE;  // what the early window settled: tiles up to
@@ -190,31 +177,17 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
     early = read_window(tile - 1u);
   }
   var loaded = load_thread_vectors(tile);
-  if (SETTLE_BEFORE_SCAN && is_lookback_lane() && tile != 0u) {
-    let settled = early_window(early, tile);
-    if (LID == 0u) {
-      wg_early_end = settled.end;
-      wg_early_value = settled.value;
-    }
-  }
   var aggregate = scan_loaded(&loaded, SLOT_OWN);
   // The init value belongs to tile 0, for its owner and any fallback on it alike.
   if (tile == 0u) {
     aggregate = combine(init_value(), aggregate);
   }
 
-  if (PARK_TILE) {
-    for (var k = 0u; k < VECTORS_PER_THREAD; k++) {
-      wg_parked[k * WORKGROUP_SIZE + LID] = tile_vectors[k];
-    }
-  }
-
   var cursor = tile - 1u;
   var prefix = identity();
   // Diagnostics under EXPERIMENT (wrong results, timing only): bit 16 no look-back, 64 no
-  // early window, 128 no posts, 256 no fallback code; bit 1 no look-back either, but told
-  // at run time (P.grid_width is never 0), so that the walk's code stays.
-  var done = tile == 0u || (EXPERIMENT & 16u) != 0u || ((EXPERIMENT & 1u) != 0u && P.grid_width != 0u);
+  // early window, 128 no posts, 256 no fallback code.
+  var done = tile == 0u || (EXPERIMENT & 16u) != 0u;
   if (is_lookback_lane()) {
     if (tile == 0u) {
       post_tile(tile, GS_STATE_INCLUSIVE, aggregate);
@@ -222,14 +195,9 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
       if (!is_blocked(tile) && (EXPERIMENT & 128u) == 0u) {
         post_tile(tile, GS_STATE_READY, aggregate);
       }
-      if (SETTLE_BEFORE_SCAN) {
-        early_end = wg_early_end;  // written before the scan's barrier
-        early_value = wg_early_value;
-      } else {
-        let settled = early_window(early, tile);
-        early_end = settled.end;
-        early_value = settled.value;
-      }
+      let settled = early_window(early, tile);
+      early_end = settled.end;
+      early_value = settled.value;
       if (STATISTICS) {
         step_count += 1u;
       }
@@ -238,7 +206,7 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
   var fallback_tile = lookback_round(tile, aggregate, &done, &cursor, &prefix);
   // Bit 256 (diagnostic): no fallback code at all.
   if (fallback_tile != LOOKBACK_DONE && (EXPERIMENT & 256u) == 0u) {
-    if (KIND != GS_KIND_REDUCE && !PARK_TILE) {
+    if (KIND != GS_KIND_REDUCE) {
       stash_tile_in_output(tile);
     }
     loop {
@@ -248,18 +216,8 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>) {
         break;
       }
     }
-    if (KIND != GS_KIND_REDUCE && !PARK_TILE) {
+    if (KIND != GS_KIND_REDUCE) {
       restore_tile_from_output(tile);
-    }
-  }
-  // Diagnostic bits 32 and 4096: a block of code that never runs (P.grid_width is never 0),
-  // about 24 KiB and 8 KiB of the driver's binary, where the fallback loop stands.
-  if ((EXPERIMENT & (32u | 4096u)) != 0u && P.grid_width == 0u) {
-    out_tail[0] = t_from_bits(cold_code(tile));
-  }
-  if (PARK_TILE) {
-    for (var k = 0u; k < VECTORS_PER_THREAD; k++) {
-      tile_vectors[k] = wg_parked[k * WORKGROUP_SIZE + LID];
     }
   }
   finish_tile(tile);

@@ -119,14 +119,7 @@ fn post_tile(tile: u32, state: u32, value: T) {
   let bits = t_bits(value);
   if (LANE < TILE_WORDS) {
     let piece = select(bits >> GS_PIECE_BITS, bits & GS_PIECE_MASK, LANE == 0u);
-    if ((EXPERIMENT & 8u) != 0u) {
-      // Under EXPERIMENT bit 8 the owner's posts are plain atomic stores, not atomicMax:
-      // an owner never moves its tile back (READY before INCLUSIVE, same bits as any
-      // insertion, I2), and an insertion's atomicMax after them keeps the later state.
-      atomicStore(&spine[TILE_WORDS * tile + LANE], state | piece);
-    } else {
-      atomicMax(&spine[TILE_WORDS * tile + LANE], state | piece);
-    }
+    atomicMax(&spine[TILE_WORDS * tile + LANE], state | piece);
   }
 }
 
