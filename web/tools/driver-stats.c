@@ -104,12 +104,28 @@ static uint32_t* read_file(const char* path, size_t* size) {
   return code;
 }
 
-static void print_statistics(VkDevice device, VkPipeline pipeline) {
-  PFN_vkGetPipelineExecutableStatisticsKHR get_statistics =
-      (PFN_vkGetPipelineExecutableStatisticsKHR)vkGetDeviceProcAddr(
-          device, "vkGetPipelineExecutableStatisticsKHR");
+// A device function of VK_KHR_pipeline_executable_properties.
+static PFN_vkVoidFunction device_function(VkDevice device, const char* name) {
+  PFN_vkVoidFunction function = vkGetDeviceProcAddr(device, name);
+  if (function == NULL) {
+    fprintf(stderr, "driver-stats: the driver has no %s\n", name);
+    exit(1);
+  }
+  return function;
+}
+
+// The pipeline's one executable (a compute pipeline has no other).
+static VkPipelineExecutableInfoKHR executable_of(VkPipeline pipeline) {
   VkPipelineExecutableInfoKHR executable = {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
   executable.pipeline = pipeline;
+  return executable;
+}
+
+static void print_statistics(VkDevice device, VkPipeline pipeline) {
+  PFN_vkGetPipelineExecutableStatisticsKHR get_statistics =
+      (PFN_vkGetPipelineExecutableStatisticsKHR)device_function(
+          device, "vkGetPipelineExecutableStatisticsKHR");
+  VkPipelineExecutableInfoKHR executable = executable_of(pipeline);
   uint32_t count = 0;
   check(get_statistics(device, &executable, &count, NULL), "vkGetPipelineExecutableStatisticsKHR");
   VkPipelineExecutableStatisticKHR* statistics = calloc(count, sizeof *statistics);
@@ -159,10 +175,9 @@ static const char* base_name(const char* path) {
 static void dump_internal_representations(VkDevice device, VkPipeline pipeline, const char* dir,
                                           const char* name) {
   PFN_vkGetPipelineExecutableInternalRepresentationsKHR get_representations =
-      (PFN_vkGetPipelineExecutableInternalRepresentationsKHR)vkGetDeviceProcAddr(
+      (PFN_vkGetPipelineExecutableInternalRepresentationsKHR)device_function(
           device, "vkGetPipelineExecutableInternalRepresentationsKHR");
-  VkPipelineExecutableInfoKHR executable = {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
-  executable.pipeline = pipeline;
+  VkPipelineExecutableInfoKHR executable = executable_of(pipeline);
   uint32_t count = 0;
   check(get_representations(device, &executable, &count, NULL),
         "vkGetPipelineExecutableInternalRepresentationsKHR");
