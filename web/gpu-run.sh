@@ -11,6 +11,9 @@
 # script. Each is compiled twice: NAME.spv as Dawn hands it over (Debian's spirv-as 2023.1
 # predates MaximallyReconvergesKHR, so that mode is written as its number, !6023), and
 # NAME-nomode.spv without that mode (what the register counts before W39 were of).
+# With STATS_DUMP=1, also what the driver shows of its code (driver-stats --dump) in
+# $OUT/dump, and each ELF image found in its pipeline cache disassembled by CUDA's nvdisasm
+# where the machine has it (NAME.N.sass).
 # ab: A/B of kernel variants and Dawn toggles: one process per entry of AB_TOGGLES (space-
 # separated, "none" for no toggles, taken in that order so that sets alternate), each
 # running every variant of AB_VARIANTS (bench.mjs --variants) beside memcpy and rts.
@@ -85,6 +88,14 @@ if [[ $what == stats ]]; then
       "$stage/spirv-as" --target-env vulkan1.1spv1.4 /tmp/spv/$v.spvasm -o /tmp/spv/$v.spv && spv+=("$v.spv")
     done
   done
-  (cd /tmp/spv && "$stage/driver-stats" "${spv[@]}") >"$out/stats.log" 2>&1
+  dump=()
+  [[ -n ${STATS_DUMP:-} ]] && mkdir -p "$out/dump" && dump=(--dump "$out/dump")
+  (cd /tmp/spv && "$stage/driver-stats" "${dump[@]}" "${spv[@]}") >"$out/stats.log" 2>&1
   echo "stats exit $?" >>"$out/stats.log"
+  disassembler=$(command -v nvdisasm || ls /usr/local/cuda/bin/nvdisasm 2>/dev/null)
+  if [[ -n ${STATS_DUMP:-} && -n $disassembler ]]; then
+    for elf in "$out"/dump/*.elf; do
+      [[ -e $elf ]] && "$disassembler" -c "$elf" >"${elf%.elf}.sass" 2>&1
+    done
+  fi
 fi

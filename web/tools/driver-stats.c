@@ -4,10 +4,16 @@
 // for docs/performance.md's WebGPU rows; web/gpu-run.sh's `stats` mode builds the inputs.
 //
 //   cc -O1 -o driver-stats web/tools/driver-stats.c -lvulkan
-//   driver-stats KERNEL.spv ...
+//   driver-stats [--dump DIR] KERNEL.spv ...
+//
+// --dump DIR also writes what the driver shows of its compiled code: each internal
+// representation it offers (KERNEL.N-NAME.txt or .bin), the pipeline cache's data
+// (KERNEL.cache), and every ELF image found inside that data (KERNEL.N.elf; for a disassembler
+// such as CUDA's nvdisasm, where the driver caches its machine code that way).
 //
 // The pipeline layout is the kernels' one bind group (web/src/index.mjs): bindings 0..6
 // storage buffers, 7 the uniform parameters; the entry point is Tint's "dawn_entry_point".
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,12 +104,28 @@ static uint32_t* read_file(const char* path, size_t* size) {
   return code;
 }
 
-static void print_statistics(VkDevice device, VkPipeline pipeline) {
-  PFN_vkGetPipelineExecutableStatisticsKHR get_statistics =
-      (PFN_vkGetPipelineExecutableStatisticsKHR)vkGetDeviceProcAddr(
-          device, "vkGetPipelineExecutableStatisticsKHR");
+// A device function of VK_KHR_pipeline_executable_properties.
+static PFN_vkVoidFunction device_function(VkDevice device, const char* name) {
+  PFN_vkVoidFunction function = vkGetDeviceProcAddr(device, name);
+  if (function == NULL) {
+    fprintf(stderr, "driver-stats: the driver has no %s\n", name);
+    exit(1);
+  }
+  return function;
+}
+
+// The pipeline's one executable (a compute pipeline has no other).
+static VkPipelineExecutableInfoKHR executable_of(VkPipeline pipeline) {
   VkPipelineExecutableInfoKHR executable = {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
   executable.pipeline = pipeline;
+  return executable;
+}
+
+static void print_statistics(VkDevice device, VkPipeline pipeline) {
+  PFN_vkGetPipelineExecutableStatisticsKHR get_statistics =
+      (PFN_vkGetPipelineExecutableStatisticsKHR)device_function(
+          device, "vkGetPipelineExecutableStatisticsKHR");
+  VkPipelineExecutableInfoKHR executable = executable_of(pipeline);
   uint32_t count = 0;
   check(get_statistics(device, &executable, &count, NULL), "vkGetPipelineExecutableStatisticsKHR");
   VkPipelineExecutableStatisticKHR* statistics = calloc(count, sizeof *statistics);
@@ -134,9 +156,114 @@ static void print_statistics(VkDevice device, VkPipeline pipeline) {
   free(statistics);
 }
 
+static void write_file(const char* path, const void* data, size_t size) {
+  FILE* file = fopen(path, "wb");
+  if (file == NULL || fwrite(data, 1, size, file) != size) {
+    fprintf(stderr, "driver-stats: cannot write %s\n", path);
+    exit(1);
+  }
+  fclose(file);
+}
+
+// The last path component, for names of dump files.
+static const char* base_name(const char* path) {
+  const char* slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+// Writes each internal representation of the pipeline's one executable to DIR and lists them.
+static void dump_internal_representations(VkDevice device, VkPipeline pipeline, const char* dir,
+                                          const char* name) {
+  PFN_vkGetPipelineExecutableInternalRepresentationsKHR get_representations =
+      (PFN_vkGetPipelineExecutableInternalRepresentationsKHR)device_function(
+          device, "vkGetPipelineExecutableInternalRepresentationsKHR");
+  VkPipelineExecutableInfoKHR executable = executable_of(pipeline);
+  uint32_t count = 0;
+  check(get_representations(device, &executable, &count, NULL),
+        "vkGetPipelineExecutableInternalRepresentationsKHR");
+  VkPipelineExecutableInternalRepresentationKHR* representations =
+      calloc(count ? count : 1, sizeof *representations);
+  for (uint32_t i = 0; i < count; i++) {
+    representations[i].sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INTERNAL_REPRESENTATION_KHR;
+  }
+  // First the sizes, then the data.
+  check(get_representations(device, &executable, &count, representations),
+        "vkGetPipelineExecutableInternalRepresentationsKHR");
+  printf(" internal representations=%u", count);
+  for (uint32_t i = 0; i < count; i++) {
+    VkPipelineExecutableInternalRepresentationKHR* r = &representations[i];
+    r->pData = malloc(r->dataSize ? r->dataSize : 1);
+  }
+  check(get_representations(device, &executable, &count, representations),
+        "vkGetPipelineExecutableInternalRepresentationsKHR");
+  for (uint32_t i = 0; i < count; i++) {
+    const VkPipelineExecutableInternalRepresentationKHR* r = &representations[i];
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.%u-%s.%s", dir, name, i, r->name, r->isText ? "txt" : "bin");
+    for (char* c = path + strlen(dir) + 1; *c; c++) {
+      if (*c == ' ' || *c == '/') *c = '_';
+    }
+    // Text representations count their terminating zero.
+    size_t size = r->isText && r->dataSize > 0 ? r->dataSize - 1 : r->dataSize;
+    write_file(path, r->pData, size);
+    printf(" [%s: %zu bytes]", r->name, size);
+    free(r->pData);
+  }
+  free(representations);
+}
+
+// Writes each 64-bit ELF image inside `data` to DIR/NAME.N.elf (an image ends where its
+// section header table ends) and returns how many it found.
+static unsigned write_elf_images(const unsigned char* data, size_t size, const char* dir,
+                                 const char* name) {
+  char path[4096];
+  unsigned elves = 0;
+  for (size_t at = 0; at + 64 <= size; at++) {
+    if (memcmp(data + at,
+               "\x7f"
+               "ELF",
+               4) != 0 ||
+        data[at + 4] != 2)
+      continue;
+    uint64_t section_offset;
+    uint16_t section_size, section_count;
+    memcpy(&section_offset, data + at + 0x28, 8);
+    memcpy(&section_size, data + at + 0x3A, 2);
+    memcpy(&section_count, data + at + 0x3C, 2);
+    uint64_t end = section_offset + (uint64_t)section_size * section_count;
+    if (end < 64 || end > size - at) continue;
+    snprintf(path, sizeof path, "%s/%s.%u.elf", dir, name, elves++);
+    write_file(path, data + at, (size_t)end);
+  }
+  return elves;
+}
+
+// Writes the pipeline cache's data to DIR, and each ELF image inside it.
+static void dump_cache(VkDevice device, VkPipelineCache cache, const char* dir, const char* name) {
+  size_t size = 0;
+  check(vkGetPipelineCacheData(device, cache, &size, NULL), "vkGetPipelineCacheData");
+  unsigned char* data = malloc(size ? size : 1);
+  check(vkGetPipelineCacheData(device, cache, &size, data), "vkGetPipelineCacheData");
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s.cache", dir, name);
+  write_file(path, data, size);
+  printf(" cache=%zu bytes elf images=%u", size, write_elf_images(data, size, dir, name));
+  free(data);
+}
+
 int main(int argc, char** argv) {
+  const char* dump_dir = NULL;
+  if (argc > 1 && strcmp(argv[1], "--dump") == 0) {
+    if (argc < 4) {
+      fprintf(stderr, "usage: driver-stats [--dump DIR] KERNEL.spv ...\n");
+      return 2;
+    }
+    dump_dir = argv[2];
+    argv += 2;
+    argc -= 2;
+  }
   if (argc < 2) {
-    fprintf(stderr, "usage: driver-stats KERNEL.spv ...\n");
+    fprintf(stderr, "usage: driver-stats [--dump DIR] KERNEL.spv ...\n");
     return 2;
   }
   VkApplicationInfo app = {VK_STRUCTURE_TYPE_APPLICATION_INFO};
@@ -187,16 +314,28 @@ int main(int argc, char** argv) {
     check(vkCreateShaderModule(device, &module_info, NULL, &module), "vkCreateShaderModule");
     VkComputePipelineCreateInfo info = {VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     info.flags = VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+    if (dump_dir) info.flags |= VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR;
     info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
     info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
     info.stage.module = module;
     info.stage.pName = "dawn_entry_point";
     info.layout = layout;
+    // A cache of its own a pipeline, so that its data holds this pipeline's code only.
+    VkPipelineCache cache = VK_NULL_HANDLE;
+    if (dump_dir) {
+      VkPipelineCacheCreateInfo cache_info = {VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+      check(vkCreatePipelineCache(device, &cache_info, NULL, &cache), "vkCreatePipelineCache");
+    }
     VkPipeline pipeline;
-    check(vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &info, NULL, &pipeline),
+    check(vkCreateComputePipelines(device, cache, 1, &info, NULL, &pipeline),
           "vkCreateComputePipelines");
     printf("%s:", argv[a]);
     print_statistics(device, pipeline);
+    if (dump_dir) {
+      dump_internal_representations(device, pipeline, dump_dir, base_name(argv[a]));
+      dump_cache(device, cache, dump_dir, base_name(argv[a]));
+      vkDestroyPipelineCache(device, cache, NULL);
+    }
     printf("\n");
     vkDestroyPipeline(device, pipeline, NULL);
     vkDestroyShaderModule(device, module, NULL);
