@@ -1115,7 +1115,7 @@ TEST_P(CompactionTest, BenchmarkValidatesEveryRun) {
   const std::size_t n = 5 * 4096 + 3;
   for (Compaction compaction :
        {Compaction::select_if, Compaction::select_flagged, Compaction::unique,
-        Compaction::partition, Compaction::run_length_encode}) {
+        Compaction::partition, Compaction::partition_flagged, Compaction::run_length_encode}) {
     SCOPED_TRACE(to_string(compaction));
     const CompactSpec spec{compaction, DType::u32, Predicate::lt, DType::u32};
     const auto in = random_values(DType::u32, n, rng, 4);
@@ -1130,8 +1130,7 @@ TEST_P(CompactionTest, BenchmarkValidatesEveryRun) {
         compaction == Compaction::select_if || compaction == Compaction::partition
             ? std::optional<Value>(constant)
             : std::nullopt,
-        compaction == Compaction::select_flagged ? std::span<const std::byte>(flags)
-                                                 : std::span<const std::byte>(),
+        takes_flags(spec) ? std::span<const std::byte>(flags) : std::span<const std::byte>(),
         &kept);
     ASSERT_EQ(kept, kept_indices(spec, in, n, 250, flags).size());
     CompactionBenchCase c{spec, n, 3, true, options(), constant};

@@ -1,6 +1,7 @@
-// The compaction family (DESIGN 3e): select-if, select-flagged, unique, partition and
-// run-length encoding, single pass with decoupled fallback, the count written on the device.
-// On Vulkan and CUDA devices (issue 25); select and unique in place on Vulkan devices.
+// The compaction family (DESIGN 3e): select-if, select-flagged, unique, partition (by a
+// predicate or by flags) and run-length encoding, single pass with decoupled fallback, the count
+// written on the device. On Vulkan and CUDA devices (issue 25); select and unique in place on
+// Vulkan devices.
 #pragma once
 
 #include <cstddef>

@@ -64,7 +64,9 @@ testing::CompactionBenchResult CudaDevice::benchmark_compaction(
     throw UsageError(std::to_string(c.n) + " elements are more than one compaction run takes on " +
                      info_.name + " (at most " + std::to_string(launcher.max_elements()) + ")");
   }
-  if (!flags.empty() && spec.flags_dtype != DType::u32) {
+  const bool flagged = spec.compaction == Compaction::select_flagged ||
+                       spec.compaction == Compaction::partition_flagged;
+  if (flagged && spec.flags_dtype != DType::u32) {
     throw UsageError("the compaction benchmark's flags are u32");
   }
   const bool partition =
@@ -75,7 +77,7 @@ testing::CompactionBenchResult CudaDevice::benchmark_compaction(
   // The flags (select-flagged, partition-flagged); the second output: the partitions'
   // rejected or run-length encoding's lengths.
   DeviceMemory flags_memory, second;
-  if (!flags.empty()) {
+  if (flagged) {
     flags_memory = DeviceMemory(flags.size());
     upload(flags_memory, flags);
   }

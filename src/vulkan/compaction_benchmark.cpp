@@ -50,8 +50,10 @@ testing::CompactionBenchResult VulkanDevice::benchmark_compaction(
   const bool rle = c.spec.compaction == Compaction::run_length_encode;
   const bool partition = c.spec.compaction == Compaction::partition ||
                          c.spec.compaction == Compaction::partition_flagged;
+  const bool flagged = c.spec.compaction == Compaction::select_flagged ||
+                       c.spec.compaction == Compaction::partition_flagged;
   std::unique_ptr<VulkanBuffer> flags_buffer, second;
-  if (!flags.empty()) {
+  if (flagged) {
     flags_buffer = std::make_unique<VulkanBuffer>(context_, flags.size());
     vulkan::upload(context_, *flags_buffer, flags);
   }
