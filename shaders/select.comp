@@ -1,8 +1,9 @@
 #version 460
 #pragma use_vulkan_memory_model
 // The compaction family in one pass (DESIGN 3e): select-if, select-flagged and unique keep
-// some elements of x, in order, and write how many; partition also writes the others, in
-// order, to a second output, run-length encoding unique's elements and each run's length.
+// some elements of x, in order, and write how many; partition (by predicate or by flags)
+// also writes the others, in order, to a second output, run-length encoding unique's elements
+// and each run's length.
 // A tile's aggregate is its count of kept elements (and run-length encoding's last head);
 // the chained protocol is the scan's (look_back.glsl: decoupled fallback
 // with FALLBACK, decoupled look-back without), and a fallback counts a stalled tile's kept

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# `gpuscan select`, `partition`, `unique` and `rle` end to end (DESIGN section 4): random .npy inputs of
-# every dtype, outputs checked element by element against a reference computed here; every
-# bad request refused with exit status 2, one "gpuscan: error:" line and no output file.
+# `gpuscan select`, `partition` (by predicate and by flags), `unique` and `rle` end to end
+# (DESIGN section 4): random .npy inputs of every dtype, outputs checked element by element
+# against a reference computed here; every bad request refused with exit status 2, one
+# "gpuscan: error:" line and no output file.
 # Fixtures are written and outputs read with Python's struct module: no numpy needed.
 # Usage: cli_compaction_test.sh path/to/gpuscan
 set -euo pipefail
@@ -69,6 +70,9 @@ def check(op, input_path, output_path, arg=None):
     elif op == 'flags':
         _, flags = read(arg)
         expected = [v for v, f in zip(x, flags) if f != 0]
+    elif op == 'partition-flags':
+        _, flags = read(arg)
+        expected = [v for v, f in zip(x, flags) if f != 0] + [v for v, f in zip(x, flags) if f == 0]
     else:
         c = float(arg)
         test = {'lt': c.__gt__, 'le': c.__ge__, 'gt': c.__lt__, 'ge': c.__le__,
@@ -140,6 +144,17 @@ for code in u4 i8 f8; do
   done
   echo "ok: $code: partition --lt at 0, 4099, 70001 ($(cat stdout))"
 done
+# Partition by flags: 4-byte flags (i4) and 8-byte ones (u8, some set only in the high word).
+for code in i4 f8; do
+  for n in 0 70001; do
+    input=in/${code}_$n.npy flags=in/${code}_${n}_flags.npy
+    "$gpuscan" partition "$input" out/o.npy --flags "$flags" >stdout || fail "partition --flags ${code}_$n"
+    "$python" npy.py check partition-flags "$input" out/o.npy "$flags" || fail "partition --flags ${code}_$n"
+    [[ $(cat stdout) == "selected: "* ]] || fail "partition --flags printed $(cat stdout)"
+    rm out/o.npy
+  done
+  echo "ok: $code: partition --flags at 0, 70001 ($(cat stdout))"
+done
 for code in u4 i4 f4 u8 i8 f8; do
   for n in 0 1 4099 70001; do
     "$gpuscan" rle in/${code}_$n.npy out/v.npy out/l.npy || fail "rle ${code}_$n: exit status $?"
@@ -175,7 +190,9 @@ refused "float flags" select in/u4_1.npy out/o.npy --flags in/f4_1.npy
 refused "flags of another length" select in/u4_4099.npy out/o.npy --flags in/u4_1_flags.npy
 refused "missing input" select in/missing.npy out/o.npy --lt 1
 refused "missing flags" select in/u4_1.npy out/o.npy --flags in/missing.npy
-refused "partition by flags" partition in/u4_1.npy out/o.npy --flags in/u4_1_flags.npy
+refused "partition by flags of another length" partition in/u4_4099.npy out/o.npy --flags in/u4_1_flags.npy
+refused "partition by float flags" partition in/u4_1.npy out/o.npy --flags in/f4_1.npy
+refused "partition by a predicate and flags" partition in/u4_1.npy out/o.npy --lt 1 --flags in/u4_1_flags.npy
 refused "partition without a predicate" partition in/u4_1.npy out/o.npy
 refused "rts" unique in/u4_1.npy out/o.npy --algorithm rts
 refused "unknown algorithm" unique in/u4_1.npy out/o.npy --algorithm fast

@@ -1,11 +1,11 @@
 // The compaction family on every backend of the build (DESIGN 3e, issue 25): select-if with every
-// built-in predicate, select-flagged with every integer flags type, unique, partition, run-length
-// encoding (runs shorter and far longer than a tile); every dtype, odd sizes,
-// all and none kept, one run and every element its own run, every blocking rate in both
-// tile states, statistics, csdl, logical subgroups of 4, repeated runs, compaction in chunks,
-// the refusals, and select and unique in place (Vulkan).
-// Inputs are random (seed printed), outputs poisoned before each run and checked whole:
-// the kept elements, the count, and that nothing past the count was written.
+// built-in predicate, select-flagged with every integer flags type, unique, partition (by
+// predicate and by flags), run-length encoding (runs shorter and far longer than a tile); every
+// dtype, odd sizes, all and none kept, one run and every element its own run, every blocking rate
+// in both tile states, statistics, csdl, logical subgroups of 4, repeated runs, compaction in
+// chunks, the refusals, and select and unique in place (Vulkan). Inputs are random (seed printed),
+// outputs poisoned before each run and checked whole: the kept elements, the count, and that
+// nothing past the count was written.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -81,6 +81,16 @@ bool satisfies(Predicate p, double x, double c) {
   return false;
 }
 
+// Whether a spec writes the rejected elements to a second output, and whether it reads flags.
+bool is_partition(const CompactSpec& spec) {
+  return spec.compaction == Compaction::partition ||
+         spec.compaction == Compaction::partition_flagged;
+}
+bool takes_flags(const CompactSpec& spec) {
+  return spec.compaction == Compaction::select_flagged ||
+         spec.compaction == Compaction::partition_flagged;
+}
+
 // The CPU reference: the indices of the kept elements, in order (partition: the selected
 // ones; partition's rejected are the others, in order).
 std::vector<std::size_t> kept_indices(const CompactSpec& spec, const std::vector<std::byte>& in,
@@ -94,7 +104,8 @@ std::vector<std::size_t> kept_indices(const CompactSpec& spec, const std::vector
       case Compaction::partition:
         keep = satisfies(spec.predicate, value_at(spec.dtype, in, i), constant);
         break;
-      case Compaction::select_flagged: {
+      case Compaction::select_flagged:
+      case Compaction::partition_flagged: {
         const std::size_t width = size_of(spec.flags_dtype);
         for (std::size_t b = 0; b < width; ++b) keep = keep || flags[i * width + b] != std::byte{0};
         break;
@@ -127,6 +138,20 @@ std::vector<std::byte> random_values(DType dtype, std::size_t n, std::mt19937_64
   return data;
 }
 
+// Flags of `dtype`: zero about half the time (`percent` of them nonzero), else a value with one
+// random byte set (for 64-bit flags often only in the high word).
+std::vector<std::byte> random_flags(DType dtype, std::size_t n, std::mt19937_64& rng,
+                                    unsigned percent = 50) {
+  const std::size_t width = size_of(dtype);
+  std::vector<std::byte> flags(n * width, std::byte{0});
+  std::uniform_int_distribution<std::size_t> byte(0, width - 1);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (rng() % 100 < percent)
+      flags[i * width + byte(rng)] = std::byte{static_cast<unsigned char>(1 + rng() % 255)};
+  }
+  return flags;
+}
+
 // select-if's and partition's constant as a Value of the spec's dtype (else none).
 std::optional<Value> predicate_value(const CompactSpec& spec, double constant) {
   if (spec.compaction != Compaction::select_if && spec.compaction != Compaction::partition) {
@@ -139,10 +164,10 @@ std::optional<Value> predicate_value(const CompactSpec& spec, double constant) {
   return v;
 }
 
-// select-flagged's flags in a buffer of their own (else none).
+// select-flagged's and partition-flagged's flags in a buffer of their own (else none).
 std::optional<Buffer> flags_on_device(Device& device, const CompactSpec& spec,
                                       const std::vector<std::byte>& flags, std::size_t n) {
-  if (spec.compaction != Compaction::select_flagged) return std::nullopt;
+  if (!takes_flags(spec)) return std::nullopt;
   Buffer buffer = device.allocate(std::max<std::size_t>(flags.size(), 1));
   if (n) device.upload(buffer, flags);
   return buffer;
@@ -204,7 +229,7 @@ void expect_compaction_matches(Device& device, const CompactSpec& spec, const Op
   const std::uint64_t count_poison = 0xA5A5A5A5A5A5A5A5ull;
   device.upload(count, std::as_bytes(std::span(&count_poison, 1)));
   const std::optional<Buffer> flags_buffer = flags_on_device(device, spec, flags, n);
-  const bool partition = spec.compaction == Compaction::partition;
+  const bool partition = is_partition(spec);
   Buffer rejected = device.allocate(std::max<std::size_t>(in.size(), 1));
   device.upload(rejected, poisoned);
   const bool rle = spec.compaction == Compaction::run_length_encode;
@@ -213,7 +238,9 @@ void expect_compaction_matches(Device& device, const CompactSpec& spec, const Op
   device.upload(lengths, poisoned_lengths);
   const std::optional<Value> value = predicate_value(spec, constant);
   const bool completed = run_accepting_csdl_give_up(spec.algorithm, [&] {
-    if (partition) {
+    if (partition && flags_buffer) {
+      compactor.run_partition(in_buffer, out, rejected, count, n, *flags_buffer);
+    } else if (partition) {
       compactor.run_partition(in_buffer, out, rejected, count, n, *value);
     } else if (rle) {
       compactor.run_length_encode(in_buffer, out, lengths, count, n);
@@ -340,15 +367,7 @@ TEST_P(CompactionTest, SelectFlaggedEveryDtypeAndFlagsType) {
       SCOPED_TRACE(std::string(to_string(dtype)) + " flags " + std::string(to_string(flags_dtype)));
       for (std::size_t n : {std::size_t{3}, std::size_t{8193}, std::size_t{50001}}) {
         const auto in = random_values(dtype, n, rng);
-        // Flags: zero about half the time, else a value with one random byte set (for 64-bit
-        // flags often only in the high word).
-        const std::size_t width = size_of(flags_dtype);
-        std::vector<std::byte> flags(n * width, std::byte{0});
-        std::uniform_int_distribution<std::size_t> byte(0, width - 1);
-        for (std::size_t i = 0; i < n; ++i) {
-          if (rng() & 1)
-            flags[i * width + byte(rng)] = std::byte{static_cast<unsigned char>(1 + rng() % 255)};
-        }
+        const std::vector<std::byte> flags = random_flags(flags_dtype, n, rng);
         expect_compaction_matches(device(),
                                   {Compaction::select_flagged, dtype, Predicate::lt, flags_dtype},
                                   options(), in, 0, flags);
@@ -387,6 +406,44 @@ TEST_P(CompactionTest, PartitionEveryDtypeIsStable) {
   const std::vector<std::int32_t> x{5, -3, 8, 8, 1, 0, -3, 7};
   EXPECT_EQ(partition(device(), std::span<const std::int32_t>(x), Predicate::gt, 4),
             (std::vector<std::int32_t>{5, 8, 8, 7, -3, 1, 0, -3}));
+}
+
+// Partition by flags: every dtype, each element width with both flag widths (one pipeline a
+// dtype), odd sizes, all and none flagged, chunks of one tile with every other tile blocked
+// (every blocking rate: EveryBlockingRateInBothTileStates).
+TEST_P(CompactionTest, PartitionFlaggedEveryDtypeIsStable) {
+  const std::vector<std::pair<DType, DType>> cases{
+      {DType::u32, DType::u32}, {DType::i32, DType::i64}, {DType::f32, DType::u64},
+      {DType::u64, DType::i32}, {DType::i64, DType::u64}, {DType::f64, DType::u32}};
+  for (const auto& [dtype, flags_dtype] : cases) {
+    SCOPED_TRACE(std::string(to_string(dtype)) + " flags " + std::string(to_string(flags_dtype)));
+    const CompactSpec spec{Compaction::partition_flagged, dtype, Predicate::lt, flags_dtype};
+    for (std::size_t n : {std::size_t{1}, std::size_t{4097}, std::size_t{70001}}) {
+      // Runs of equal values, so that stability shows: equal elements keep their order.
+      const auto in = random_values(dtype, n, rng, 3);
+      expect_compaction_matches(device(), spec, options(), in, 0,
+                                random_flags(flags_dtype, n, rng));
+    }
+  }
+  // All flagged, none flagged.
+  const std::size_t n = 40 * 4096 + 77;
+  const CompactSpec u32{Compaction::partition_flagged, DType::u32, Predicate::lt, DType::u32};
+  const std::vector<std::byte> values = random_values(DType::u32, n, rng);
+  expect_compaction_matches(device(), u32, options(), values, 0,
+                            random_flags(DType::u32, n, rng, 100));
+  expect_compaction_matches(device(), u32, options(), values, 0,
+                            random_flags(DType::u32, n, rng, 0));
+  // Chunks of one tile each, every other tile blocked: the rejected elements' place carried.
+  Options chunked = options();
+  chunked.chunk_elements = 1;
+  chunked.blocking_mask = 1;
+  expect_compaction_matches(device(), u32, chunked, random_values(DType::u32, 3 * 4096 + 11, rng),
+                            0, random_flags(DType::u32, 3 * 4096 + 11, rng));
+  const std::vector<std::int32_t> x{5, -3, 8, 8, 1, 0, -3, 7};
+  const std::vector<std::uint64_t> flags{1, 0, 1ull << 40, 0, 0, 0, 2, 1};
+  EXPECT_EQ(partition_flagged(device(), std::span<const std::int32_t>(x),
+                              std::span<const std::uint64_t>(flags)),
+            (std::vector<std::int32_t>{5, 8, -3, 7, -3, 8, 1, 0}));
 }
 
 TEST_P(CompactionTest, UniqueEveryDtypeAndRunLength) {
@@ -499,6 +556,9 @@ TEST_P(CompactionTest, CudaTileShapes) {
       expect_compaction_matches(device(),
                                 {Compaction::select_flagged, DType::i32, Predicate::lt, DType::u32},
                                 o, random_values(DType::i32, n, rng), 0, flags);
+      expect_compaction_matches(
+          device(), {Compaction::partition_flagged, DType::u64, Predicate::lt, DType::u32}, o,
+          random_values(DType::u64, n, rng, 3), 0, flags);
     }
   }
 }
@@ -531,6 +591,9 @@ TEST_P(CompactionTest, EveryBlockingRateInBothTileStates) {
       expect_compaction_matches(device(),
                                 {Compaction::select_flagged, DType::i32, Predicate::lt, DType::u64},
                                 o, random_values(DType::i32, n, rng), 0, flags);
+      expect_compaction_matches(
+          device(), {Compaction::partition_flagged, DType::f64, Predicate::lt, DType::u32}, o,
+          random_values(DType::f64, n / 2, rng), 0, random_flags(DType::u32, n / 2, rng));
     }
   }
 }
@@ -801,6 +864,17 @@ TEST_P(CompactionTest, RefusesWhatItCannotDo) {
   EXPECT_THROW(parts.run_partition(a, b, a, count, 100, c), UsageError);
   EXPECT_THROW(parts.run_partition(a, a, c2, count, 100, c), UsageError);  // not in place
   EXPECT_THROW(parts.run_partition(a, b, c2, c2, 100, c), UsageError);
+  // Partition by flags: run_partition with flags, not a constant, nor on another Compactor;
+  // flags of an integer type; not in place.
+  Compactor flag_parts(d, {Compaction::partition_flagged, DType::u32, Predicate::lt, DType::u32});
+  EXPECT_THROW(flag_parts.run(a, b, count, 100, std::nullopt, &c2), UsageError);
+  EXPECT_THROW(flag_parts.run_partition(a, b, c2, count, 100, c), UsageError);
+  EXPECT_THROW(parts.run_partition(a, b, c2, count, 100, a), UsageError);
+  EXPECT_THROW(flag_parts.run_partition(a, b, c2, count, 100, c2), UsageError);  // flags are out
+  EXPECT_THROW(flag_parts.run_partition(a, a, c2, count, 100, b), UsageError);   // not in place
+  EXPECT_THROW(flag_parts.run_partition(a, b, c2, count, 2000, a), UsageError);  // too small
+  EXPECT_THROW(Compactor(d, {Compaction::partition_flagged, DType::u32, Predicate::lt, DType::f64}),
+               UsageError);
   // Run-length encoding: two outputs as well, the lengths 8 bytes each.
   Compactor rle(d, {Compaction::run_length_encode, DType::u32});
   EXPECT_THROW(rle.run(a, b, count, 100), UsageError);
@@ -1041,7 +1115,7 @@ TEST_P(CompactionTest, BenchmarkValidatesEveryRun) {
   const std::size_t n = 5 * 4096 + 3;
   for (Compaction compaction :
        {Compaction::select_if, Compaction::select_flagged, Compaction::unique,
-        Compaction::partition, Compaction::run_length_encode}) {
+        Compaction::partition, Compaction::partition_flagged, Compaction::run_length_encode}) {
     SCOPED_TRACE(to_string(compaction));
     const CompactSpec spec{compaction, DType::u32, Predicate::lt, DType::u32};
     const auto in = random_values(DType::u32, n, rng, 4);
@@ -1056,8 +1130,7 @@ TEST_P(CompactionTest, BenchmarkValidatesEveryRun) {
         compaction == Compaction::select_if || compaction == Compaction::partition
             ? std::optional<Value>(constant)
             : std::nullopt,
-        compaction == Compaction::select_flagged ? std::span<const std::byte>(flags)
-                                                 : std::span<const std::byte>(),
+        takes_flags(spec) ? std::span<const std::byte>(flags) : std::span<const std::byte>(),
         &kept);
     ASSERT_EQ(kept, kept_indices(spec, in, n, 250, flags).size());
     CompactionBenchCase c{spec, n, 3, true, options(), constant};

@@ -36,7 +36,8 @@ struct CompactionBenchResult {
   int cub_validated = 0;
 };
 
-// `input` holds n elements of spec.dtype, `flags` n of spec.flags_dtype (select-flagged).
+// `input` holds n elements of spec.dtype, `flags` n of spec.flags_dtype (select-flagged,
+// partition-flagged).
 CompactionBenchResult benchmark_compaction(Device& device, const CompactionBenchCase& bench_case,
                                            std::span<const std::byte> input,
                                            std::span<const std::byte> flags,

@@ -1,6 +1,7 @@
-// The compaction family (DESIGN 3e): select-if, select-flagged, unique, partition and
-// run-length encoding, single pass with decoupled fallback, the count written on the device.
-// On Vulkan and CUDA devices (issue 25); select and unique in place on Vulkan devices.
+// The compaction family (DESIGN 3e): select-if, select-flagged, unique, partition (by a
+// predicate or by flags) and run-length encoding, single pass with decoupled fallback, the count
+// written on the device. On Vulkan and CUDA devices (issue 25); select and unique in place on
+// Vulkan devices.
 #pragma once
 
 #include <cstddef>
@@ -26,6 +27,7 @@ enum class Compaction {
   unique,             // x[i] where i == 0 or x[i] != x[i-1] (==: +0.0 equals -0.0, NaN nothing)
   partition,          // select_if, and the rejected x[i] in order to a second output
   run_length_encode,  // unique's x[i], and each run's length (uint64) to a second output
+  partition_flagged,  // select_flagged, and the unflagged x[i] in order to a second output
 };
 // select-if's built-in predicates: x < c, x <= c, ... (floats: every comparison with NaN is
 // false, except ne).
@@ -40,7 +42,7 @@ struct CompactSpec {
   Compaction compaction = Compaction::select_if;
   DType dtype = DType::u32;
   Predicate predicate = Predicate::lt;      // select_if
-  DType flags_dtype = DType::u32;           // select_flagged: an integer type
+  DType flags_dtype = DType::u32;           // select_flagged, partition_flagged: an integer type
   Algorithm algorithm = Algorithm::csdldf;  // csdldf or csdl
 };
 
@@ -80,6 +82,10 @@ class Compactor {
   // place is for run()'s select and unique).
   RunResult run_partition(const Buffer& in, Buffer& selected, Buffer& rejected, Buffer& count,
                           std::size_t n, Value constant);
+  // Partition by flags (a partition_flagged Compactor): the elements whose flag is nonzero go
+  // to `selected`, the others to `rejected`, as above; `flags` as run()'s.
+  RunResult run_partition(const Buffer& in, Buffer& selected, Buffer& rejected, Buffer& count,
+                          std::size_t n, const Buffer& flags);
 
   // Run-length encoding: the first element of each run of equal elements (as unique) to
   // `values`, the run's length as a uint64 to `lengths` (n of each fit), the number of runs
@@ -149,6 +155,15 @@ std::vector<T> partition(Device& device, std::span<const T> in, Predicate predic
   const CompactSpec spec{Compaction::partition, dtype_of<T>(), predicate};
   return detail::kept_as<T>(
       detail::compact_host(device, spec, std::as_bytes(in), Value::of(constant), {}));
+}
+
+// The flagged elements in order, then the others in order.
+template <class T, class F>
+std::vector<T> partition_flagged(Device& device, std::span<const T> in, std::span<const F> flags) {
+  const CompactSpec spec{Compaction::partition_flagged, dtype_of<T>(), Predicate::lt,
+                         dtype_of<F>()};
+  return detail::kept_as<T>(
+      detail::compact_host(device, spec, std::as_bytes(in), std::nullopt, std::as_bytes(flags)));
 }
 
 template <class T>

@@ -20,6 +20,10 @@
 #include "types.glsl"
 #include "tile_shape.glsl"
 #include "subgroup_scan.glsl"
+#ifdef GPUSCAN_TILE_INPUT_GLSL
+#error "compaction.glsl places the input's elements: include it before tile_input.glsl"
+#endif
+#define GS_INPUT_SCALARS_BINDING GS_COMPACT_BINDING_INPUT_SCALARS
 #include "tile_input.glsl"
 
 layout(constant_id = GS_SPEC_COMPACTION) const uint COMPACTION = 0;
@@ -27,6 +31,11 @@ const uint OPERATION = COMPACTION & 15u;
 const uint PREDICATE = (COMPACTION >> 4) & 15u;
 const uint FLAG_WORDS = (COMPACTION >> 8) & 15u;
 const bool RLE = OPERATION == GS_COMPACT_RLE;
+// Which operations read flags, and which write the rejected elements to a second output.
+const bool FLAGGED =
+    OPERATION == GS_COMPACT_SELECT_FLAGGED || OPERATION == GS_COMPACT_PARTITION_FLAGGED;
+const bool PARTITION =
+    OPERATION == GS_COMPACT_PARTITION || OPERATION == GS_COMPACT_PARTITION_FLAGGED;
 // The output is the input (select and unique: docs/protocol.md, "In-place compaction").
 const bool IN_PLACE = ((COMPACTION >> 12) & 1u) != 0;
 
@@ -57,9 +66,13 @@ uint64_t count_of(uint64_t value) { return RLE ? uint64_t(unpackUint2x32(value).
 layout(binding = GS_COMPACT_BINDING_OUTPUT, std430) writeonly buffer Output {
   T out_scalars[];
 };
-// The flags of select-flagged (read), or partition's rejected elements (written).
-layout(binding = GS_COMPACT_BINDING_AUX, std430) buffer Aux {
-  uint aux_words[];
+// The flags of select-flagged and partition-flagged.
+layout(binding = GS_COMPACT_BINDING_FLAGS, std430) readonly buffer Flags {
+  uint flag_words[];
+};
+// Partition's rejected elements (written).
+layout(binding = GS_COMPACT_BINDING_AUX, std430) writeonly buffer Rejected {
+  uint rejected_words[];
 };
 // The same binding as run-length encoding's lengths (written).
 layout(binding = GS_COMPACT_BINDING_AUX, std430) writeonly buffer RunLengths {
@@ -135,8 +148,8 @@ bool satisfies(T x) {
 }
 
 bool is_flagged(uint i) {
-  uint word = aux_words[FLAG_WORDS * i];
-  if (FLAG_WORDS == 2) word |= aux_words[FLAG_WORDS * i + 1];
+  uint word = flag_words[FLAG_WORDS * i];
+  if (FLAG_WORDS == 2) word |= flag_words[FLAG_WORDS * i + 1];
   return word != 0;
 }
 
@@ -162,7 +175,7 @@ uint keep_mask(uint v, TV x, T before) {
     bool keep;
     if (OPERATION == GS_COMPACT_SELECT_IF || OPERATION == GS_COMPACT_PARTITION) {
       keep = satisfies(x[c]);
-    } else if (OPERATION == GS_COMPACT_SELECT_FLAGGED) {
+    } else if (FLAGGED) {
       keep = i < pc.n && is_flagged(i);
     } else {
       // A chunk's element 0 compares with the chunk before's last (select_tile's `before`).
@@ -321,7 +334,7 @@ void stage_kept(uint tile) {
         } else {
           wg_stage[at++] = owned_vectors[k][c];
         }
-      } else if (OPERATION == GS_COMPACT_PARTITION && tile * TILE_ELEMENTS + first + c < pc.n) {
+      } else if (PARTITION && tile * TILE_ELEMENTS + first + c < pc.n) {
         wg_stage[kept + first + c - at] = owned_vectors[k][c];
       }
     }
@@ -330,8 +343,8 @@ void stage_kept(uint tile) {
 
 void write_rejected(uint i, T x) {
   const uvec2 words = t_to_words(x);
-  aux_words[T_WORDS * i] = words.x;
-  if (T_WORDS == 2) aux_words[T_WORDS * i + 1] = words.y;
+  rejected_words[T_WORDS * i] = words.x;
+  if (T_WORDS == 2) rejected_words[T_WORDS * i + 1] = words.y;
 }
 
 // Whether tile `tile` with `kept` elements kept after `tile_prefix` ones keeps every element
@@ -353,7 +366,7 @@ void write_staged(uint tile, uint tile_prefix, uint kept) {
   for (uint i = gl_LocalInvocationIndex; i < kept; i += WORKGROUP_SIZE) {
     store_kept(tile_prefix + i, wg_stage[i]);
   }
-  if (OPERATION != GS_COMPACT_PARTITION) return;
+  if (!PARTITION) return;
   const uint tile_start = tile * TILE_ELEMENTS;
   const uint remaining = pc.n - tile_start;
   const uint tile_elements = remaining < TILE_ELEMENTS ? remaining : TILE_ELEMENTS;

@@ -14,6 +14,8 @@
 // Run-length encode: unique's heads, and each run's length (a uint64) to a second output.
 // Its tile aggregate is the count and the position of the tile's last head (compaction.glsl).
 #define GS_COMPACT_RLE 4
+// select-flagged, and the unflagged x[i] in order to a second output
+#define GS_COMPACT_PARTITION_FLAGGED 5
 
 // Built-in predicates of select-if: x <op> c, c given as the init value (push constants
 // init_lo, init_hi).
@@ -24,15 +26,18 @@
 #define GS_PREDICATE_EQ 4
 #define GS_PREDICATE_NE 5
 
-// The compaction kernels use the one descriptor set layout of interface.h (seven storage
-// buffers) with bindings of their own meaning; the spine and control words stay where
-// tile_state.glsl and run_control.glsl expect them.
+// The compaction kernels use the one descriptor set layout of interface.h (eight storage
+// buffers) with bindings of their own meaning; the input vectors, spine and control words
+// stay where tile_input.glsl, tile_state.glsl and run_control.glsl expect them. The input's
+// elements are read through the vectors' binding too (tile_input.glsl's
+// GS_INPUT_SCALARS_BINDING), so that the flags have a binding of their own and partition by
+// flags reads its flags and writes its rejected elements (binding 3) in one run.
 #define GS_COMPACT_BINDING_INPUT_VECTORS 0  // x as 16-byte vectors
-#define GS_COMPACT_BINDING_INPUT_SCALARS 1  // x as elements (tails)
+#define GS_COMPACT_BINDING_INPUT_SCALARS 0  // x as elements (tails): the same binding
+#define GS_COMPACT_BINDING_FLAGS 1          // select-flagged, partition-flagged: the flags
 #define GS_COMPACT_BINDING_OUTPUT 2         // the kept elements, in order
-#define GS_COMPACT_BINDING_AUX \
-  3  // select-flagged: the flags; partition: the rejected; rle: the run lengths (uint64)
-#define GS_COMPACT_BINDING_COUNT 5  // the count: two 32-bit words, low first
+#define GS_COMPACT_BINDING_AUX 3            // partitions: the rejected; rle: the lengths (u64)
+#define GS_COMPACT_BINDING_COUNT 5          // the count: two 32-bit words, low first
 // Compaction in chunks (docs/protocol.md, "Compaction in chunks"): what a chunk hands the
 // next, in two slots of GS_CARRY_WORDS 32-bit words; chunk c reads slot (c - 1) & 1 and its
 // last tile writes slot c & 1. Each 64-bit value low word first.
@@ -41,8 +46,7 @@
 #define GS_CARRY_LAST_HEAD 2     // run-length encoding: where the last run began (0-based)
 #define GS_CARRY_LAST_ELEMENT 4  // the chunk's last element's bits (unique, rle)
 #define GS_CARRY_WORDS 8
-#if GS_COMPACT_BINDING_INPUT_VECTORS != GS_BINDING_INPUT_VECTORS ||                                \
-    GS_COMPACT_BINDING_INPUT_SCALARS != GS_BINDING_INPUT_SCALARS || GS_BINDING_SPINE_WORDS != 4 || \
+#if GS_COMPACT_BINDING_INPUT_VECTORS != GS_BINDING_INPUT_VECTORS || GS_BINDING_SPINE_WORDS != 4 || \
     GS_BINDING_CONTROL != 6 || GS_COMPACT_BINDING_CARRY != GS_BINDING_SEGMENT_STARTS
 #error "compaction bindings must keep the input, spine and control words where interface.h has them"
 #endif

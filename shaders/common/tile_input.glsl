@@ -1,6 +1,7 @@
 // Thread level, input side, the same for the scans (tile_io.glsl) and the compaction kernels
-// (compaction.glsl): the input as 16-byte vectors and as elements (bindings 0 and 1 in both
-// descriptor layouts), and which vector of a tile each thread holds.
+// (compaction.glsl): the input as 16-byte vectors and as elements (bindings 0 and 1 for the
+// scans; the compaction kernels read both through binding 0, compaction_interface.h), and
+// which vector of a tile each thread holds.
 #ifndef GPUSCAN_TILE_INPUT_GLSL
 #define GPUSCAN_TILE_INPUT_GLSL
 
@@ -12,7 +13,10 @@
 layout(binding = GS_BINDING_INPUT_VECTORS, std430) readonly buffer InputVectors {
   TV in_vectors[];
 };
-layout(binding = GS_BINDING_INPUT_SCALARS, std430) readonly buffer InputScalars {
+#ifndef GS_INPUT_SCALARS_BINDING
+#define GS_INPUT_SCALARS_BINDING GS_BINDING_INPUT_SCALARS
+#endif
+layout(binding = GS_INPUT_SCALARS_BINDING, std430) readonly buffer InputScalars {
   T in_scalars[];
 };
 

@@ -66,10 +66,12 @@ class CompactorImpl {
   // Compacts n >= 1 elements (checked by Compactor) in chunks of `chunk` elements, one run of
   // the single-pass kernel after the other, the running count carried on the device (DESIGN
   // 3e, docs/protocol.md "Compaction in chunks"): the kept ones to `out`, their number to
-  // `count` (8 bytes). `aux`: select-flagged's flags, partition's rejected output, run-length
-  // encoding's lengths.
+  // `count` (8 bytes). `flags`: select-flagged's and partition-flagged's flags (read), else
+  // null; `second`: partition's rejected output or run-length encoding's lengths (written),
+  // else null.
   virtual RunResult run(const BufferImpl& in, BufferImpl& out, BufferImpl& count, std::size_t n,
-                        Value constant, const BufferImpl* aux, std::size_t chunk) = 0;
+                        Value constant, const BufferImpl* flags, const BufferImpl* second,
+                        std::size_t chunk) = 0;
   // Whether run() takes `out` == `in` for select and unique (docs/protocol.md, "In-place
   // compaction").
   virtual bool compacts_in_place() const { return false; }

@@ -15,6 +15,14 @@ bool is_integer(DType dtype) {
   return !is_float(dtype);
 }
 
+bool takes_flags(Compaction compaction) {
+  return compaction == Compaction::select_flagged || compaction == Compaction::partition_flagged;
+}
+
+bool is_partition(Compaction compaction) {
+  return compaction == Compaction::partition || compaction == Compaction::partition_flagged;
+}
+
 }  // namespace
 
 std::unique_ptr<detail::CompactorImpl> detail::DeviceImpl::make_compactor(const CompactSpec& spec,
@@ -55,7 +63,7 @@ Compactor::Compactor(Device& device, const CompactSpec& spec, const testing::Opt
   if (spec.algorithm == Algorithm::rts) {
     throw UsageError("compaction runs csdldf or csdl (single pass), not rts");
   }
-  if (spec.compaction == Compaction::select_flagged && !is_integer(spec.flags_dtype)) {
+  if (takes_flags(spec.compaction) && !is_integer(spec.flags_dtype)) {
     throw UsageError("flags must have an integer dtype (u32, i32, u64, i64), not " +
                      std::string(to_string(spec.flags_dtype)));
   }
@@ -80,8 +88,9 @@ Compactor& Compactor::operator=(Compactor&&) noexcept = default;
 
 RunResult Compactor::run(const Buffer& in, Buffer& out, Buffer& count, std::size_t n,
                          std::optional<Value> constant, const Buffer* flags) {
-  if (spec_.compaction == Compaction::partition) {
-    throw UsageError("partition writes two outputs: call run_partition");
+  if (is_partition(spec_.compaction)) {
+    throw UsageError(std::string(to_string(spec_.compaction)) +
+                     " writes two outputs: call run_partition");
   }
   if (spec_.compaction == Compaction::run_length_encode) {
     throw UsageError("run-length encoding writes two outputs: call run_length_encode");
@@ -92,10 +101,21 @@ RunResult Compactor::run(const Buffer& in, Buffer& out, Buffer& count, std::size
 RunResult Compactor::run_partition(const Buffer& in, Buffer& selected, Buffer& rejected,
                                    Buffer& count, std::size_t n, Value constant) {
   if (spec_.compaction != Compaction::partition) {
-    throw UsageError("run_partition needs a partition Compactor, not " +
-                     std::string(to_string(spec_.compaction)));
+    throw UsageError(
+        "run_partition with a constant needs a partition Compactor, not " +
+        std::string(to_string(spec_.compaction)) +
+        (spec_.compaction == Compaction::partition_flagged ? " (pass the flags)" : ""));
   }
   return checked_run(in, selected, count, n, constant, nullptr, &rejected);
+}
+
+RunResult Compactor::run_partition(const Buffer& in, Buffer& selected, Buffer& rejected,
+                                   Buffer& count, std::size_t n, const Buffer& flags) {
+  if (spec_.compaction != Compaction::partition_flagged) {
+    throw UsageError("run_partition with flags needs a partition-flagged Compactor, not " +
+                     std::string(to_string(spec_.compaction)));
+  }
+  return checked_run(in, selected, count, n, std::nullopt, &flags, &rejected);
 }
 
 RunResult Compactor::run_length_encode(const Buffer& in, Buffer& values, Buffer& lengths,
@@ -127,8 +147,8 @@ RunResult Compactor::checked_run(const Buffer& in, Buffer& out, Buffer& count, s
   } else if (constant) {
     throw UsageError(name + " takes no constant");
   }
-  if ((spec_.compaction == Compaction::select_flagged) != (flags != nullptr)) {
-    throw UsageError(flags ? name + " takes no flags" : "select-flagged needs a flags buffer");
+  if (takes_flags(spec_.compaction) != (flags != nullptr)) {
+    throw UsageError(flags ? name + " takes no flags" : name + " needs a flags buffer");
   }
   // Every buffer a run writes must be a buffer of its own, except that select and unique may
   // write their output over their input (docs/protocol.md, "In-place compaction": a protocol
@@ -184,9 +204,9 @@ RunResult Compactor::checked_run(const Buffer& in, Buffer& out, Buffer& count, s
                      " an output buffer of its own");
   }
   // In place is one run, never cut (checked above to fit one).
-  const Buffer* aux = flags ? flags : second;
   return impl_->run(*in.impl(), *out.impl(), *count.impl(), n, compare_with,
-                    aux ? aux->impl().get() : nullptr, in_place ? n : chunk_);
+                    flags ? flags->impl().get() : nullptr, second ? second->impl().get() : nullptr,
+                    in_place ? n : chunk_);
 }
 
 void Compactor::check_in_place(const std::string& name, bool two_outputs) const {
@@ -219,7 +239,7 @@ std::vector<std::byte> detail::compact_host(Device& device, const CompactSpec& s
   Buffer count = device.allocate(8);
   if (n > 0) device.upload(in, input);
   std::optional<Buffer> flags_buffer;
-  if (spec.compaction == Compaction::select_flagged) {
+  if (takes_flags(spec.compaction)) {
     if (flags.size() / size_of(spec.flags_dtype) != n) {
       throw UsageError("flags hold " + std::to_string(flags.size() / size_of(spec.flags_dtype)) +
                        " elements, the input " + std::to_string(n));
@@ -231,6 +251,9 @@ std::vector<std::byte> detail::compact_host(Device& device, const CompactSpec& s
   if (spec.compaction == Compaction::partition) {
     rejected = device.allocate(bytes);
     compactor.run_partition(in, out, *rejected, count, n, *constant);
+  } else if (spec.compaction == Compaction::partition_flagged) {
+    rejected = device.allocate(bytes);
+    compactor.run_partition(in, out, *rejected, count, n, *flags_buffer);
   } else if (spec.compaction == Compaction::run_length_encode) {
     lengths = device.allocate(std::max<std::size_t>(n * 8, 1));
     compactor.run_length_encode(in, out, *lengths, count, n);

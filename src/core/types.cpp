@@ -38,11 +38,13 @@ constexpr Names<Algorithm, 3> algorithm_names{
     {{Algorithm::csdldf, "csdldf"}, {Algorithm::csdl, "csdl"}, {Algorithm::rts, "rts"}}};
 constexpr Names<Backend, 3> backend_names{
     {{Backend::any, "any"}, {Backend::vulkan, "vulkan"}, {Backend::cuda, "cuda"}}};
-constexpr Names<Compaction, 5> compaction_names{{{Compaction::select_if, "select"},
-                                                 {Compaction::select_flagged, "select-flagged"},
-                                                 {Compaction::unique, "unique"},
-                                                 {Compaction::partition, "partition"},
-                                                 {Compaction::run_length_encode, "rle"}}};
+constexpr Names<Compaction, 6> compaction_names{
+    {{Compaction::select_if, "select"},
+     {Compaction::select_flagged, "select-flagged"},
+     {Compaction::unique, "unique"},
+     {Compaction::partition, "partition"},
+     {Compaction::run_length_encode, "rle"},
+     {Compaction::partition_flagged, "partition-flagged"}}};
 constexpr Names<Predicate, 6> predicate_names{{{Predicate::lt, "lt"},
                                                {Predicate::le, "le"},
                                                {Predicate::gt, "gt"},

@@ -35,7 +35,8 @@ enum Timed { kMemcpy, kCub, kCompaction, kTimed };
 // selected in one array.
 bool cub_output_matches(const CompactSpec& spec, std::uint64_t kept, std::size_t n,
                         const std::vector<std::byte>& got, std::span<const std::byte> expected) {
-  if (spec.compaction != Compaction::partition) {
+  if (spec.compaction != Compaction::partition &&
+      spec.compaction != Compaction::partition_flagged) {
     return std::memcmp(got.data(), expected.data(), expected.size()) == 0;
   }
   const std::size_t element = size_of(spec.dtype);
@@ -63,21 +64,24 @@ testing::CompactionBenchResult CudaDevice::benchmark_compaction(
     throw UsageError(std::to_string(c.n) + " elements are more than one compaction run takes on " +
                      info_.name + " (at most " + std::to_string(launcher.max_elements()) + ")");
   }
-  if (spec.compaction == Compaction::select_flagged && spec.flags_dtype != DType::u32) {
+  const bool flagged = spec.compaction == Compaction::select_flagged ||
+                       spec.compaction == Compaction::partition_flagged;
+  if (flagged && spec.flags_dtype != DType::u32) {
     throw UsageError("the compaction benchmark's flags are u32");
   }
-  const bool partition = spec.compaction == Compaction::partition;
+  const bool partition =
+      spec.compaction == Compaction::partition || spec.compaction == Compaction::partition_flagged;
   const bool rle = spec.compaction == Compaction::run_length_encode;
   DeviceMemory in(c.n * element), out(c.n * element), count(8), cub_count(8);
   upload(in, input);
-  // select-flagged's flags, partition's rejected or run-length encoding's lengths.
-  DeviceMemory aux;
-  if (spec.compaction == Compaction::select_flagged) {
-    aux = DeviceMemory(flags.size());
-    upload(aux, flags);
-  } else if (partition || rle) {
-    aux = DeviceMemory(c.n * (rle ? 8 : element));
+  // The flags (select-flagged, partition-flagged); the second output: the partitions'
+  // rejected or run-length encoding's lengths.
+  DeviceMemory flags_memory, second;
+  if (flagged) {
+    flags_memory = DeviceMemory(flags.size());
+    upload(flags_memory, flags);
   }
+  if (partition || rle) second = DeviceMemory(c.n * (rle ? 8 : element));
   OwnedWorkspace workspace;
   workspace.reserve(launcher.workspace_bytes(c.n), stream_);
   DeviceMemory flush;
@@ -89,11 +93,8 @@ testing::CompactionBenchResult CudaDevice::benchmark_compaction(
   args.n = c.n;
   args.constant_bits = c.constant.bits;
   args.count = count.as<std::uint64_t>();
-  if (spec.compaction == Compaction::select_flagged) {
-    args.flags = aux.data();
-  } else {
-    args.second = aux.data();
-  }
+  args.flags = flags_memory.size() ? flags_memory.data() : nullptr;
+  args.second = second.size() ? second.data() : nullptr;
   CompactArgs cub_args = args;
   cub_args.compaction = spec.compaction;
   cub_args.count = cub_count.as<std::uint64_t>();
@@ -131,9 +132,8 @@ testing::CompactionBenchResult CudaDevice::benchmark_compaction(
       for (int which = 0; which < kTimed; ++which) {
         const std::size_t slot = static_cast<std::size_t>(kTimed * r + which);
         launch_fill(out.as<std::uint32_t>(), out.size() / 4, poison, stream_);
-        if (aux.size() && spec.compaction != Compaction::select_flagged) {
-          launch_fill(aux.as<std::uint32_t>(), aux.size() / 4, poison, stream_);
-        }
+        if (second.size())
+          launch_fill(second.as<std::uint32_t>(), second.size() / 4, poison, stream_);
         if (flush.size()) {
           check(cudaMemsetAsync(flush.data(), static_cast<int>(slot), flush.size(), stream_),
                 "flushing L2");
@@ -171,7 +171,7 @@ testing::CompactionBenchResult CudaDevice::benchmark_compaction(
       if (launcher.counts_statistics()) result.statistics.push_back(counts.statistics());
     }
     // The outputs as ours are laid out: the selected elements (or run values) at the start of
-    // `out`, partition's rejected (or the run lengths) in `aux`; CUB's partition writes one
+    // `out`, partition's rejected (or the run lengths) in `second`; CUB's partition writes one
     // array (`one_array`).
     const auto download_outputs = [&](bool one_array) {
       std::vector<std::byte> got(expected_output.size());
@@ -179,7 +179,7 @@ testing::CompactionBenchResult CudaDevice::benchmark_compaction(
           one_array ? got.size() : std::min(got.size(), expected_count * element);
       if (selected > 0) download(out, std::span(got).first(selected), 0);
       if ((partition || rle) && got.size() > selected) {
-        download(aux, std::span(got).subspan(selected), 0);
+        download(second, std::span(got).subspan(selected), 0);
       }
       return got;
     };

@@ -1,6 +1,6 @@
 // The compaction kernels' launcher for one element type, GS_CUDA_DTYPE (CMake compiles this
 // file once per type, in parallel, apart from the scan's kernels.cu so that neither rebuilds
-// the other). Per type: five operations, both tile states, with and without statistics, each
+// the other). Per type: six operations, both tile states, with and without statistics, each
 // operation at its policy's rows (compaction_policy.hpp).
 #include "cuda/chained_launch.cuh"
 #include "cuda/kernels/compaction.cuh"
@@ -17,6 +17,8 @@ void with_compaction(Compaction compaction, F&& f) {
       return f(std::integral_constant<Compaction, Compaction::unique>{});
     case Compaction::partition:
       return f(std::integral_constant<Compaction, Compaction::partition>{});
+    case Compaction::partition_flagged:
+      return f(std::integral_constant<Compaction, Compaction::partition_flagged>{});
     case Compaction::run_length_encode:
       return f(std::integral_constant<Compaction, Compaction::run_length_encode>{});
     default:

@@ -31,8 +31,8 @@ struct CompactArgs {
   Predicate predicate = Predicate::lt;
   const void* in = nullptr;
   void* out = nullptr;             // the kept elements, in order
-  void* second = nullptr;          // partition: the rejected elements; rle: the run lengths (u64)
-  const void* flags = nullptr;     // select-flagged
+  void* second = nullptr;          // partitions: the rejected elements; rle: the lengths (u64)
+  const void* flags = nullptr;     // select-flagged, partition-flagged
   std::uint32_t flag_bytes = 4;    // 4 or 8: only whether a flag is zero matters
   std::uint64_t* count = nullptr;  // written by the last tile
   std::uint64_t n = 0;
@@ -54,8 +54,8 @@ template <class T>
 void launch_compaction(const CompactArgs& a, ChainArgs chain, cudaStream_t stream);
 
 // The benchmark's baseline: CUB's counterpart of a compaction on the same buffers
-// (cub_compaction.cu), select-flagged with u32 flags; the count written to `count`.
-// temp == nullptr: returns the temporary storage's size only.
+// (cub_compaction.cu), select-flagged and partition-flagged with u32 flags; the count written to
+// `count`. temp == nullptr: returns the temporary storage's size only.
 template <class T>
 std::size_t launch_cub_compaction(const CompactArgs& a, void* temp, std::size_t temp_bytes,
                                   cudaStream_t stream);

@@ -1,6 +1,6 @@
 // The compaction benchmark's baseline for one element type, GS_CUDA_DTYPE: CUB's
 // counterpart of each operation on the same buffers (DeviceSelect::If / Flagged / Unique,
-// DevicePartition::If, DeviceRunLengthEncode::Encode), the predicate `x < constant`, the
+// DevicePartition::If / Flagged, DeviceRunLengthEncode::Encode), the predicate `x < constant`, the
 // benchmark's only one. CUB's partition writes one array (the rejected reversed at its
 // end) where ours writes two: the same bytes.
 #include <cstring>
@@ -46,6 +46,11 @@ std::size_t launch_cub_compaction(const CompactArgs& a, void* temp, std::size_t 
       break;
     case Compaction::partition:
       status = cub::DevicePartition::If(temp, temp_bytes, in, out, a.count, n, below, stream);
+      break;
+    case Compaction::partition_flagged:
+      status = cub::DevicePartition::Flagged(temp, temp_bytes, in,
+                                             static_cast<const std::uint32_t*>(a.flags), out,
+                                             a.count, n, stream);
       break;
     case Compaction::run_length_encode:
       status = cub::DeviceRunLengthEncode::Encode(temp, temp_bytes, in, out,

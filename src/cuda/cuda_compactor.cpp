@@ -25,7 +25,8 @@ CudaCompactor::~CudaCompactor() {
 
 RunResult CudaCompactor::run(const detail::BufferImpl& in, detail::BufferImpl& out,
                              detail::BufferImpl& count, std::size_t n, Value constant,
-                             const detail::BufferImpl* aux, std::size_t chunk) {
+                             const detail::BufferImpl* flags_buffer,
+                             const detail::BufferImpl* second, std::size_t chunk) {
   const CompactSpec& spec = launcher_.spec();
   const auto* in_bytes =
       static_cast<const std::byte*>(dynamic_cast<const DeviceMemory&>(in).data());
@@ -33,16 +34,13 @@ RunResult CudaCompactor::run(const detail::BufferImpl& in, detail::BufferImpl& o
   args.out = dynamic_cast<DeviceMemory&>(out).data();
   args.count = dynamic_cast<DeviceMemory&>(count).as<std::uint64_t>();
   args.constant_bits = constant.bits;
-  // The aux buffer: select-flagged's flags (read), or the second output (written).
-  const std::byte* flags = nullptr;
-  if (aux) {
-    void* data = dynamic_cast<const DeviceMemory&>(*aux).data();
-    if (spec.compaction == Compaction::select_flagged) {
-      flags = static_cast<const std::byte*>(data);
-    } else {
-      args.second = data;
-    }
-  }
+  // The flags (read); the second output: partition's rejected elements or run-length
+  // encoding's lengths (written).
+  const std::byte* flags =
+      flags_buffer
+          ? static_cast<const std::byte*>(dynamic_cast<const DeviceMemory&>(*flags_buffer).data())
+          : nullptr;
+  if (second) args.second = dynamic_cast<const DeviceMemory&>(*second).data();
   void* workspace = workspace_.reserve(launcher_.workspace_bytes(std::min(n, chunk)), stream_);
   // Chunk after chunk on the stream, the carry handed on in device memory (two slots: a chunk
   // reads one while its last tile writes the other), no host round trip between them

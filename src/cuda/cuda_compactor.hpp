@@ -18,8 +18,8 @@ class CudaCompactor : public detail::CompactorImpl {
   std::size_t max_elements() const override { return launcher_.max_elements(); }
   std::size_t chunk_granule() const override { return launcher_.tile_elements(); }
   RunResult run(const detail::BufferImpl& in, detail::BufferImpl& out, detail::BufferImpl& count,
-                std::size_t n, Value constant, const detail::BufferImpl* aux,
-                std::size_t chunk) override;
+                std::size_t n, Value constant, const detail::BufferImpl* flags,
+                const detail::BufferImpl* second, std::size_t chunk) override;
 
  private:
   const DeviceInfo& device_;

@@ -113,23 +113,28 @@ testing::CompactionBenchResult VulkanDevice::benchmark_compaction(
   }
   VulkanBuffer in(context_, c.n * element), out(context_, c.n * element);
   VulkanBuffer count(context_, 8), control(context_, ScanKernels::control_bytes);
-  // select-flagged's flags, partition's rejected output or run-length encoding's lengths.
-  std::unique_ptr<VulkanBuffer> aux;
-  if (c.spec.compaction == Compaction::select_flagged) {
-    aux = std::make_unique<VulkanBuffer>(context_, flags.size());
-    vulkan::upload(context_, *aux, flags);
-  } else if (c.spec.compaction == Compaction::partition) {
-    aux = std::make_unique<VulkanBuffer>(context_, c.n * element);
-  } else if (c.spec.compaction == Compaction::run_length_encode) {
-    aux = std::make_unique<VulkanBuffer>(context_, c.n * 8);
+  // The flags (select-flagged, partition-flagged); the second output: the partitions'
+  // rejected elements or run-length encoding's lengths.
+  const bool rle = c.spec.compaction == Compaction::run_length_encode;
+  const bool partition = c.spec.compaction == Compaction::partition ||
+                         c.spec.compaction == Compaction::partition_flagged;
+  const bool flagged = c.spec.compaction == Compaction::select_flagged ||
+                       c.spec.compaction == Compaction::partition_flagged;
+  std::unique_ptr<VulkanBuffer> flags_buffer, second;
+  if (flagged) {
+    flags_buffer = std::make_unique<VulkanBuffer>(context_, flags.size());
+    vulkan::upload(context_, *flags_buffer, flags);
   }
+  if (partition || rle)
+    second = std::make_unique<VulkanBuffer>(context_, c.n * (rle ? 8 : element));
   vulkan::upload(context_, in, input);
   std::unique_ptr<VulkanBuffer> flush;
   if (!c.hot) flush = std::make_unique<VulkanBuffer>(context_, flush_bytes(info()));
   SpineBuffer spine(context_, compaction.spine_bytes(c.n, false));
   SpineBuffer copy_spine(context_, 8);
   // One run, no chunks: the carry is never read or written; the control words stand in.
-  const CompactionBuffers buffers{in, out, aux.get(), count, spine, control, control};
+  const CompactionBuffers buffers{in,      out,    flags_buffer.get(), second.get(), count, spine,
+                                  control, control};
   const CompactionBindingSet set(context_, pipelines_->set_layout(), buffers, element,
                                  size_of(c.spec.flags_dtype));
   // In place: a work buffer of its own (the input restored into it before each run), and its
@@ -205,9 +210,7 @@ testing::CompactionBenchResult VulkanDevice::benchmark_compaction(
         }
         to_everything(*context_, cmd);
         vk.vkCmdFillBuffer(cmd, out.handle(), 0, VK_WHOLE_SIZE, poison);
-        if (c.spec.compaction == Compaction::run_length_encode) {
-          vk.vkCmdFillBuffer(cmd, aux->handle(), 0, VK_WHOLE_SIZE, poison);
-        }
+        if (second) vk.vkCmdFillBuffer(cmd, second->handle(), 0, VK_WHOLE_SIZE, poison);
         if (flush) vk.vkCmdFillBuffer(cmd, flush->handle(), 0, VK_WHOLE_SIZE, slot);
         to_everything(*context_, cmd);
         if (which == 0) {
@@ -252,10 +255,8 @@ testing::CompactionBenchResult VulkanDevice::benchmark_compaction(
   if (selected_bytes > 0) {
     vulkan::download(context_, out, std::span(kept_bytes).first(selected_bytes));
   }
-  const bool second_output = c.spec.compaction == Compaction::partition ||
-                             c.spec.compaction == Compaction::run_length_encode;
-  if (second_output && kept_bytes.size() > selected_bytes) {
-    vulkan::download(context_, *aux, std::span(kept_bytes).subspan(selected_bytes));
+  if (second && kept_bytes.size() > selected_bytes) {
+    vulkan::download(context_, *second, std::span(kept_bytes).subspan(selected_bytes));
   }
   result.output_validated =
       std::memcmp(kept_bytes.data(), expected_output.data(), expected_output.size()) == 0;

@@ -27,6 +27,8 @@ std::uint32_t operation_code(Compaction compaction) {
       return GS_COMPACT_PARTITION;
     case Compaction::run_length_encode:
       return GS_COMPACT_RLE;
+    case Compaction::partition_flagged:
+      return GS_COMPACT_PARTITION_FLAGGED;
   }
   return GS_COMPACT_SELECT_IF;
 }
@@ -58,13 +60,14 @@ constexpr std::size_t spine_bytes_per_tile = 16;
 
 namespace {
 
-// Every binding of the layout gets a buffer; without an aux buffer, binding 3 sees the input
-// (the kernel then neither reads nor writes it).
+// Every binding of the layout gets a buffer; without flags or a second output, bindings 1 and
+// 3 see the input (the kernel then neither reads nor writes them).
 BindingSet::Buffers compaction_bindings(const CompactionBuffers& buffers) {
   BindingSet::Buffers bound{};
-  bound[GS_COMPACT_BINDING_INPUT_VECTORS] = bound[GS_COMPACT_BINDING_INPUT_SCALARS] = &buffers.in;
+  bound[GS_COMPACT_BINDING_INPUT_VECTORS] = &buffers.in;
+  bound[GS_COMPACT_BINDING_FLAGS] = buffers.flags ? buffers.flags : &buffers.in;
   bound[GS_COMPACT_BINDING_OUTPUT] = &buffers.out;
-  bound[GS_COMPACT_BINDING_AUX] = buffers.aux ? buffers.aux : &buffers.in;
+  bound[GS_COMPACT_BINDING_AUX] = buffers.second ? buffers.second : &buffers.in;
   bound[GS_BINDING_SPINE_WORDS] = &buffers.spine.buffer();
   bound[GS_COMPACT_BINDING_COUNT] = &buffers.count;
   bound[GS_BINDING_CONTROL] = &buffers.control;
@@ -76,9 +79,8 @@ BindingSet::Buffers compaction_bindings(const CompactionBuffers& buffers) {
 BindingSet::Offsets compaction_offsets(const CompactionBuffers& buffers, std::size_t element,
                                        std::size_t flag_bytes) {
   BindingSet::Offsets offsets{};
-  offsets[GS_COMPACT_BINDING_INPUT_VECTORS] = offsets[GS_COMPACT_BINDING_INPUT_SCALARS] =
-      buffers.in_offset * element;
-  if (buffers.aux_is_input) offsets[GS_COMPACT_BINDING_AUX] = buffers.in_offset * flag_bytes;
+  offsets[GS_COMPACT_BINDING_INPUT_VECTORS] = buffers.in_offset * element;
+  offsets[GS_COMPACT_BINDING_FLAGS] = buffers.in_offset * (buffers.flags ? flag_bytes : element);
   return offsets;
 }
 
@@ -138,9 +140,10 @@ CompactionKernels::CompactionKernels(std::shared_ptr<const Context> context,
                      " may start workgroups far out of order");
   }
   spec_[GS_SPEC_DISPATCH_ORDER] = dispatch_order;
-  const std::uint32_t flag_words = spec.compaction == Compaction::select_flagged
-                                       ? static_cast<std::uint32_t>(size_of(spec.flags_dtype) / 4)
-                                       : 1u;
+  const bool flagged = spec.compaction == Compaction::select_flagged ||
+                       spec.compaction == Compaction::partition_flagged;
+  const std::uint32_t flag_words =
+      flagged ? static_cast<std::uint32_t>(size_of(spec.flags_dtype) / 4) : 1u;
   spec_[GS_SPEC_COMPACTION] = GS_COMPACTION_SPEC(operation_code(spec.compaction),
                                                  predicate_code(spec.predicate), flag_words, 0u);
   // In place is a pipeline of its own, built at the first in-place run, so that runs out of
@@ -152,9 +155,8 @@ CompactionKernels::CompactionKernels(std::shared_ptr<const Context> context,
   // encoding their positions, 32-bit, and each subgroup's last head.
   const bool rle = spec.compaction == Compaction::run_length_encode;
   output_element_bytes_ = rle ? 8 : size_of(spec.dtype);
-  input_element_bytes_ = spec.compaction == Compaction::select_flagged
-                             ? std::max(size_of(spec.dtype), size_of(spec.flags_dtype))
-                             : size_of(spec.dtype);
+  input_element_bytes_ =
+      flagged ? std::max(size_of(spec.dtype), size_of(spec.flags_dtype)) : size_of(spec.dtype);
   const std::size_t subgroups = shape_.workgroup_size / shape_.subgroup_size;
   const std::size_t shared = std::size_t{shape_.elements()} * (rle ? 4 : size_of(spec.dtype)) +
                              (rle ? 4 : 2) * subgroups * 4 + 64;

@@ -18,21 +18,21 @@
 
 namespace gpuscan::vulkan {
 
-// The buffers of one run. `aux`: select-flagged's flags, partition's rejected output,
-// run-length encoding's lengths, else null. `carry`: what a chunk hands the next (2 *
-// GS_CARRY_WORDS words, compaction_interface.h). A chunk of a longer input sees its input
-// (and select-flagged's flags) from element `in_offset` on: a binding offset, which a whole
-// number of tiles meets; the outputs are bound whole.
+// The buffers of one run. `flags`: select-flagged's and partition-flagged's flags, else null;
+// `second`: partition's rejected output, run-length encoding's lengths, else null. `carry`:
+// what a chunk hands the next (2 * GS_CARRY_WORDS words, compaction_interface.h). A chunk of
+// a longer input sees its input and flags from element `in_offset` on: a binding offset,
+// which a whole number of tiles meets; the outputs are bound whole.
 struct CompactionBuffers {
   const VulkanBuffer& in;
   const VulkanBuffer& out;
-  const VulkanBuffer* aux;
+  const VulkanBuffer* flags;
+  const VulkanBuffer* second;
   const VulkanBuffer& count;
   SpineBuffer& spine;
   const VulkanBuffer& control;
   const VulkanBuffer& carry;
   std::size_t in_offset = 0;
-  bool aux_is_input = false;  // select-flagged: aux is read at the input's offset
 };
 
 // Where a run lies among the chunks of one compaction: its number (0: the first, no carry to

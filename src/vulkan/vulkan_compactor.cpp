@@ -23,7 +23,8 @@ VulkanCompactor::VulkanCompactor(std::shared_ptr<const Context> context,
 
 RunResult VulkanCompactor::run(const detail::BufferImpl& in, detail::BufferImpl& out,
                                detail::BufferImpl& count, std::size_t n, Value constant,
-                               const detail::BufferImpl* aux, std::size_t chunk) {
+                               const detail::BufferImpl* flags, const detail::BufferImpl* second,
+                               std::size_t chunk) {
   // Out over in (select and unique; Compactor checked it and hands it over as one chunk):
   // the in-place kernel.
   const bool in_place = &in == &out;
@@ -33,14 +34,16 @@ RunResult VulkanCompactor::run(const detail::BufferImpl& in, detail::BufferImpl&
   // One binding set a chunk (its input window), every chunk in one command buffer: the
   // running count goes from chunk to chunk on the device (docs/protocol.md, "Compaction in
   // chunks").
-  const bool flags = spec_.compaction == Compaction::select_flagged;
+  const auto vulkan_buffer = [](const detail::BufferImpl* buffer) {
+    return buffer ? &dynamic_cast<const VulkanBuffer&>(*buffer) : nullptr;
+  };
   std::vector<CompactionBuffers> buffers;
   std::vector<std::unique_ptr<CompactionBindingSet>> sets;
   for (std::size_t first = 0; first < n; first += chunk) {
-    buffers.push_back(
-        {dynamic_cast<const VulkanBuffer&>(in), dynamic_cast<const VulkanBuffer&>(out),
-         aux ? &dynamic_cast<const VulkanBuffer&>(*aux) : nullptr,
-         dynamic_cast<const VulkanBuffer&>(count), *spine_, control_, carry_, first, flags});
+    buffers.push_back({dynamic_cast<const VulkanBuffer&>(in),
+                       dynamic_cast<const VulkanBuffer&>(out), vulkan_buffer(flags),
+                       vulkan_buffer(second), dynamic_cast<const VulkanBuffer&>(count), *spine_,
+                       control_, carry_, first});
     sets.push_back(std::make_unique<CompactionBindingSet>(context_, pipelines_->set_layout(),
                                                           buffers.back(), size_of(spec_.dtype),
                                                           size_of(spec_.flags_dtype)));

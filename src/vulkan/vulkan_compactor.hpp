@@ -19,8 +19,8 @@ class VulkanCompactor : public detail::CompactorImpl {
   std::size_t chunk_granule() const override { return kernels_.shape().elements(); }
   std::size_t max_total_elements() const override { return kernels_.max_total_elements(); }
   RunResult run(const detail::BufferImpl& in, detail::BufferImpl& out, detail::BufferImpl& count,
-                std::size_t n, Value constant, const detail::BufferImpl* aux,
-                std::size_t chunk) override;
+                std::size_t n, Value constant, const detail::BufferImpl* flags,
+                const detail::BufferImpl* second, std::size_t chunk) override;
 
  private:
   std::shared_ptr<const Context> context_;

@@ -124,8 +124,8 @@ std::variant<Command, int> parse_command_line(int argc, const char* const* argv,
   partition.compaction = Compaction::partition;
   CLI::App* partition_cmd = app.add_subcommand(
       "partition",
-      "Write the elements that satisfy a predicate, then the others, each in order; print "
-      "\"selected: K\"");
+      "Write the elements that satisfy a predicate or whose flag is nonzero, then the others, "
+      "each in order; print \"selected: K\"");
   partition_cmd->add_option("IN", partition.input, "Input .npy file (1-D, any gpuscan dtype)")
       ->required();
   partition_cmd->add_option("OUT", partition.output, "Output .npy file, as long as IN")->required();
@@ -136,7 +136,9 @@ std::variant<Command, int> parse_command_line(int argc, const char* const* argv,
     partition_options[p] = partition_cmd->add_option("--" + name, partition_values[p],
                                                      "Selected: x where x " + name + " V");
   }
-  partition_cmd->add_option("--flags", partition.flags, "Not implemented yet");
+  partition_cmd->add_option(
+      "--flags", partition.flags,
+      "Selected: x[i] where F[i] != 0 (a .npy of u4, i4, u8 or i8, as long as IN)");
   CompactOptions unique_options;
   unique_options.compaction = Compaction::unique;
   CLI::App* unique_cmd = app.add_subcommand(
@@ -217,7 +219,7 @@ std::variant<Command, int> parse_command_line(int argc, const char* const* argv,
       "16-byte vectors (four 32-bit or two 64-bit elements) per thread (Vulkan: default 4, on "
       "a GPU 6, 8 for 64-bit types, 3 under 4 MiB; CUDA: 4, 6 or 8, default 6, 4 under 8 MiB; "
       "CUDA compaction: its operation's, 8 for select, unique and rle, 4 for select-flagged "
-      "and partition)");
+      "and the partitions)");
   bench_cmd->add_option(
       "--subgroup-size", bench.options.subgroup_size,
       "Logical subgroup size, a power of two up to the hardware's (default: the hardware's)");
@@ -242,15 +244,16 @@ std::variant<Command, int> parse_command_line(int argc, const char* const* argv,
   std::string operation;
   CLI::Option* operation_option = bench_cmd->add_option(
       "--operation", operation,
-      "Time a compaction instead of the scans: select, select-flagged, unique, partition or "
-      "rle, against the memcpy kernel (Vulkan) or cudaMemcpyAsync and CUB's counterpart "
+      "Time a compaction instead of the scans: select, select-flagged, unique, partition, "
+      "partition-flagged or rle, against the memcpy kernel (Vulkan) or cudaMemcpyAsync and CUB's "
+      "counterpart "
       "(CUDA); default sizes 26:30 on a GPU, runs 10");
   int selected_percent = 50, run_bits = 0;
   CLI::Option* selected_option =
       bench_cmd
           ->add_option("--selected", selected_percent,
-                       "--operation select, select-flagged, partition: percent of the elements "
-                       "selected (default 50)")
+                       "--operation select, select-flagged, partition, partition-flagged: "
+                       "percent of the elements selected (default 50)")
           ->check(CLI::Range(0, 100));
   CLI::Option* run_bits_option =
       bench_cmd
@@ -341,7 +344,8 @@ std::variant<Command, int> parse_command_line(int argc, const char* const* argv,
         CompactionBenchOptions& compaction = command.compaction_bench;
         compaction.compaction =
             parse_choice<Compaction>("--operation", operation, parse_compaction,
-                                     "select, select-flagged, unique, partition, rle");
+                                     "select, select-flagged, unique, partition, "
+                                     "partition-flagged, rle");
         if (algorithms_option->count() > 0 || bench.warm_code) {
           throw UsageError("--operation takes neither --algorithms nor --warm-code");
         }
@@ -349,7 +353,10 @@ std::variant<Command, int> parse_command_line(int argc, const char* const* argv,
         const bool selects = compaction.compaction != Compaction::unique &&
                              compaction.compaction != Compaction::run_length_encode;
         if (selected_option->count() > 0) {
-          if (!selects) throw UsageError("--selected is for select, select-flagged and partition");
+          if (!selects) {
+            throw UsageError(
+                "--selected is for select, select-flagged, partition and partition-flagged");
+          }
           compaction.selected_percent = selected_percent;
         }
         if (run_bits_option->count() > 0) {

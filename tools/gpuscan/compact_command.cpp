@@ -25,6 +25,14 @@ bool makes_runs(Compaction compaction) {
   return compaction == Compaction::unique || compaction == Compaction::run_length_encode;
 }
 
+bool takes_flags(Compaction compaction) {
+  return compaction == Compaction::select_flagged || compaction == Compaction::partition_flagged;
+}
+
+bool is_partition(Compaction compaction) {
+  return compaction == Compaction::partition || compaction == Compaction::partition_flagged;
+}
+
 // The longest run of the benchmark's unique and rle input: 2^run_bits, or 15 by default.
 std::size_t longest_run(int run_bits) {
   return run_bits > 0 ? std::size_t{1} << run_bits : 15;
@@ -104,6 +112,7 @@ std::vector<std::byte> kept_on_host(const CompactSpec& spec, const std::vector<s
           keep = x[i] < c;
           break;
         case Compaction::select_flagged:
+        case Compaction::partition_flagged:
           keep = f[i] != 0;
           break;
         case Compaction::unique:
@@ -116,7 +125,7 @@ std::vector<std::byte> kept_on_host(const CompactSpec& spec, const std::vector<s
       }
       if (keep) {
         out.push_back(x[i]);
-      } else if (spec.compaction == Compaction::partition) {
+      } else if (is_partition(spec.compaction)) {
         rejected.push_back(x[i]);
       }
     }
@@ -150,17 +159,11 @@ int run_compact(const CompactOptions& options) {
   spec.algorithm = options.algorithm;
   std::optional<Value> constant;
   std::optional<NpyArray> flags;
-  if (options.compaction == Compaction::partition && !options.flags.empty()) {
-    throw UsageError(
-        "partition takes a predicate (--lt, --le, --gt, --ge, --eq, --ne V); "
-        "partition by --flags is not implemented yet");
-  }
   if (!makes_runs(options.compaction)) {
     if (options.predicate.has_value() == !options.flags.empty()) {
       throw UsageError(
           std::string(options.compaction == Compaction::partition ? "partition" : "select") +
-          " needs exactly one of --lt, --le, --gt, --ge, --eq, --ne V" +
-          (options.compaction == Compaction::partition ? "" : " or --flags F.npy"));
+          " needs exactly one of --lt, --le, --gt, --ge, --eq, --ne V or --flags F.npy");
     }
     if (options.predicate) {
       spec.predicate = *options.predicate;
@@ -170,7 +173,8 @@ int run_compact(const CompactOptions& options) {
                          options.constant + "' is not a value of the input's dtype, " + dtype_name);
       }
     } else {
-      spec.compaction = Compaction::select_flagged;
+      spec.compaction = options.compaction == Compaction::partition ? Compaction::partition_flagged
+                                                                    : Compaction::select_flagged;
       flags = read_npy(options.flags);
       if (is_float(flags->dtype)) {
         throw UsageError("--flags: '" + options.flags + "' holds " +
@@ -212,7 +216,7 @@ int run_compact(const CompactOptions& options) {
     return 0;
   }
   write_npy(output_file, input.dtype, kept);
-  if (spec.compaction == Compaction::partition) {
+  if (is_partition(spec.compaction)) {
     std::printf("selected: %llu\n", static_cast<unsigned long long>(selected));
   }
   return 0;
@@ -249,9 +253,8 @@ int run_compaction_bench(const CompactionBenchOptions& options) {
   const std::string op_column =
       spec.compaction == Compaction::select_if || spec.compaction == Compaction::partition
           ? "lt" + percent
-      : spec.compaction == Compaction::select_flagged
-          ? "flags" + percent
-          : "runs1-" + std::to_string(longest_run(options.run_bits));
+      : takes_flags(spec.compaction) ? "flags" + percent
+                                     : "runs1-" + std::to_string(longest_run(options.run_bits));
   const BenchRow common{utc_now(), gpuscan_build_commit,
                         info.name, std::string(to_string(info.backend)),
                         "",        std::string(to_string(spec.dtype))};
@@ -260,7 +263,7 @@ int run_compaction_bench(const CompactionBenchOptions& options) {
                info.name.c_str(), runs, options.hot ? "hot" : "L2 flushed");
   // CUDA also times CUB's counterpart: its time, ours over it, and its validation.
   const bool cub = info.backend == Backend::cuda;
-  std::printf("%-15s %12s %10s %10s %10s %10s %9s %9s", "operation", "n", "memcpy ms", "op ms",
+  std::printf("%-21s %12s %10s %10s %10s %10s %9s %9s", "operation", "n", "memcpy ms", "op ms",
               "x memcpy", "limit", "of limit", "valid");
   if (cub) std::printf(" %10s %9s %9s", "cub ms", "x cub", "cub valid");
   std::printf("\n");
@@ -271,7 +274,7 @@ int run_compaction_bench(const CompactionBenchOptions& options) {
     const std::vector<std::byte> input =
         bench_input(spec.dtype, spec.compaction, n, options.run_bits, rng);
     std::vector<std::byte> flags;
-    if (spec.compaction == Compaction::select_flagged) {
+    if (takes_flags(spec.compaction)) {
       flags.resize(n * 4);
       auto* f = reinterpret_cast<std::uint32_t*>(flags.data());
       const auto percent_set = static_cast<std::uint64_t>(options.selected_percent);
@@ -295,7 +298,7 @@ int run_compaction_bench(const CompactionBenchOptions& options) {
       // The memory-bound limit: this run's bytes read and written at memcpy's rate (memcpy
       // moves 2 n elements).
       // (rle also writes a uint64 length per run).
-      const std::size_t written = spec.compaction == Compaction::partition ? n : kept;
+      const std::size_t written = is_partition(spec.compaction) ? n : kept;
       const std::size_t lengths = spec.compaction == Compaction::run_length_encode ? kept * 8 : 0;
       const double bytes =
           static_cast<double>(n * element + written * element + lengths + flags.size());
@@ -307,7 +310,7 @@ int run_compaction_bench(const CompactionBenchOptions& options) {
       failures += runs - validated;
       const std::string label =
           operation + (blocking_mask ? " 1/" + std::to_string(*blocking_mask + 1) : "");
-      std::printf("%-15s %12zu %10.4f %10.4f %10.3f %10.3f %9.3f %6d/%d", label.c_str(), n,
+      std::printf("%-21s %12zu %10.4f %10.4f %10.3f %10.3f %9.3f %6d/%d", label.c_str(), n,
                   memcpy_ms, op_ms, vs_memcpy, limit, of_limit, validated, runs);
       const double cub_ms = r.cub_ms.empty() ? 0 : testing::median(r.cub_ms);
       if (!r.cub_ms.empty()) {

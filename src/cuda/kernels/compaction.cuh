@@ -1,10 +1,11 @@
 // The compaction family in one pass (DESIGN 3e): select-if, select-flagged and unique keep
-// some elements of x, in order, and write how many; partition also writes the others, in
-// order, to a second output; run-length encoding writes unique's elements and each run's
-// length. The structure of per_tile_scan.cuh and shaders/select.comp: a block loads its
-// tile, decides which elements it keeps (thread), scans the counts (warp, then block) and
-// stages the kept elements compacted in shared memory: warp by warp for select-if, unique
-// and run-length encoding, the whole tile for partition and select-flagged (kWarpStaged).
+// some elements of x, in order, and write how many; partition (by predicate or by flags) also
+// writes the others, in order, to a second output; run-length encoding writes unique's
+// elements and each run's length. The structure of per_tile_scan.cuh and
+// shaders/select.comp: a block loads its tile, decides which elements it keeps (thread),
+// scans the counts (warp, then block) and stages the kept elements compacted in shared
+// memory: warp by warp for select-if, unique and run-length encoding, the whole tile for the
+// partitions and select-flagged (kWarpStaged).
 // Its first warp then looks back over the tile chain for the kept elements before the
 // tile, the whole block recounting any tile the look-back falls back on, and the staged
 // elements are written from there (docs/protocol.md, "Compaction").
@@ -55,6 +56,12 @@ template <Compaction kOp>
 constexpr bool kRuns = kOp == Compaction::run_length_encode;
 template <Compaction kOp>
 constexpr bool kNeighbours = kOp == Compaction::unique || kRuns<kOp>;
+// Whether the kept elements are those whose flag is nonzero, and whether the rejected ones go
+// to a second output.
+template <Compaction kOp>
+constexpr bool kFlagged = kOp == Compaction::select_flagged || kOp == Compaction::partition_flagged;
+template <Compaction kOp>
+constexpr bool kPartition = kOp == Compaction::partition || kOp == Compaction::partition_flagged;
 // Whether each warp stages and writes its own kept elements (warp_kept, write_warp_staged),
 // or the block stages the whole tile and writes it (scan_tile, stage_tile, write_tile).
 // Measured on an H100 (docs/performance.md K10): select-if, unique and run-length encoding
@@ -158,7 +165,7 @@ __device__ __forceinline__ void keep_masks(const CompactArgs& a, std::uint32_t t
   for (int k = 0; k < VPT; ++k) {
     const std::uint64_t g = first + Shape::row_offset(k);
     std::uint32_t mask = 0;
-    if constexpr (kOp == Compaction::select_flagged) {
+    if constexpr (kFlagged<kOp>) {
       mask = flag_mask<T>(a, g);
     } else if constexpr (kNeighbours<kOp>) {
       T before = __shfl_up_sync(kFullMask, rows[k].last(), 1);
@@ -295,7 +302,7 @@ __device__ __forceinline__ void write_warp_staged(const CompactArgs& a, std::uin
   }
 }
 
-// The block-wide staging (partition, select-flagged): the rows' values scanned in tile order
+// The block-wide staging (the partitions, select-flagged): the rows' values scanned in tile order
 // (warp by warp, row by row, lane by lane), offsets[k] the kept elements before row k within
 // the warp, partials set `set` the warps' inclusive values; returns the tile's value.
 template <class L, class T, int VPT, int kSets>
@@ -336,7 +343,7 @@ __device__ __forceinline__ void stage_tile(std::uint32_t tile, std::uint64_t n,
     for (int e = 0; e < Vector<T>::size; ++e) {
       if ((masks[k] >> e) & 1u) {
         stage[at++] = rows[k].x[e];
-      } else if (kOp == Compaction::partition && first + in_tile + e < n) {
+      } else if (kPartition<kOp> && first + in_tile + e < n) {
         // Its place among the tile's rejected: its position less the kept ones before it.
         stage[kept + in_tile + e - at] = rows[k].x[e];
       }
@@ -352,7 +359,7 @@ __device__ __forceinline__ void write_tile(const CompactArgs& a, std::uint32_t t
                                            std::uint32_t kept, const T* stage) {
   T* out = static_cast<T*>(a.out);
   for (std::uint32_t i = threadIdx.x; i < kept; i += blockDim.x) out[before + i] = stage[i];
-  if constexpr (kOp == Compaction::partition) {
+  if constexpr (kPartition<kOp>) {
     const std::uint64_t tile_start = std::uint64_t{tile} * tile_elements;
     const auto in_tile =
         static_cast<std::uint32_t>(min(a.n - tile_start, std::uint64_t{tile_elements}));
