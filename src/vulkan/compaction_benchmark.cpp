@@ -149,8 +149,9 @@ testing::CompactionBenchResult VulkanDevice::benchmark_compaction(
     work_count = std::make_unique<VulkanBuffer>(context_, 8);
     work_control = std::make_unique<VulkanBuffer>(context_, ScanKernels::control_bytes);
     work_spine = std::make_unique<SpineBuffer>(context_, compaction.spine_bytes(c.n, true));
-    work_buffers = std::make_unique<CompactionBuffers>(CompactionBuffers{
-        *work, *work, aux.get(), *work_count, *work_spine, *work_control, *work_control});
+    work_buffers = std::make_unique<CompactionBuffers>(
+        CompactionBuffers{*work, *work, flags_buffer.get(), second.get(), *work_count, *work_spine,
+                          *work_control, *work_control});
     work_set = std::make_unique<CompactionBindingSet>(
         context_, pipelines_->set_layout(), *work_buffers, element, size_of(c.spec.flags_dtype));
   }
