@@ -36,6 +36,11 @@ struct CompactionBenchResult {
   int cub_validated = 0;
 };
 
+// The most elements benchmark_compaction takes: one kernel run's (it times single runs, not
+// the chunks Compactor cuts longer inputs into).
+std::size_t max_compaction_bench_elements(Device& device, const CompactSpec& spec,
+                                          const Options& options = {});
+
 // `input` holds n elements of spec.dtype, `flags` n of spec.flags_dtype (select-flagged,
 // partition-flagged).
 CompactionBenchResult benchmark_compaction(Device& device, const CompactionBenchCase& bench_case,

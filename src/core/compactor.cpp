@@ -51,6 +51,11 @@ testing::CompactionBenchResult testing::benchmark_compaction(
                                              expected_output);
 }
 
+std::size_t testing::max_compaction_bench_elements(Device& device, const CompactSpec& spec,
+                                                   const Options& options) {
+  return device.impl()->make_compactor(spec, options)->max_elements();
+}
+
 Compactor::Compactor(Device& device, CompactSpec spec, Tuning tuning)
     : Compactor(device, spec, testing::Options{.tuning = tuning}) {}
 

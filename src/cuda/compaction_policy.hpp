@@ -29,14 +29,14 @@ struct CompactionPolicy {
 // runs best at, spills included: 64 (four blocks) for select-if (3% faster than ptxas's
 // choice), unique and partition; 80 (three blocks, which rle's 64 KiB of staging also
 // allows) for run-length encoding (15% faster than 117 registers and two blocks, u64 23%);
-// 48 (five blocks) for select-flagged (6% faster than 64).
+// 48 (five blocks) for select-flagged (6% faster than 64); partition by flags 64 (48, 72 and
+// the split state no faster; K19).
 constexpr std::array kCompactionPolicies{
     CompactionPolicy{Compaction::select_if, 256, 8, false, 64},
     CompactionPolicy{Compaction::unique, 256, 8, false, 64},
     CompactionPolicy{Compaction::run_length_encode, 256, 8, false, 80},
     CompactionPolicy{Compaction::select_flagged, 256, 4, true, 48},
     CompactionPolicy{Compaction::partition, 256, 4, true, 64},
-    // Not measured yet: partition's row (its stores) with select-flagged's loads.
     CompactionPolicy{Compaction::partition_flagged, 256, 4, true, 64},
 };
 
