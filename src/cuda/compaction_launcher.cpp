@@ -21,7 +21,9 @@ CompactionLauncher::CompactionLauncher(const CompactSpec& spec, const detail::Sc
                      std::to_string(rows));
   }
   rows_ = static_cast<std::uint32_t>(tile.rows);
-  block_size_ = options.workgroup_size != 0 ? options.workgroup_size : tile.block_size;
+  block_size_ = options.workgroup_size != 0 ? options.workgroup_size
+                : size_of(spec.dtype) == 8  ? tile.wide_block_size
+                                            : tile.block_size;
   if (options.tile_state == testing::TileState::automatic) chain_.packed = tile.packed;
   if (block_size_ % 32 != 0 || block_size_ < 64 || block_size_ > kCompactBlockLimit) {
     throw UsageError("CUDA compaction blocks must be a multiple of 32 in [64, " +

@@ -14,10 +14,11 @@ namespace gpuscan::cuda {
 
 struct CompactionPolicy {
   Compaction compaction;
-  std::uint32_t block_size;  // the default; the caller may pick another multiple of 32
-  int rows;                  // 16-byte vectors a thread
-  bool packed;               // the tile state where the caller leaves the choice
-  int registers;             // __maxnreg__ of the operation's kernels (compaction.cuh)
+  std::uint32_t block_size;       // the default; the caller may pick another multiple of 32
+  std::uint32_t wide_block_size;  // the same for 8-byte elements
+  int rows;                       // 16-byte vectors a thread
+  bool packed;                    // the tile state where the caller leaves the choice
+  int registers;                  // __maxnreg__ of the operation's kernels (compaction.cuh)
 };
 
 // H100, u32 and u64 at 2^28, CUB and memcpy in the same process (docs/performance.md K8-K12
@@ -30,14 +31,15 @@ struct CompactionPolicy {
 // choice), unique and partition; 80 (three blocks, which rle's 64 KiB of staging also
 // allows) for run-length encoding (15% faster than 117 registers and two blocks, u64 23%);
 // 48 (five blocks) for select-flagged (6% faster than 64); partition by flags 64 (48, 72 and
-// the split state no faster; K19).
+// the split state no faster; K19). Threads per block (K8, K19): 256, but partition by flags
+// 128 (3% faster than 256) and unique of 8-byte types 512 (9% faster).
 constexpr std::array kCompactionPolicies{
-    CompactionPolicy{Compaction::select_if, 256, 8, false, 64},
-    CompactionPolicy{Compaction::unique, 256, 8, false, 64},
-    CompactionPolicy{Compaction::run_length_encode, 256, 8, false, 80},
-    CompactionPolicy{Compaction::select_flagged, 256, 4, true, 48},
-    CompactionPolicy{Compaction::partition, 256, 4, true, 64},
-    CompactionPolicy{Compaction::partition_flagged, 256, 4, true, 64},
+    CompactionPolicy{Compaction::select_if, 256, 256, 8, false, 64},
+    CompactionPolicy{Compaction::unique, 256, 512, 8, false, 64},
+    CompactionPolicy{Compaction::run_length_encode, 256, 256, 8, false, 80},
+    CompactionPolicy{Compaction::select_flagged, 256, 256, 4, true, 48},
+    CompactionPolicy{Compaction::partition, 256, 256, 4, true, 64},
+    CompactionPolicy{Compaction::partition_flagged, 128, 128, 4, true, 64},
 };
 
 constexpr CompactionPolicy compaction_policy(Compaction compaction) {
