@@ -29,6 +29,14 @@ enum class Compaction {
   run_length_encode,  // unique's x[i], and each run's length (uint64) to a second output
   partition_flagged,  // select_flagged, and the unflagged x[i] in order to a second output
 };
+// Whether an operation reads a flags buffer, and whether it is a partition (two outputs:
+// run_partition).
+constexpr bool takes_flags(Compaction compaction) {
+  return compaction == Compaction::select_flagged || compaction == Compaction::partition_flagged;
+}
+constexpr bool is_partition(Compaction compaction) {
+  return compaction == Compaction::partition || compaction == Compaction::partition_flagged;
+}
 // select-if's built-in predicates: x < c, x <= c, ... (floats: every comparison with NaN is
 // false, except ne).
 enum class Predicate { lt, le, gt, ge, eq, ne };

@@ -15,14 +15,6 @@ bool is_integer(DType dtype) {
   return !is_float(dtype);
 }
 
-bool takes_flags(Compaction compaction) {
-  return compaction == Compaction::select_flagged || compaction == Compaction::partition_flagged;
-}
-
-bool is_partition(Compaction compaction) {
-  return compaction == Compaction::partition || compaction == Compaction::partition_flagged;
-}
-
 }  // namespace
 
 std::unique_ptr<detail::CompactorImpl> detail::DeviceImpl::make_compactor(const CompactSpec& spec,

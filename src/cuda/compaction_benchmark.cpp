@@ -35,8 +35,7 @@ enum Timed { kMemcpy, kCub, kCompaction, kTimed };
 // selected in one array.
 bool cub_output_matches(const CompactSpec& spec, std::uint64_t kept, std::size_t n,
                         const std::vector<std::byte>& got, std::span<const std::byte> expected) {
-  if (spec.compaction != Compaction::partition &&
-      spec.compaction != Compaction::partition_flagged) {
+  if (!is_partition(spec.compaction)) {
     return std::memcmp(got.data(), expected.data(), expected.size()) == 0;
   }
   const std::size_t element = size_of(spec.dtype);
@@ -64,13 +63,11 @@ testing::CompactionBenchResult CudaDevice::benchmark_compaction(
     throw UsageError(std::to_string(c.n) + " elements are more than one compaction run takes on " +
                      info_.name + " (at most " + std::to_string(launcher.max_elements()) + ")");
   }
-  const bool flagged = spec.compaction == Compaction::select_flagged ||
-                       spec.compaction == Compaction::partition_flagged;
+  const bool flagged = takes_flags(spec.compaction);
   if (flagged && spec.flags_dtype != DType::u32) {
     throw UsageError("the compaction benchmark's flags are u32");
   }
-  const bool partition =
-      spec.compaction == Compaction::partition || spec.compaction == Compaction::partition_flagged;
+  const bool partition = is_partition(spec.compaction);
   const bool rle = spec.compaction == Compaction::run_length_encode;
   DeviceMemory in(c.n * element), out(c.n * element), count(8), cub_count(8);
   upload(in, input);

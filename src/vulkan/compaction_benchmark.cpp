@@ -116,10 +116,8 @@ testing::CompactionBenchResult VulkanDevice::benchmark_compaction(
   // The flags (select-flagged, partition-flagged); the second output: the partitions'
   // rejected elements or run-length encoding's lengths.
   const bool rle = c.spec.compaction == Compaction::run_length_encode;
-  const bool partition = c.spec.compaction == Compaction::partition ||
-                         c.spec.compaction == Compaction::partition_flagged;
-  const bool flagged = c.spec.compaction == Compaction::select_flagged ||
-                       c.spec.compaction == Compaction::partition_flagged;
+  const bool partition = is_partition(c.spec.compaction);
+  const bool flagged = takes_flags(c.spec.compaction);
   std::unique_ptr<VulkanBuffer> flags_buffer, second;
   if (flagged) {
     flags_buffer = std::make_unique<VulkanBuffer>(context_, flags.size());

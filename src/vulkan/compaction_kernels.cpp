@@ -140,8 +140,7 @@ CompactionKernels::CompactionKernels(std::shared_ptr<const Context> context,
                      " may start workgroups far out of order");
   }
   spec_[GS_SPEC_DISPATCH_ORDER] = dispatch_order;
-  const bool flagged = spec.compaction == Compaction::select_flagged ||
-                       spec.compaction == Compaction::partition_flagged;
+  const bool flagged = takes_flags(spec.compaction);
   const std::uint32_t flag_words =
       flagged ? static_cast<std::uint32_t>(size_of(spec.flags_dtype) / 4) : 1u;
   spec_[GS_SPEC_COMPACTION] = GS_COMPACTION_SPEC(operation_code(spec.compaction),

@@ -25,14 +25,6 @@ bool makes_runs(Compaction compaction) {
   return compaction == Compaction::unique || compaction == Compaction::run_length_encode;
 }
 
-bool takes_flags(Compaction compaction) {
-  return compaction == Compaction::select_flagged || compaction == Compaction::partition_flagged;
-}
-
-bool is_partition(Compaction compaction) {
-  return compaction == Compaction::partition || compaction == Compaction::partition_flagged;
-}
-
 // The longest run of the benchmark's unique and rle input: 2^run_bits, or 15 by default.
 std::size_t longest_run(int run_bits) {
   return run_bits > 0 ? std::size_t{1} << run_bits : 15;

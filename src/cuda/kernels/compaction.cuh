@@ -59,9 +59,9 @@ constexpr bool kNeighbours = kOp == Compaction::unique || kRuns<kOp>;
 // Whether the kept elements are those whose flag is nonzero, and whether the rejected ones go
 // to a second output.
 template <Compaction kOp>
-constexpr bool kFlagged = kOp == Compaction::select_flagged || kOp == Compaction::partition_flagged;
+constexpr bool kFlagged = takes_flags(kOp);
 template <Compaction kOp>
-constexpr bool kPartition = kOp == Compaction::partition || kOp == Compaction::partition_flagged;
+constexpr bool kPartition = is_partition(kOp);
 // Whether each warp stages and writes its own kept elements (warp_kept, write_warp_staged),
 // or the block stages the whole tile and writes it (scan_tile, stage_tile, write_tile).
 // Measured on an H100 (docs/performance.md K10): select-if, unique and run-length encoding
