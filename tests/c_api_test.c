@@ -1,5 +1,6 @@
 /* The C ABI from a C11 program that sees nothing but gpuscan.h: every dtype through
- * gpuscan_scan_host against a reference computed here, and bad requests answered with
+ * gpuscan_scan_host and the compaction family through gpuscan_compact_host against a
+ * reference computed here, and bad requests answered with
  * GPUSCAN_USAGE_ERROR and a message. Exit status 0 when everything held. */
 #include <gpuscan/gpuscan.h>
 #include <math.h>
@@ -148,6 +149,128 @@ static void check_dtype(gpuscan_device device, gpuscan_dtype dtype, size_t n) {
   free(out);
 }
 
+/* The compaction family through gpuscan_compact_host on random u32 data (values in [0, 16):
+ * runs and ties), against a reference computed here: select-if (x < 8), select-flagged, unique,
+ * partition (x >= 8) and run-length encoding, outputs poisoned first; then bad requests. */
+static void check_compaction(gpuscan_device device, size_t n) {
+  uint32_t* in = malloc(n * 4 + 4);
+  uint32_t* flags = malloc(n * 4 + 4);
+  uint32_t* out = malloc(n * 4 + 4);
+  uint64_t* second = malloc(n * 8 + 8);
+  uint32_t* want = malloc(n * 4 + 4);
+  uint64_t* want_lengths = malloc(n * 8 + 8);
+  for (size_t i = 0; i < n; ++i) {
+    /* Runs: a new value one time in three. */
+    in[i] = i > 0 && next_random() % 3 ? in[i - 1] : (uint32_t)(next_random() % 16);
+    flags[i] = next_random() % 2 ? (uint32_t)next_random() | 1u : 0u;
+  }
+  const uint32_t eight = 8;
+  for (int op = GPUSCAN_SELECT_IF; op <= GPUSCAN_PARTITION_FLAGGED; ++op) {
+    const gpuscan_compact_spec spec = {(gpuscan_compaction)op, GPUSCAN_U32,
+                                       op == GPUSCAN_PARTITION ? GPUSCAN_GE : GPUSCAN_LT,
+                                       GPUSCAN_U32};
+    const int flagged = op == GPUSCAN_SELECT_FLAGGED || op == GPUSCAN_PARTITION_FLAGGED;
+    const int predicate = op == GPUSCAN_SELECT_IF || op == GPUSCAN_PARTITION;
+    const int two = op == GPUSCAN_PARTITION || op == GPUSCAN_PARTITION_FLAGGED ||
+                    op == GPUSCAN_RUN_LENGTH_ENCODE;
+    /* The reference: kept elements in order, then (partitions) the rejected ones. */
+    size_t kept = 0, run_start = 0;
+    for (size_t i = 0; i < n; ++i) {
+      int keep = 0;
+      if (op == GPUSCAN_SELECT_IF) keep = in[i] < 8;
+      if (op == GPUSCAN_PARTITION) keep = in[i] >= 8;
+      if (flagged) keep = flags[i] != 0;
+      if (op == GPUSCAN_UNIQUE || op == GPUSCAN_RUN_LENGTH_ENCODE) keep = i == 0 || in[i] != in[i - 1];
+      if (keep) {
+        if (op == GPUSCAN_RUN_LENGTH_ENCODE && kept > 0) want_lengths[kept - 1] = i - run_start;
+        run_start = i; /* run-length encoding: where the open run began */
+        want[kept++] = in[i];
+      }
+    }
+    if (op == GPUSCAN_RUN_LENGTH_ENCODE && kept > 0) want_lengths[kept - 1] = n - run_start;
+    memset(out, 0xA5, n * 4 + 4);
+    memset(second, 0xA5, n * 8 + 8);
+    uint64_t count = 12345;
+    const gpuscan_status s = gpuscan_compact_host(device, &spec, in, flagged ? flags : NULL, n,
+                                                  predicate ? &eight : NULL, out,
+                                                  two ? second : NULL, &count);
+    EXPECT(s == GPUSCAN_OK && count == kept, "compaction %d n %zu: status %d count %llu want %zu '%s'",
+           op, n, s, (unsigned long long)count, kept, gpuscan_last_error());
+    if (s != GPUSCAN_OK || count != kept) continue;
+    EXPECT(memcmp(out, want, kept * 4) == 0, "compaction %d n %zu: kept elements wrong", op, n);
+    EXPECT(out[kept] == 0xA5A5A5A5u, "compaction %d n %zu: wrote past the count", op, n);
+    if (op == GPUSCAN_RUN_LENGTH_ENCODE) {
+      EXPECT(memcmp(second, want_lengths, kept * 8) == 0, "rle n %zu: lengths wrong", n);
+    } else if (two) {
+      /* The rejected elements, in order. */
+      const uint32_t* r = (const uint32_t*)second;
+      size_t j = 0;
+      int ok = 1;
+      for (size_t i = 0; i < n; ++i) {
+        const int keep = op == GPUSCAN_PARTITION ? in[i] >= 8 : flags[i] != 0;
+        if (!keep) ok = ok && r[j++] == in[i];
+      }
+      EXPECT(ok && j == n - kept, "partition %d n %zu: rejected elements wrong", op, n);
+    }
+  }
+  free(in);
+  free(flags);
+  free(out);
+  free(second);
+  free(want);
+  free(want_lengths);
+}
+
+static void check_compaction_refusals(gpuscan_device device) {
+  uint32_t x[4] = {1, 2, 2, 3}, y[4] = {0, 0, 0, 0};
+  uint64_t lengths[4], count = 99;
+  const uint32_t two = 2;
+  const float two_f = 2.0f;
+  gpuscan_compact_spec spec = {GPUSCAN_SELECT_IF, GPUSCAN_U32, GPUSCAN_LT, GPUSCAN_U32};
+  gpuscan_status s = gpuscan_compact_host(device, &spec, x, NULL, 4, NULL, y, NULL, &count);
+  EXPECT(s == GPUSCAN_USAGE_ERROR && strstr(gpuscan_last_error(), "constant") && count == 99 &&
+             y[0] == 0,
+         "select without a constant: %d '%s'", s, gpuscan_last_error());
+  spec.compaction = (gpuscan_compaction)6;
+  s = gpuscan_compact_host(device, &spec, x, NULL, 4, &two, y, NULL, &count);
+  EXPECT(s == GPUSCAN_USAGE_ERROR && strstr(gpuscan_last_error(), "compaction"),
+         "bad compaction: %d '%s'", s, gpuscan_last_error());
+  spec.compaction = GPUSCAN_SELECT_FLAGGED;
+  s = gpuscan_compact_host(device, &spec, x, NULL, 4, NULL, y, NULL, &count);
+  EXPECT(s == GPUSCAN_USAGE_ERROR && strstr(gpuscan_last_error(), "flags"), "no flags: %d '%s'", s,
+         gpuscan_last_error());
+  spec.flags_dtype = GPUSCAN_F32;
+  s = gpuscan_compact_host(device, &spec, x, x, 4, NULL, y, NULL, &count);
+  EXPECT(s == GPUSCAN_USAGE_ERROR && strstr(gpuscan_last_error(), "integer"),
+         "float flags: %d '%s'", s, gpuscan_last_error());
+  spec.compaction = GPUSCAN_PARTITION;
+  spec.dtype = GPUSCAN_F32;
+  s = gpuscan_compact_host(device, &spec, x, NULL, 4, &two_f, y, NULL, &count);
+  EXPECT(s == GPUSCAN_USAGE_ERROR && strstr(gpuscan_last_error(), "second"),
+         "partition without its second output: %d '%s'", s, gpuscan_last_error());
+  spec.compaction = GPUSCAN_RUN_LENGTH_ENCODE;
+  spec.dtype = GPUSCAN_U32;
+  s = gpuscan_compact_host(device, &spec, x, NULL, 4, NULL, y, lengths, NULL);
+  EXPECT(s == GPUSCAN_USAGE_ERROR && strstr(gpuscan_last_error(), "count"), "NULL count: %d '%s'",
+         s, gpuscan_last_error());
+  s = gpuscan_compact_host(device, NULL, x, NULL, 4, NULL, y, lengths, &count);
+  EXPECT(s == GPUSCAN_USAGE_ERROR && strstr(gpuscan_last_error(), "spec"), "NULL spec: %d '%s'", s,
+         gpuscan_last_error());
+  s = gpuscan_compact_host(device, &spec, x, NULL, 4, NULL, y, lengths, &count);
+  EXPECT(s == GPUSCAN_OK && count == 3 && y[0] == 1 && y[1] == 2 && y[2] == 3 && lengths[0] == 1 &&
+             lengths[1] == 2 && lengths[2] == 1,
+         "rle of 4: %d count %llu '%s'", s, (unsigned long long)count, gpuscan_last_error());
+  s = gpuscan_compact_host(device, &spec, NULL, NULL, 0, NULL, NULL, NULL, &count);
+  EXPECT(s == GPUSCAN_OK && count == 0, "rle of nothing: %d count %llu '%s'", s,
+         (unsigned long long)count, gpuscan_last_error());
+  if (gpuscan_device_backend(device) != GPUSCAN_BACKEND_CUDA) {
+    spec.compaction = GPUSCAN_UNIQUE;
+    s = gpuscan_cuda_compact(device, &spec, x, NULL, 4, NULL, y, NULL, &count, NULL);
+    EXPECT(s != GPUSCAN_OK && gpuscan_last_error()[0] != 0,
+           "compaction through CUDA on a Vulkan device: %d", s);
+  }
+}
+
 int main(void) {
   const char* seed_text = getenv("GPUSCAN_TEST_SEED");
   const uint64_t seed = seed_text ? strtoull(seed_text, NULL, 10) : (uint64_t)time(NULL);
@@ -169,6 +292,9 @@ int main(void) {
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k)
       check_dtype(device, (gpuscan_dtype)dtype, sizes[k]);
   }
+
+  for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k) check_compaction(device, sizes[k]);
+  check_compaction_refusals(device);
 
   /* Bad requests: a usage error with a message, and nothing written. */
   uint32_t x[4] = {1, 2, 3, 4}, y[4] = {0, 0, 0, 0};

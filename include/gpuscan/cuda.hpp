@@ -1,4 +1,5 @@
-// Scans on the caller's CUDA memory and streams (DESIGN: "On the caller's memory").
+// Scans on the caller's CUDA memory and streams (DESIGN: "On the caller's memory"); the
+// compaction family on them: gpuscan/cuda_compaction.hpp.
 //
 //   gpuscan::cuda::Plan plan({gpuscan::DType::u32, gpuscan::Op::add, gpuscan::Kind::inclusive});
 //   std::size_t bytes = plan.workspace_bytes(max_n);

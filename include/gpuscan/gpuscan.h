@@ -127,6 +127,46 @@ gpuscan_status gpuscan_cuda_scan_segments(gpuscan_device device, gpuscan_dtype d
  * managed memory (host memory, say); a DEVICE_ERROR where the build has no CUDA backend. */
 gpuscan_status gpuscan_cuda_pointer_device(const void* d_pointer, int* ordinal);
 
+/* The compaction family (DESIGN 3e), single pass with decoupled fallback. */
+typedef enum {
+  GPUSCAN_SELECT_IF = 0,     /* x[i] where x[i] <predicate> constant */
+  GPUSCAN_SELECT_FLAGGED,    /* x[i] where flags[i] != 0 */
+  GPUSCAN_UNIQUE,            /* x[i] where i == 0 or x[i] != x[i-1] */
+  GPUSCAN_PARTITION,         /* select_if's, then the rejected x[i] to a second output */
+  GPUSCAN_RUN_LENGTH_ENCODE, /* unique's x[i], and each run's length (uint64) to a second output */
+  GPUSCAN_PARTITION_FLAGGED  /* select_flagged's, then the unflagged x[i] to a second output */
+} gpuscan_compaction;
+
+typedef enum { GPUSCAN_LT = 0, GPUSCAN_LE, GPUSCAN_GT, GPUSCAN_GE, GPUSCAN_EQ, GPUSCAN_NE } gpuscan_predicate;
+
+typedef struct {
+  gpuscan_compaction compaction;
+  gpuscan_dtype dtype;         /* the elements' */
+  gpuscan_predicate predicate; /* SELECT_IF and PARTITION: x <predicate> constant */
+  gpuscan_dtype flags_dtype;   /* the FLAGGED ones: an integer dtype (u32, i32, u64, i64) */
+} gpuscan_compact_spec;
+
+/* A compaction of host arrays: n elements of spec->dtype at in; flags_or_null: n flags of
+ * spec->flags_dtype (the FLAGGED operations, else NULL); constant_or_null: one element of
+ * spec->dtype (SELECT_IF and PARTITION, else NULL). Writes the kept elements (the selected
+ * ones, the run values) in order to the start of out (room for n), and their number to
+ * *count; second_or_null: PARTITION's rejected elements in order (room for n elements),
+ * RUN_LENGTH_ENCODE's run lengths (room for n uint64), else NULL. Nothing is written unless
+ * the call succeeds. */
+gpuscan_status gpuscan_compact_host(gpuscan_device device, const gpuscan_compact_spec* spec,
+                                    const void* in, const void* flags_or_null, uint64_t n,
+                                    const void* constant_or_null, void* out, void* second_or_null,
+                                    uint64_t* count);
+/* The same on CUDA device pointers (aligned to their element size) and the caller's stream,
+ * enqueued without synchronising: the count goes to *d_count (device memory, 8 bytes) when the
+ * stream gets there. constant_or_null is a HOST pointer. No output may overlap an input or
+ * another output (in place is refused on CUDA). A workspace per device, spec and stream is
+ * kept and grown as needed, as for gpuscan_cuda_scan. */
+gpuscan_status gpuscan_cuda_compact(gpuscan_device device, const gpuscan_compact_spec* spec,
+                                    const void* d_in, const void* d_flags_or_null, uint64_t n,
+                                    const void* constant_or_null, void* d_out,
+                                    void* d_second_or_null, uint64_t* d_count, void* stream);
+
 /* This thread's last failure, "" if none. */
 const char* gpuscan_last_error(void);
 

@@ -11,9 +11,11 @@
 #include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "gpuscan/gpuscan.hpp"
 #ifdef GPUSCAN_HAS_CUDA
+#include "cuda/compact_plan.hpp"
 #include "cuda/plan.hpp"
 #endif
 
@@ -63,6 +65,12 @@ static_assert(GPUSCAN_ADD == static_cast<int>(gpuscan::Op::add) &&
               GPUSCAN_XOR == static_cast<int>(gpuscan::Op::bit_xor));
 static_assert(GPUSCAN_INCLUSIVE == static_cast<int>(gpuscan::Kind::inclusive) &&
               GPUSCAN_REDUCE == static_cast<int>(gpuscan::Kind::reduce));
+static_assert(GPUSCAN_SELECT_IF == static_cast<int>(gpuscan::Compaction::select_if) &&
+              GPUSCAN_UNIQUE == static_cast<int>(gpuscan::Compaction::unique) &&
+              GPUSCAN_RUN_LENGTH_ENCODE == static_cast<int>(gpuscan::Compaction::run_length_encode) &&
+              GPUSCAN_PARTITION_FLAGGED == static_cast<int>(gpuscan::Compaction::partition_flagged));
+static_assert(GPUSCAN_LT == static_cast<int>(gpuscan::Predicate::lt) &&
+              GPUSCAN_NE == static_cast<int>(gpuscan::Predicate::ne));
 
 // The C++ enum of a C enum value, or a UsageError naming the accepted range.
 template <class E, class C>
@@ -84,6 +92,16 @@ gpuscan::Op op_of(gpuscan_op op) {
 }
 gpuscan::Kind kind_of(gpuscan_kind kind) {
   return checked<gpuscan::Kind>(kind, GPUSCAN_INCLUSIVE, GPUSCAN_REDUCE, "kind");
+}
+
+// A C compaction spec as the C++ one; its enums checked.
+gpuscan::CompactSpec compact_spec_of(const gpuscan_compact_spec* spec) {
+  if (spec == nullptr) throw gpuscan::UsageError("spec is NULL");
+  return {checked<gpuscan::Compaction>(spec->compaction, GPUSCAN_SELECT_IF,
+                                       GPUSCAN_PARTITION_FLAGGED, "compaction"),
+          dtype_of(spec->dtype),
+          checked<gpuscan::Predicate>(spec->predicate, GPUSCAN_LT, GPUSCAN_NE, "predicate"),
+          dtype_of(spec->flags_dtype), gpuscan::Algorithm::csdldf};
 }
 
 gpuscan::Backend backend_of(gpuscan_backend backend) {
@@ -225,6 +243,73 @@ gpuscan_status gpuscan_scan_segments_host(gpuscan_device device, gpuscan_dtype d
     gpuscan::detail::scan_segments_host(
         device->device, spec, {static_cast<const std::byte*>(in), n * element},
         {static_cast<std::byte*>(out), out_n * element}, offset_span, init_value(spec.dtype, init));
+  });
+}
+
+gpuscan_status gpuscan_compact_host(gpuscan_device device, const gpuscan_compact_spec* c_spec,
+                                    const void* in, const void* flags, uint64_t n,
+                                    const void* constant, void* out, void* second,
+                                    uint64_t* count) {
+  return guarded([&] {
+    check_device(device);
+    const gpuscan::CompactSpec spec = compact_spec_of(c_spec);
+    const std::size_t element = gpuscan::size_of(spec.dtype);
+    const std::size_t flag_size = gpuscan::size_of(spec.flags_dtype);
+    const bool rle = spec.compaction == gpuscan::Compaction::run_length_encode;
+    const bool two_outputs = rle || gpuscan::is_partition(spec.compaction);
+    const bool flagged = gpuscan::takes_flags(spec.compaction);
+    if (n > SIZE_MAX / 8) {
+      throw gpuscan::UsageError("n = " + std::to_string(n) + " elements do not fit in memory");
+    }
+    if (n > 0 && in == nullptr) throw gpuscan::UsageError("in is NULL");
+    if (n > 0 && out == nullptr) throw gpuscan::UsageError("out is NULL");
+    if (count == nullptr) throw gpuscan::UsageError("count is NULL");
+    if (flagged != (flags != nullptr)) {
+      throw gpuscan::UsageError(std::string(to_string(spec.compaction)) +
+                                (flagged ? " needs flags" : " takes no flags (pass NULL)"));
+    }
+    if (two_outputs != (second != nullptr) && (n > 0 || !two_outputs)) {
+      throw gpuscan::UsageError(std::string(to_string(spec.compaction)) +
+                                (two_outputs ? " writes a second output: second is NULL"
+                                             : " writes one output (pass NULL as second)"));
+    }
+    std::uint64_t kept = 0;
+    std::vector<std::byte> bytes;
+    {
+      const std::lock_guard lock(device->mutex);
+      bytes = gpuscan::detail::compact_host(
+          device->device, spec, {static_cast<const std::byte*>(in), n * element},
+          init_value(spec.dtype, constant),
+          {static_cast<const std::byte*>(flags), flagged ? n * flag_size : 0}, &kept);
+    }
+    // compact_host's bytes: the kept elements, then partition's rejected elements or
+    // run-length encoding's lengths.
+    std::memcpy(out, bytes.data(), kept * element);
+    if (second) std::memcpy(second, bytes.data() + kept * element, bytes.size() - kept * element);
+    *count = kept;
+  });
+}
+
+gpuscan_status gpuscan_cuda_compact(gpuscan_device device, const gpuscan_compact_spec* c_spec,
+                                    const void* d_in, const void* d_flags, uint64_t n,
+                                    const void* constant, void* d_out, void* d_second,
+                                    uint64_t* d_count, void* stream) {
+  return guarded([&] {
+    check_device(device);
+    const gpuscan::CompactSpec spec = compact_spec_of(c_spec);
+#ifdef GPUSCAN_HAS_CUDA
+    if (device->cuda_ordinal < 0) {
+      throw gpuscan::UsageError("gpuscan_cuda_compact needs a CUDA device; " + device->name +
+                                " is a Vulkan device (open it with GPUSCAN_BACKEND_CUDA)");
+    }
+    gpuscan::cuda::internal::compact_on_device(
+        device->cuda_ordinal, spec, d_in, {d_out, d_second, d_count}, n,
+        static_cast<cudaStream_t>(stream), init_value(spec.dtype, constant), d_flags);
+#else
+    (void)spec, (void)d_in, (void)d_flags, (void)n, (void)constant, (void)d_out, (void)d_second,
+        (void)d_count, (void)stream;
+    throw gpuscan::DeviceError("this build of gpuscan has no CUDA backend");
+#endif
   });
 }
 

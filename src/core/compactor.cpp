@@ -9,14 +9,6 @@
 #include "gpuscan/error.hpp"
 
 namespace gpuscan {
-namespace {
-
-bool is_integer(DType dtype) {
-  return !is_float(dtype);
-}
-
-}  // namespace
-
 std::unique_ptr<detail::CompactorImpl> detail::DeviceImpl::make_compactor(const CompactSpec& spec,
                                                                           const testing::Options&) {
   throw UsageError(std::string(to_string(spec.compaction)) + " is not available on " + info().name +
@@ -57,13 +49,7 @@ Compactor testing::make_compactor(Device& device, const CompactSpec& spec, const
 
 Compactor::Compactor(Device& device, const CompactSpec& spec, const testing::Options& options)
     : spec_(spec), device_(device.impl()) {
-  if (spec.algorithm == Algorithm::rts) {
-    throw UsageError("compaction runs csdldf or csdl (single pass), not rts");
-  }
-  if (takes_flags(spec.compaction) && !is_integer(spec.flags_dtype)) {
-    throw UsageError("flags must have an integer dtype (u32, i32, u64, i64), not " +
-                     std::string(to_string(spec.flags_dtype)));
-  }
+  detail::check_compact_spec(spec);
   detail::check_options(spec.algorithm, options);
   impl_ = device.impl()->make_compactor(spec, options);
   // Chunks are whole tiles (so that a chunk's input starts on an aligned vector), at most
@@ -133,17 +119,7 @@ RunResult Compactor::checked_run(const Buffer& in, Buffer& out, Buffer& count, s
   const bool rle = spec_.compaction == Compaction::run_length_encode;
   const std::size_t second_element = rle ? 8 : element;
   const std::string name(to_string(spec_.compaction));
-  Value compare_with{spec_.dtype, 0};
-  if (spec_.compaction == Compaction::select_if || spec_.compaction == Compaction::partition) {
-    if (!constant) throw UsageError(name + " needs the constant its predicate compares with");
-    if (constant->dtype != spec_.dtype) {
-      throw UsageError("the predicate's constant is " + std::string(to_string(constant->dtype)) +
-                       " but the input is " + std::string(to_string(spec_.dtype)));
-    }
-    compare_with = *constant;
-  } else if (constant) {
-    throw UsageError(name + " takes no constant");
-  }
+  const Value compare_with = detail::compact_constant(spec_, constant);
   if (takes_flags(spec_.compaction) != (flags != nullptr)) {
     throw UsageError(flags ? name + " takes no flags" : name + " needs a flags buffer");
   }
@@ -229,6 +205,7 @@ std::vector<std::byte> detail::compact_host(Device& device, const CompactSpec& s
   const std::size_t element = size_of(spec.dtype);
   const std::size_t n = input.size() / element;
   Compactor compactor(device, spec);
+  detail::compact_constant(spec, constant);  // checked before partition's reads it
   // Buffers of at least one byte: a device allocation of zero bytes is refused.
   const std::size_t bytes = std::max<std::size_t>(input.size(), 1);
   Buffer in = device.allocate(bytes);

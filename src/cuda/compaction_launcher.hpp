@@ -4,7 +4,9 @@
 // the next run. Used by the Compactor and the compaction benchmark.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 
 #include "core/policy.hpp"
 #include "cuda/compaction_launch.hpp"
@@ -27,6 +29,30 @@ class CompactionLauncher {
   // and carries; the launcher fills in the rest.
   void launch(CompactArgs args, void* workspace, std::size_t workspace_size,
               cudaStream_t stream) const;
+
+  // Enqueues n >= 1 elements in chunks of `chunk` (whole tiles, at most max_elements()), one
+  // run after the other on the stream with the carry handed on through the two slots at
+  // `carry` in device memory, no host round trip between them (docs/protocol.md, "Compaction
+  // in chunks"). `args` names the whole input's in, flags and outputs. before_chunk(c) runs
+  // before chunk c is launched, after_chunk(last) after it (the Compactor times with them).
+  template <class Before, class After>
+  void launch_chunks(CompactArgs args, std::uint64_t n, std::uint64_t chunk, ChunkCarry* carry,
+                     void* workspace, std::size_t workspace_size, cudaStream_t stream,
+                     Before before_chunk, After after_chunk) const {
+    const auto* in = static_cast<const std::byte*>(args.in);
+    const auto* flags = static_cast<const std::byte*>(args.flags);
+    for (std::uint64_t first = 0, c = 0; first < n; first += chunk, ++c) {
+      args.n = std::min(chunk, n - first);
+      args.chunk_start = first;
+      args.in = in + first * size_of(spec_.dtype);
+      args.flags = flags ? flags + first * size_of(spec_.flags_dtype) : nullptr;
+      args.carry_in = c > 0 ? carry + (c - 1) % 2 : nullptr;
+      args.carry_out = first + args.n < n ? carry + c % 2 : nullptr;
+      before_chunk(c);
+      launch(args, workspace, workspace_size, stream);
+      after_chunk(first + args.n == n);
+    }
+  }
 
   bool counts_statistics() const { return chain_.statistics; }
   const CompactSpec& spec() const { return spec_; }

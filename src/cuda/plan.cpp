@@ -10,6 +10,7 @@
 
 #include "core/options.hpp"
 #include "core/reference.hpp"
+#include "cuda/caller_memory.hpp"
 #include "cuda/check.hpp"
 #include "cuda/memory.hpp"
 #include "cuda/policy.hpp"
@@ -17,40 +18,6 @@
 
 namespace gpuscan::cuda {
 namespace {
-
-// Makes `device` current for the scope, and restores the caller's device after.
-class DeviceScope {
- public:
-  explicit DeviceScope(int device) {
-    check(cudaGetDevice(&previous_), "reading the current device");
-    if (device != previous_) check(cudaSetDevice(device), "selecting the device");
-    switched_ = device != previous_;
-  }
-  ~DeviceScope() {
-    if (switched_) cudaSetDevice(previous_);
-  }
-  DeviceScope(const DeviceScope&) = delete;
-  DeviceScope& operator=(const DeviceScope&) = delete;
-
- private:
-  int previous_ = 0;
-  bool switched_ = false;
-};
-
-int current_device() {
-  int device = 0;
-  check(cudaGetDevice(&device), "reading the current device");
-  return device;
-}
-
-const gpuscan::detail::ScanPolicy& policy_of(int device, DType dtype) {
-  int major = 0, minor = 0;
-  check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device),
-        "reading the compute capability");
-  check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device),
-        "reading the compute capability");
-  return policy_for(major, minor, dtype);
-}
 
 // init, or the operator's identity without one; of the scan's dtype.
 Value checked_init(const ScanSpec& spec, std::optional<Value> init) {
@@ -60,11 +27,6 @@ Value checked_init(const ScanSpec& spec, std::optional<Value> init) {
                      std::string(to_string(spec.dtype)));
   }
   return start;
-}
-
-bool overlap(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes) {
-  const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
-  return x < y + b_bytes && y < x + a_bytes;
 }
 
 }  // namespace
@@ -192,14 +154,7 @@ Plan::Plan(ScanSpec spec, Tuning tuning, int device) {
         "csdl needs forward progress between blocks and is the benchmark's; use csdldf (the "
         "default) or rts");
   }
-  if (device < 0) device = current_device();
-  int count = 0;
-  check(cudaGetDeviceCount(&count), "counting CUDA devices");
-  if (device >= count) {
-    throw UsageError("no CUDA device " + std::to_string(device) + " (" + std::to_string(count) +
-                     " found)");
-  }
-  impl_ = std::make_unique<internal::PlanImpl>(spec, tuning, device);
+  impl_ = std::make_unique<internal::PlanImpl>(spec, tuning, checked_device(device));
 }
 
 Plan::~Plan() = default;
