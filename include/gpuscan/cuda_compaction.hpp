@@ -23,12 +23,15 @@
 //   stream, the running count carried in the workspace (docs/protocol.md, "Compaction in
 //   chunks").
 // - Failures throw gpuscan::UsageError (a bad request) or gpuscan::DeviceError.
+//
+// With any device functor as select-if's or partition's predicate: gpuscan/cuda_compaction.cuh.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -38,9 +41,26 @@
 
 namespace gpuscan::cuda {
 
+// What a compaction kernel's launch takes (the library's internals).
+struct CompactArgs;
+struct ChainArgs;
+
 namespace internal {
 class CompactPlanImpl;
-}
+// A launch of a compaction kernel compiled in the caller's translation unit, with the
+// caller's device functor as select-if's or partition's predicate: what
+// gpuscan/cuda_compaction.cuh hands the plan (use that header's functions).
+using CompactionKernel = std::function<void(const CompactArgs&, ChainArgs, cudaStream_t)>;
+}  // namespace internal
+
+// What a compaction writes: `out` (the kept or selected elements, or the run values),
+// `second` (partition's rejected elements, run-length encoding's uint64 lengths; else null)
+// and `count`.
+struct CompactOutputs {
+  void* out = nullptr;
+  void* second = nullptr;
+  std::uint64_t* count = nullptr;
+};
 
 class CompactPlan {
  public:
@@ -72,20 +92,18 @@ class CompactPlan {
                                  std::uint64_t* d_count, std::uint64_t n, cudaStream_t stream,
                                  void* workspace, std::size_t workspace_bytes) const;
 
+  // select_if or partition with `kernel` in place of the built-in predicate's kernels
+  // (gpuscan/cuda_compaction.cuh: enqueue_select_if, enqueue_partition); d_rejected in
+  // outputs.second.
+  void enqueue_kernel(const internal::CompactionKernel& kernel, const void* d_in,
+                      const CompactOutputs& outputs, std::uint64_t n, cudaStream_t stream,
+                      void* workspace, std::size_t workspace_bytes) const;
+
   const CompactSpec& spec() const;
   int device() const;
 
  private:
   std::unique_ptr<internal::CompactPlanImpl> impl_;
-};
-
-// What a one-call compaction writes: `out` (the kept or selected elements, or the run values),
-// `second` (partition's rejected elements, run-length encoding's uint64 lengths; else null)
-// and `count`.
-struct CompactOutputs {
-  void* out = nullptr;
-  void* second = nullptr;
-  std::uint64_t* count = nullptr;
 };
 
 // One-call compactions on the current device, with a workspace per device, spec and stream
@@ -94,6 +112,9 @@ struct CompactOutputs {
 void compact(const CompactSpec& spec, const void* d_in, const CompactOutputs& outputs,
              std::uint64_t n, cudaStream_t stream = nullptr, std::optional<Value> constant = {},
              const void* d_flags = nullptr);
+// The same for select_if or partition with the caller's kernel (gpuscan/cuda_compaction.cuh).
+void compact(const internal::CompactionKernel& kernel, const CompactSpec& spec, const void* d_in,
+             const CompactOutputs& outputs, std::uint64_t n, cudaStream_t stream = nullptr);
 
 template <class T>
 void select_if(const T* d_in, T* d_out, std::uint64_t* d_count, std::uint64_t n,

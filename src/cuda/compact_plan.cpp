@@ -59,10 +59,17 @@ std::size_t CompactPlanImpl::workspace_bytes(std::uint64_t max_n) const {
 
 void CompactPlanImpl::enqueue(const void* in, const CompactOutputs& outputs, std::uint64_t n,
                               cudaStream_t stream, void* workspace, std::size_t workspace_size,
-                              std::optional<Value> constant, const void* flags) const {
+                              std::optional<Value> constant, const void* flags,
+                              const CompactionKernel* kernel) const {
   const CompactSpec& spec = launcher_.spec();
   const std::string name(to_string(spec.compaction));
-  const Value compare_with = detail::compact_constant(spec, constant);
+  if (kernel && spec.compaction != Compaction::select_if &&
+      spec.compaction != Compaction::partition) {
+    throw UsageError("a device functor is select_if's or partition's predicate; a " + name +
+                     " plan has none");
+  }
+  // With the caller's kernel, its functor holds what it compares with.
+  const Value compare_with = kernel ? Value{spec.dtype, 0} : detail::compact_constant(spec, constant);
   if (takes_flags(spec.compaction) != (flags != nullptr)) {
     throw UsageError(flags ? name + " takes no flags" : name + " needs d_flags");
   }
@@ -128,12 +135,13 @@ void CompactPlanImpl::enqueue(const void* in, const CompactOutputs& outputs, std
   auto* const bytes = static_cast<std::byte*>(workspace);
   launcher_.launch_chunks(
       args, n, chunk_, reinterpret_cast<ChunkCarry*>(bytes), bytes + kCarryBytes,
-      workspace_size - kCarryBytes, stream, [](std::uint64_t) {}, [](bool) {});
+      workspace_size - kCarryBytes, stream, [](std::uint64_t) {}, [](bool) {}, kernel);
 }
 
 void compact_on_device(int ordinal, const CompactSpec& spec, const void* d_in,
                        const CompactOutputs& outputs, std::uint64_t n, cudaStream_t stream,
-                       std::optional<Value> constant, const void* d_flags) {
+                       std::optional<Value> constant, const void* d_flags,
+                       const CompactionKernel* kernel) {
   // A plan and a workspace per device, spec and stream: runs on one stream are ordered, so
   // they may share one; runs on different streams may not.
   struct Cached {
@@ -160,7 +168,7 @@ void compact_on_device(int ordinal, const CompactSpec& spec, const void* d_in,
     workspace = cached.workspace.reserve(cached.plan->workspace_bytes(n), stream);
   }
   cached.plan->enqueue(d_in, outputs, n, stream, workspace, cached.workspace.size(), constant,
-                       d_flags);
+                       d_flags, kernel);
 }
 
 }  // namespace internal
@@ -219,6 +227,14 @@ void CompactPlan::enqueue_run_length_encode(const void* d_in, void* d_values,
                  std::nullopt, nullptr);
 }
 
+void CompactPlan::enqueue_kernel(const internal::CompactionKernel& kernel, const void* d_in,
+                                 const CompactOutputs& outputs, std::uint64_t n,
+                                 cudaStream_t stream, void* workspace,
+                                 std::size_t workspace_bytes) const {
+  impl_->enqueue(d_in, outputs, n, stream, workspace, workspace_bytes, std::nullopt, nullptr,
+                 &kernel);
+}
+
 const CompactSpec& CompactPlan::spec() const {
   return impl_->spec();
 }
@@ -231,6 +247,12 @@ void compact(const CompactSpec& spec, const void* d_in, const CompactOutputs& ou
              std::uint64_t n, cudaStream_t stream, std::optional<Value> constant,
              const void* d_flags) {
   internal::compact_on_device(current_device(), spec, d_in, outputs, n, stream, constant, d_flags);
+}
+
+void compact(const internal::CompactionKernel& kernel, const CompactSpec& spec, const void* d_in,
+             const CompactOutputs& outputs, std::uint64_t n, cudaStream_t stream) {
+  internal::compact_on_device(current_device(), spec, d_in, outputs, n, stream, std::nullopt,
+                              nullptr, &kernel);
 }
 
 }  // namespace gpuscan::cuda

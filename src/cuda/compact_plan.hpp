@@ -21,9 +21,11 @@ class CompactPlanImpl {
 
   std::size_t workspace_bytes(std::uint64_t max_n) const;
   // Any operation: `outputs.second` is partition's rejected or run-length encoding's lengths.
+  // `kernel` (select-if and partition, no constant): the caller's, with its own predicate.
   void enqueue(const void* in, const CompactOutputs& outputs, std::uint64_t n,
                cudaStream_t stream, void* workspace, std::size_t workspace_size,
-               std::optional<Value> constant, const void* flags) const;
+               std::optional<Value> constant, const void* flags,
+               const CompactionKernel* kernel = nullptr) const;
 
   const CompactSpec& spec() const { return launcher_.spec(); }
   int device() const { return device_; }
@@ -37,6 +39,7 @@ class CompactPlanImpl {
 // gpuscan::cuda::compact on device `ordinal`, whatever the calling thread's current device.
 void compact_on_device(int ordinal, const CompactSpec& spec, const void* d_in,
                        const CompactOutputs& outputs, std::uint64_t n, cudaStream_t stream,
-                       std::optional<Value> constant, const void* d_flags);
+                       std::optional<Value> constant, const void* d_flags,
+                       const CompactionKernel* kernel = nullptr);
 
 }  // namespace gpuscan::cuda::internal

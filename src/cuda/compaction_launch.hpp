@@ -9,6 +9,7 @@
 
 #include "cuda/launch.hpp"
 #include "gpuscan/compactor.hpp"
+#include "gpuscan/cuda_compaction.hpp"
 
 namespace gpuscan::cuda {
 
@@ -52,6 +53,11 @@ struct CompactArgs {
 // Launches the compaction of a.n >= 1 elements of T on the tile chain `chain`.
 template <class T>
 void launch_compaction(const CompactArgs& a, ChainArgs chain, cudaStream_t stream);
+
+// A compaction kernel launch compiled elsewhere, in place of launch_compaction's: select-if's
+// or partition's with the caller's device functor as the predicate (gpuscan/
+// cuda_compaction.cuh instantiates it in the caller's translation unit).
+using internal::CompactionKernel;
 
 // The benchmark's baseline: CUB's counterpart of a compaction on the same buffers
 // (cub_compaction.cu), select-flagged and partition-flagged with u32 flags; the count written to

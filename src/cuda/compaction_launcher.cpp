@@ -50,7 +50,7 @@ std::size_t CompactionLauncher::workspace_bytes(std::uint64_t max_n) const {
 }
 
 void CompactionLauncher::launch(CompactArgs args, void* workspace, std::size_t workspace_size,
-                                cudaStream_t stream) const {
+                                cudaStream_t stream, const CompactionKernel* kernel) const {
   if (workspace_size < workspace_bytes(args.n)) {
     throw UsageError("a compaction workspace of " + std::to_string(workspace_size) +
                      " bytes is too small for " + std::to_string(args.n) + " elements");
@@ -68,6 +68,7 @@ void CompactionLauncher::launch(CompactArgs args, void* workspace, std::size_t w
   // As ScanLauncher::launch: the halves' place follows from the workspace's size alone.
   constexpr std::uint64_t granule = kSpineOffset / 4;
   chain.half_words = (workspace_size - kSpineOffset) / 8 / granule * granule;
+  if (kernel) return (*kernel)(args, chain, stream);
   reference::visit(spec_.dtype,
                    [&](auto tag) { launch_compaction<decltype(tag)>(args, chain, stream); });
 }

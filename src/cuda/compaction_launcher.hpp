@@ -26,9 +26,10 @@ class CompactionLauncher {
 
   // Enqueues a run of 1 <= n <= max_elements() elements; `args` names the buffers (in, out,
   // second, flags, count), the constant and, for a chunk of a longer input, the chunk's place
-  // and carries; the launcher fills in the rest.
-  void launch(CompactArgs args, void* workspace, std::size_t workspace_size,
-              cudaStream_t stream) const;
+  // and carries; the launcher fills in the rest. `kernel`: the caller's kernel (a device
+  // functor's) in place of the library's.
+  void launch(CompactArgs args, void* workspace, std::size_t workspace_size, cudaStream_t stream,
+              const CompactionKernel* kernel = nullptr) const;
 
   // Enqueues n >= 1 elements in chunks of `chunk` (whole tiles, at most max_elements()), one
   // run after the other on the stream with the carry handed on through the two slots at
@@ -38,7 +39,8 @@ class CompactionLauncher {
   template <class Before, class After>
   void launch_chunks(CompactArgs args, std::uint64_t n, std::uint64_t chunk, ChunkCarry* carry,
                      void* workspace, std::size_t workspace_size, cudaStream_t stream,
-                     Before before_chunk, After after_chunk) const {
+                     Before before_chunk, After after_chunk,
+                     const CompactionKernel* kernel = nullptr) const {
     const auto* in = static_cast<const std::byte*>(args.in);
     const auto* flags = static_cast<const std::byte*>(args.flags);
     for (std::uint64_t first = 0, c = 0; first < n; first += chunk, ++c) {
@@ -49,7 +51,7 @@ class CompactionLauncher {
       args.carry_in = c > 0 ? carry + (c - 1) % 2 : nullptr;
       args.carry_out = first + args.n < n ? carry + c % 2 : nullptr;
       before_chunk(c);
-      launch(args, workspace, workspace_size, stream);
+      launch(args, workspace, workspace_size, stream, kernel);
       after_chunk(first + args.n == n);
     }
   }

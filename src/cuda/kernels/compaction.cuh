@@ -16,6 +16,7 @@
 // tile waits on a successor for a run's length.
 #pragma once
 
+#include <cstring>
 #include <type_traits>
 
 #include "cuda/compaction_launch.hpp"
@@ -110,6 +111,23 @@ __device__ __forceinline__ bool satisfies(Predicate p, T x, T c) {
          (p == Predicate::eq && equal) | (p == Predicate::ne && !equal);
 }
 
+// select-if's and partition's test, a functor: the kernels take any device functor
+// `bool operator()(T) const` (gpuscan/cuda_compaction.cuh); the library's own kernels take
+// this one, a built-in predicate and its constant. Built on the host.
+template <class T>
+struct BuiltinPredicate {
+  Predicate predicate;
+  T constant;
+  static BuiltinPredicate of(const CompactArgs& a) {
+    T c;
+    std::memcpy(&c, &a.constant_bits, sizeof(T));
+    return {a.predicate, c};
+  }
+  __device__ __forceinline__ bool operator()(T x) const { return satisfies(predicate, x, constant); }
+};
+// The predicate argument of the operations that have none.
+struct NoPredicate {};
+
 // Bit e: whether flag g + e is nonzero, for the vector of elements from g (a multiple of the
 // vector's size, so whole-vector flags are 8- or 16-byte aligned).
 template <class T>
@@ -154,12 +172,11 @@ __device__ __forceinline__ std::uint32_t flag_mask(const CompactArgs& a, std::ui
 // l - 1's last of the same row; for lane 0, lane 31's last of the row before, and for the
 // warp's first row the element before it, read from memory (pure input, so a fallback reads
 // the same). One such read a warp rather than one a row: each is a request of its own.
-template <class T, Compaction kOp, int VPT>
+template <class T, Compaction kOp, int VPT, class Pred>
 __device__ __forceinline__ void keep_masks(const CompactArgs& a, std::uint32_t tile,
                                            const Vector<T> (&rows)[VPT],
-                                           std::uint32_t (&masks)[VPT]) {
+                                           std::uint32_t (&masks)[VPT], const Pred& pred) {
   using Shape = TileShape<T, VPT>;
-  const T constant = from_bits<T>(a.constant_bits);
   const std::uint64_t first = Shape::first(tile);
 #pragma unroll
   for (int k = 0; k < VPT; ++k) {
@@ -184,7 +201,7 @@ __device__ __forceinline__ void keep_masks(const CompactArgs& a, std::uint32_t t
     } else {
 #pragma unroll
       for (int e = 0; e < Vector<T>::size; ++e) {
-        if (satisfies(a.predicate, rows[k].x[e], constant)) mask |= 1u << e;
+        if (pred(rows[k].x[e])) mask |= 1u << e;
       }
     }
     // Elements past n are never kept.
@@ -250,15 +267,15 @@ __device__ __forceinline__ typename L::T warp_kept(std::uint32_t tile, const Vec
 
 // A fallback's value of `target`: its input loaded and counted as its owner counts it, warp
 // by warp and then across the block in partials set `set`, so it gets the owner's bits.
-template <class T, Compaction kOp, int VPT, int kSets>
+template <class T, Compaction kOp, int VPT, int kSets, class Pred>
 __device__ __forceinline__ std::uint64_t recount_tile(
     const CompactArgs& a, std::uint32_t target,
-    BlockPartials<typename LocalMonoid<kOp>::T, kSets>& partials, int set) {
+    BlockPartials<typename LocalMonoid<kOp>::T, kSets>& partials, int set, const Pred& pred) {
   using L = LocalMonoid<kOp>;
   Vector<T> rows[VPT];
   load_tile<T, VPT>(static_cast<const T*>(a.in), a.n, target, T{}, rows);
   std::uint32_t masks[VPT];
-  keep_masks<T, kOp, VPT>(a, target, rows, masks);
+  keep_masks<T, kOp, VPT>(a, target, rows, masks, pred);
   block_scan_totals<L, WholeBlock>(
       partials, set, warp_kept<L, T, kOp, VPT, false>(target, rows, masks, nullptr, nullptr));
   return block_total<L, WholeBlock>(partials, set);
@@ -402,9 +419,11 @@ constexpr std::size_t compact_stage_bytes(Compaction op, std::uint32_t block_siz
 
 // The registers a thread may take are the policy's: left to ptxas, they moved with small code
 // changes, and the occupancy with them (compaction_policy.hpp).
-template <class T, Compaction kOp, class S, bool kStats, int VPT>
+// Pred: select-if's and partition's test (BuiltinPredicate, or the caller's functor); for
+// the other operations NoPredicate.
+template <class T, Compaction kOp, class S, bool kStats, int VPT, class Pred>
 __global__ void __launch_bounds__(kCompactBlockLimit) __maxnreg__(compaction_policy(kOp).registers)
-    compact_tiles(CompactArgs a, ChainArgs chain) {
+    compact_tiles(CompactArgs a, ChainArgs chain, Pred pred) {
   using M = ChainMonoid<kOp>;
   using L = LocalMonoid<kOp>;
   __shared__ CompactShared<L> shared;
@@ -440,7 +459,7 @@ __global__ void __launch_bounds__(kCompactBlockLimit) __maxnreg__(compaction_pol
   if (looks_back) clear_for_next_run(chain, turn);
 
   std::uint32_t masks[VPT];
-  keep_masks<T, kOp, VPT>(a, tile, rows, masks);
+  keep_masks<T, kOp, VPT>(a, tile, rows, masks, pred);
   constexpr std::uint32_t part = kWarpPart<T, VPT>;
   T* const warp_stage = stage + warp_id() * part;
   std::uint32_t* const warp_positions = positions + warp_id() * part;
@@ -485,7 +504,7 @@ __global__ void __launch_bounds__(kCompactBlockLimit) __maxnreg__(compaction_pol
     // recount_tile's barriers keep the look-back warp from writing the next verdict before
     // every warp has read this one.
     const std::uint64_t recount =
-        recount_tile<T, kOp, VPT>(a, target, shared.partials, kCompactRecountSet);
+        recount_tile<T, kOp, VPT>(a, target, shared.partials, kCompactRecountSet, pred);
     if (looks_back) {
       done = look.insert(cursor, prefix, recount);
       look_on();
