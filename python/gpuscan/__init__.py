@@ -357,6 +357,8 @@ def _host_flags(flags):
     if adapter is _HOST:
         return flags
     if adapter is not _PROTOCOL and adapter.framework == "torch" and not flags.is_cuda:
+        if flags.dtype not in adapter.to_numpy:  # bfloat16, ...: numpy() would raise TypeError
+            raise UsageError(f"flags are {flags.dtype}; {_compaction.FLAGS_RULE}")
         return flags.detach().numpy()
     if adapter is _PROTOCOL and not hasattr(flags, "__cuda_array_interface__"):
         device = _dlpack.dlpack_device(flags)

@@ -8,6 +8,7 @@ to a second output of n; run-length encoding's run lengths (uint64) to a second 
 """
 import ctypes
 import math
+import numbers
 
 import numpy as np
 
@@ -23,7 +24,7 @@ FLAG_DTYPES = {np.dtype(np.uint32): 0, np.dtype(np.int32): 1, np.dtype(np.uint64
 # Narrower integer and bool flags are widened to int32 first, which keeps every value (so a
 # nonzero flag stays nonzero, as a wrap into uint32 would also do, but plainly).
 _WIDENED_FLAGS = np.dtype(np.int32)
-_FLAGS_RULE = ("flags must be integers or bool: int32, uint32, int64, uint64 as they are; bool, "
+FLAGS_RULE = ("flags must be integers or bool: int32, uint32, int64, uint64 as they are; bool, "
                "int8, uint8, int16 and uint16 widened to int32")
 _LENGTHS = np.dtype(np.int64)  # the library's uint64 lengths and count, read as int64
 
@@ -109,13 +110,14 @@ def constant(value, dtype, keyword):
         if size != 1:
             raise UsageError(f"{keyword}= must be one number; got an array of {size}")
         value = value.item()  # NumPy scalars, 0-d arrays, one-element tensors
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise UsageError(f"{keyword}={value!r} is not a number (x is compared with it)")
     ctype = DTYPES[dtype][1]
     if dtype.kind in "iu":
-        if not isinstance(value, int):
+        if not isinstance(value, numbers.Integral):
             raise UsageError(f"{keyword}={value!r} is not an integer and x is {dtype}: compare "
                              "with an integer (math.floor or math.ceil says which)")
+        value = int(value)
         info = np.iinfo(dtype)
         if not info.min <= value <= info.max:
             raise UsageError(f"{keyword}={value} does not fit x's dtype, {dtype} ({info.min} .. "
@@ -141,7 +143,7 @@ def flags_dtype(dtype):
         return dtype
     if dtype.kind == "b" or (dtype.kind in "iu" and dtype.itemsize < 4):
         return _WIDENED_FLAGS
-    raise UsageError(f"flags are {dtype}; {_FLAGS_RULE} (for other masks pass flags=(mask != 0))")
+    raise UsageError(f"flags are {dtype}; {FLAGS_RULE} (for other masks pass flags=(mask != 0))")
 
 
 def check_flags_shape(shape, x_shape, n):
@@ -203,7 +205,7 @@ def cuda_flags(arrays, flags, x_shape, n, ordinal):
     try:
         dtype = arrays.dtype(flags)
     except UsageError:  # a torch dtype without a NumPy counterpart (bfloat16, ...)
-        raise UsageError(f"flags are {flags.dtype}; {_FLAGS_RULE}") from None
+        raise UsageError(f"flags are {flags.dtype}; {FLAGS_RULE}") from None
     check_flags_shape(flags.shape, x_shape, n)
     return arrays.flat(flags, flags_dtype(dtype))
 

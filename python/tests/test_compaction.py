@@ -5,6 +5,8 @@ layouts, and every refusal; the CUDA path's logic on host memory; and, where tor
 finds a CUDA GPU, on CUDA arrays (those tests skip, saying why, elsewhere)."""
 import ctypes
 import operator
+from decimal import Decimal
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -67,7 +69,8 @@ def same(got, want, where):
     assert got.shape == want.shape, f"{where}: shape {got.shape}, want {want.shape}"
     bits = np.dtype(f"u{want.dtype.itemsize}")
     bad = np.flatnonzero(got.view(bits) != want.view(bits))
-    assert bad.size == 0, f"{where}: {bad.size} wrong, first at {bad[0]}: {got[bad[0]]} != {want[bad[0]]}"
+    assert bad.size == 0, \
+        f"{where}: {bad.size} wrong, first at {bad[0]}: {got[bad[0]]} != {want[bad[0]]}"
 
 
 def random_values(rng, dtype, n, distinct=None):
@@ -164,7 +167,8 @@ def test_constants_of_numpy_scalars_and_0d_arrays():
     same(gpuscan.select(x, ge=np.int8(7)), x[7:], "numpy scalar")
     same(gpuscan.select(x, lt=np.array(3)), x[:3], "0-d array")
     same(gpuscan.select(x, eq=np.array([4])), x[4:5], "one-element array")
-    same(gpuscan.select(x.astype(np.float64), gt=np.float32(8.5)), np.float64([9]), "float32 scalar")
+    same(gpuscan.select(x.astype(np.float64), gt=np.float32(8.5)), np.float64([9]), "float32")
+    same(gpuscan.select(x.astype(np.float32), lt=Fraction(1, 2)), np.float32([0]), "a Fraction")
     u = np.array([0, 2**63 - 1, 2**63, 2**64 - 1], np.uint64)
     same(gpuscan.select(u, ge=2**63), u[2:], "uint64 above 2^63 compares unsigned")
     same(gpuscan.select(u.astype(np.int64), lt=0), u[2:].astype(np.int64), "int64 below 0")
@@ -179,7 +183,8 @@ def test_partition_is_stable(rng):
         mask = mask_of(x, keyword, value)
         same(selected, x[mask], f"{keyword} selected")
         same(rejected, x[~mask], f"{keyword} rejected")
-        assert (np.diff(selected & 0xFFFFFFFF) > 0).all() and (np.diff(rejected & 0xFFFFFFFF) > 0).all()
+        for part in (selected, rejected):
+            assert (np.diff(part & 0xFFFFFFFF) > 0).all(), f"{keyword}: out of order"
     flags = rng.integers(0, 2, n, dtype=np.uint8)
     selected, rejected = gpuscan.partition(x, flags=flags)
     same(selected, x[flags != 0], "flags selected")
@@ -357,8 +362,8 @@ def test_unsupported_dtypes_name_what_works(dtype):
     x = np.zeros(4, dtype=dtype)
     for call in (lambda: gpuscan.select(x, eq=0), lambda: gpuscan.partition(x, flags=[1, 0, 1, 0]),
                  lambda: gpuscan.unique_consecutive(x), lambda: gpuscan.run_length_encode(x)):
-        with pytest.raises(gpuscan.UsageError,
-                           match=f"x of uint32, int32, float32, uint64, int64 and float64; x is {np.dtype(dtype)}"):
+        with pytest.raises(gpuscan.UsageError, match="x of uint32, int32, float32, uint64, int64 "
+                           f"and float64; x is {np.dtype(dtype)}"):
             call()
 
 
@@ -373,7 +378,9 @@ def test_bad_constants():
         (np.zeros(3, np.uint32), dict(ge=2**32), "does not fit"),
         (i, dict(eq=True), "not a number"), (f, dict(eq=False), "not a number"),
         (i, dict(eq="3"), "not a number"), (f, dict(eq=None, ne=1j), "not a number"),
-        (i, dict(eq=[1, 2]), "not a number"), (i, dict(eq=np.arange(2)), "one number; got an array of 2"),
+        (i, dict(eq=[1, 2]), "not a number"), (i, dict(eq=Fraction(1, 2)), "not an integer"),
+        (i, dict(eq=np.arange(2)), "one number; got an array of 2"),
+        (i, dict(eq=Decimal(1)), "not a number"), (f, dict(ne=np.array(True)), "not a number"),
         (f, dict(lt=1e39), "does not fit x's dtype, float32"),
         (f, dict(lt=-(10**39)), "does not fit"), (np.zeros(2), dict(lt=10**400), "does not fit"),
     ]
@@ -388,7 +395,8 @@ def test_bad_constants():
 def test_bad_flags():
     x = np.arange(12, dtype=np.int64)
     cases = [
-        (dict(flags=np.ones(11, bool)), "flags have shape \\(11,\\); they must have x's shape \\(12,\\)"),
+        (dict(flags=np.ones(11, bool)),
+         "flags have shape \\(11,\\); they must have x's shape \\(12,\\)"),
         (dict(flags=np.ones(13, np.int32)), "shape \\(13,\\)"),
         (dict(flags=np.ones((3, 4), bool)), "shape \\(3, 4\\)"),
         (dict(flags=np.ones((12, 1), bool)), "shape \\(12, 1\\)"),
@@ -403,7 +411,8 @@ def test_bad_flags():
             with pytest.raises(gpuscan.UsageError, match=message):
                 call(x, **case)
     square = x.reshape(3, 4)
-    with pytest.raises(gpuscan.UsageError, match="shape \\(4, 3\\); they must have x's shape \\(3, 4\\)"):
+    with pytest.raises(gpuscan.UsageError,
+                       match="shape \\(4, 3\\); they must have x's shape \\(3, 4\\)"):
         gpuscan.select(square, flags=np.ones((4, 3), bool))  # the right size, another shape
     with pytest.raises(gpuscan.UsageError, match="shape \\(2, 6\\)"):
         gpuscan.partition(square, flags=np.ones((2, 6), np.int32))
@@ -452,17 +461,18 @@ def test_the_c_abi_writes_nothing_when_it_refuses():
     x = np.arange(16, dtype=np.uint32)
     flags = np.ones(16, np.uint32)
     value = ctypes.c_uint32(3)
-    u32 = 0
+    u32, f32 = 0, 2
+    spec = _library.CompactSpec
     cases = [
-        (_library.CompactSpec(_library.SELECT_FLAGGED, u32, 0, u32), None, None, None, "needs flags"),
-        (_library.CompactSpec(_library.SELECT_IF, u32, 0, u32), flags, value, None, "takes no flags"),
-        (_library.CompactSpec(_library.SELECT_IF, u32, 0, u32), None, None, None, "constant"),
-        (_library.CompactSpec(_library.UNIQUE, u32, 0, u32), None, value, None, "takes no constant"),
-        (_library.CompactSpec(_library.PARTITION, u32, 0, u32), None, value, None, "second"),
-        (_library.CompactSpec(_library.SELECT_FLAGGED, u32, 0, 2), flags, None, None, "integer"),
-        (_library.CompactSpec(_library.SELECT_IF, u32, 9, u32), None, value, None, "predicate"),
-        (_library.CompactSpec(9, u32, 0, u32), None, value, None, "compaction"),
-        (_library.CompactSpec(_library.SELECT_IF, 7, 0, u32), None, value, None, "dtype"),
+        (spec(_library.SELECT_FLAGGED, u32, 0, u32), None, None, None, "needs flags"),
+        (spec(_library.SELECT_IF, u32, 0, u32), flags, value, None, "takes no flags"),
+        (spec(_library.SELECT_IF, u32, 0, u32), None, None, None, "constant"),
+        (spec(_library.UNIQUE, u32, 0, u32), None, value, None, "takes no constant"),
+        (spec(_library.PARTITION, u32, 0, u32), None, value, None, "second"),
+        (spec(_library.SELECT_FLAGGED, u32, 0, f32), flags, None, None, "integer"),
+        (spec(_library.SELECT_IF, u32, 9, u32), None, value, None, "predicate"),
+        (spec(9, u32, 0, u32), None, value, None, "compaction"),
+        (spec(_library.SELECT_IF, 7, 0, u32), None, value, None, "dtype"),
     ]
     for spec, flag_array, constant, second, message in cases:
         out = np.full(16, 0xA5A5A5A5, np.uint32)
@@ -545,7 +555,8 @@ def test_cuda_path_on_host_memory(rng, monkeypatch):
     monkeypatch.setattr(_library, "cuda_device", lambda ordinal: device.handle)
     arrays = HostAsDevice()
     for n in (0, 1, 4097):
-        x = random_values(rng, np.int32, n, distinct=5).reshape(-1, 1) if n else np.zeros(0, np.int32)
+        x = random_values(rng, np.int32, n, distinct=5).reshape(-1, 1) if n else \
+            np.zeros(0, np.int32)
         d = np.dtype(np.int32)
         flags = rng.integers(0, 2, x.shape).astype(np.int16)  # widened to int32
         value = int(x[0, 0]) if n else 0
@@ -557,7 +568,8 @@ def test_cuda_path_on_host_memory(rng, monkeypatch):
         selected, rejected = _compaction.on_cuda(arrays, x, req)
         same(selected, flat(x)[mask], f"partition n={n}")
         same(rejected, flat(x)[~mask], f"partition n={n}")
-        values, lengths = _compaction.on_cuda(arrays, x, _compaction.request("unique_consecutive", d, counts=True))
+        req = _compaction.request("unique_consecutive", d, counts=True)
+        values, lengths = _compaction.on_cuda(arrays, x, req)
         want_values, want_lengths = runs_of(x)
         same(values, want_values, f"rle n={n}")
         same(lengths, want_lengths, f"rle n={n}")
@@ -566,7 +578,8 @@ def test_cuda_path_on_host_memory(rng, monkeypatch):
     assert len(calls) == 2 * 4 and arrays.counts_read == 2 * 4  # n = 0 calls nothing
     req = _compaction.request("select", np.dtype(np.int32), dict.fromkeys(_compaction.COMPARISONS),
                               [1, 0])
-    with pytest.raises(gpuscan.UsageError, match="must be a fake array on that device; got a host list"):
+    with pytest.raises(gpuscan.UsageError,
+                       match="must be a fake array on that device; got a host list"):
         _compaction.on_cuda(arrays, np.zeros(2, np.int32), req)
     req.flags = np.ones(2, np.float32)
     with pytest.raises(gpuscan.UsageError, match="flags are float32"):
@@ -707,7 +720,8 @@ def test_cuda_empty_and_refusals(ops):
     got = gpuscan.select(empty, gt=0)
     assert fw.is_array(got) and tuple(got.shape) == (0,)
     values, lengths = gpuscan.run_length_encode(empty)
-    assert fw.is_array(lengths) and tuple(lengths.shape) == (0,) and fw.to_host(lengths).dtype == np.int64
+    assert fw.is_array(lengths) and tuple(lengths.shape) == (0,)
+    assert fw.to_host(lengths).dtype == np.int64
     with pytest.raises(gpuscan.UsageError, match="host ndarray"):
         gpuscan.select(x, flags=np.ones(12, bool))  # host flags for a CUDA x
     with pytest.raises(gpuscan.UsageError, match="shape \\(11,\\)"):
