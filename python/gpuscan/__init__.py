@@ -41,10 +41,11 @@ in order, and returns them as a 1-D array of x's dtype::
 ``ne=`` (x compared with a number; float comparisons with NaN are false, except ``ne``) or
 ``flags=`` (nonzero keeps). Equal elements for ``unique_consecutive`` and
 ``run_length_encode`` compare with ``==``: +0.0 equals -0.0 and NaN equals nothing. Run
-lengths and counts are int64. Host arrays are compacted on the host device and the results
-are NumPy arrays (torch tensors for CPU torch input); CUDA arrays of torch and cupy are
-compacted on their device and their framework's current stream, and the call waits for that
-stream to read how many elements were kept.
+lengths and counts are int64. Host arrays are compacted on the best device, as they are
+scanned, and the results are NumPy arrays (torch tensors for CPU torch input); CUDA arrays
+of torch and cupy are compacted on their device and their framework's current stream, and
+the call waits for that stream to read how many elements were kept (other CUDA producers
+are refused: wrap them with torch.from_dlpack or cupy.asarray).
 """
 import operator
 import sys

@@ -25,7 +25,7 @@ FLAG_DTYPES = {np.dtype(np.uint32): 0, np.dtype(np.int32): 1, np.dtype(np.uint64
 # nonzero flag stays nonzero, as a wrap into uint32 would also do, but plainly).
 _WIDENED_FLAGS = np.dtype(np.int32)
 FLAGS_RULE = ("flags must be integers or bool: int32, uint32, int64, uint64 as they are; bool, "
-               "int8, uint8, int16 and uint16 widened to int32")
+              "int8, uint8, int16 and uint16 widened to int32")
 _LENGTHS = np.dtype(np.int64)  # the library's uint64 lengths and count, read as int64
 
 
@@ -81,8 +81,8 @@ def request(name, dtype, comparisons=None, flags=None, counts=False):
         given.append("flags")
     if not given:
         raise UsageError(f"gpuscan.{name} needs a condition: one of lt=, le=, gt=, ge=, eq=, "
-                         "ne= (x compared with a number) or flags= (an array of x's size; "
-                         "nonzero keeps)")
+                         "ne= (x compared with a number) or flags= (of x's shape, or 1-D of "
+                         "x.size; nonzero keeps)")
     if len(given) > 1:
         raise UsageError(f"gpuscan.{name} takes one condition; got "
                          + " and ".join(f"{keyword}=" for keyword in given)
@@ -213,8 +213,9 @@ def cuda_flags(arrays, flags, x_shape, n, ordinal):
 def on_cuda(arrays, x, req):
     """The compaction of CUDA array x in its framework (`arrays`: TorchArrays or CupyArrays),
     on x's device and the framework's current stream; reading the count back waits for that
-    stream. Results: arrays of x's framework on x's device, the first elements of n-element
-    outputs (views, as on_host's results but for the copy)."""
+    stream. Results: arrays of x's framework on x's device, views of the first elements of
+    n-element outputs (on_host copies its results to their size; a copy here would be
+    another pass over the device's memory, which the caller can ask for)."""
     source = arrays.flat(x, req.dtype)
     n = arrays.size(source)
     ordinal = arrays.ordinal(source)
