@@ -128,7 +128,7 @@ gpuscan_status gpuscan_cuda_scan_segments(gpuscan_device device, gpuscan_dtype d
 gpuscan_status gpuscan_cuda_pointer_device(const void* d_pointer, int* ordinal);
 
 /* The compaction family (DESIGN 3e), single pass with decoupled fallback. */
-typedef enum {
+typedef enum GPUSCAN_ENUM_BASE {
   GPUSCAN_SELECT_IF = 0,     /* x[i] where x[i] <predicate> constant */
   GPUSCAN_SELECT_FLAGGED,    /* x[i] where flags[i] != 0 */
   GPUSCAN_UNIQUE,            /* x[i] where i == 0 or x[i] != x[i-1] */
@@ -137,7 +137,14 @@ typedef enum {
   GPUSCAN_PARTITION_FLAGGED  /* select_flagged's, then the unflagged x[i] to a second output */
 } gpuscan_compaction;
 
-typedef enum { GPUSCAN_LT = 0, GPUSCAN_LE, GPUSCAN_GT, GPUSCAN_GE, GPUSCAN_EQ, GPUSCAN_NE } gpuscan_predicate;
+typedef enum GPUSCAN_ENUM_BASE {
+  GPUSCAN_LT = 0,
+  GPUSCAN_LE,
+  GPUSCAN_GT,
+  GPUSCAN_GE,
+  GPUSCAN_EQ,
+  GPUSCAN_NE
+} gpuscan_predicate;
 
 typedef struct {
   gpuscan_compaction compaction;

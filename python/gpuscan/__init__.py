@@ -26,18 +26,39 @@ scanned on its own, all rows in one pass (``gpuscan.cumsum(logits, axis=-1)``); 
 scanned on its own, also in one pass (``gpuscan.reduce(values, segments=row_pointers)``
 gives one sum per segment). Failures raise ``UsageError`` (the request is wrong) or
 ``DeviceError`` (no library or device, or a driver call failed).
+
+Compaction (DESIGN.md section 3e) keeps some elements of x, flattened in row-major order,
+in order, and returns them as a 1-D array of x's dtype::
+
+    x = np.int32([3, 3, 1, 4, 4, 4])
+    gpuscan.select(x, gt=2)                          # array([3, 3, 4, 4, 4], dtype=int32)
+    gpuscan.select(x, flags=x % 2 == 0)              # array([4, 4, 4], dtype=int32)
+    selected, rejected = gpuscan.partition(x, lt=4)  # [3, 3, 1] and [4, 4, 4] (int32)
+    gpuscan.unique_consecutive(x)                    # array([3, 1, 4], dtype=int32)
+    values, lengths = gpuscan.run_length_encode(x)   # [3, 1, 4] (int32) and [2, 1, 3] (int64)
+
+``select`` and ``partition`` take one condition: ``lt=``, ``le=``, ``gt=``, ``ge=``, ``eq=`` or
+``ne=`` (x compared with a number; float comparisons with NaN are false, except ``ne``) or
+``flags=`` (nonzero keeps). Equal elements for ``unique_consecutive`` and
+``run_length_encode`` compare with ``==``: +0.0 equals -0.0 and NaN equals nothing. Run
+lengths and counts are int64. Host arrays are compacted on the best device, as they are
+scanned, and the results are NumPy arrays (torch tensors for CPU torch input); CUDA arrays
+of torch and cupy are compacted on their device and their framework's current stream, and
+the call waits for that stream to read how many elements were kept (other CUDA producers
+are refused: wrap them with torch.from_dlpack or cupy.asarray).
 """
 import operator
 import sys
 
 import numpy as np
 
-from . import _cuda, _dlpack, _host, _library, _segments
+from . import _compaction, _cuda, _dlpack, _host, _library, _segments
 from ._types import cumsum_dtype, dtype_code, init_argument, op_code
 from .errors import DeviceError, Error, ForwardProgressError, UsageError
 
-__all__ = ["inclusive_scan", "exclusive_scan", "reduce", "cumsum", "device_name", "Error",
-           "UsageError", "DeviceError", "ForwardProgressError"]
+__all__ = ["inclusive_scan", "exclusive_scan", "reduce", "cumsum", "select", "partition",
+           "unique_consecutive", "run_length_encode", "device_name", "Error", "UsageError",
+           "DeviceError", "ForwardProgressError"]
 
 
 def inclusive_scan(x, op="add", init=None, out=None, *, axis=None, segments=None,
@@ -100,6 +121,61 @@ def cumsum(x, dtype=None, out=None, *, axis=None, segments=None, check_segments=
     """
     return _scan(x, "add", _library.INCLUSIVE, None, out, axis,
                  dtype if dtype is not None else cumsum_dtype, segments, check_segments)
+
+
+def select(x, *, lt=None, le=None, gt=None, ge=None, eq=None, ne=None, flags=None):
+    """The elements of x that meet one condition, in order: ``x[x > 3]`` is
+    ``select(x, gt=3)``, ``x[mask]`` is ``select(x, flags=mask)``.
+
+    x: a NumPy or CUDA (torch, cupy) array of uint32, int32, float32, uint64, int64 or
+      float64, flattened in row-major order (numpy's axis=None); other dtypes are refused,
+      never converted.
+    lt, le, gt, ge, eq, ne: keep x[i] < value, <= value, > value, >= value, == value or
+      != value. Exactly one of them, or flags. The value is converted to x's dtype: for
+      integer x it must be an integer that fits that dtype (floats and out-of-range integers
+      are refused); for float x any number that fits the dtype, rounded to it (as NumPy
+      compares a float32 array with a Python float). Comparisons with NaN are false, except
+      ne.
+    flags: keep x[i] where flags[i] != 0; an array of x's shape, or 1-D of x.size elements
+      (row-major), of int32, uint32, int64 or uint64 (bool, int8, uint8, int16 and uint16
+      are widened to int32 first). For a NumPy x a host array (anything numpy.asarray
+      takes); for a CUDA x an array of x's framework on x's device.
+    Returns a 1-D array of x's dtype holding the kept elements: a NumPy array for host
+    input (a torch tensor for a CPU tensor), else an array of x's framework on x's device.
+    A CUDA x is compacted on its framework's current stream, and the call waits for that
+    stream (it reads back how many elements were kept); the result is then a view of the
+    first elements of an x.size-element buffer (``.clone()`` / ``.copy()`` releases the
+    rest).
+    """
+    return _compact("select", x, dict(lt=lt, le=le, gt=gt, ge=ge, eq=eq, ne=ne), flags)
+
+
+def partition(x, *, lt=None, le=None, gt=None, ge=None, eq=None, ne=None, flags=None):
+    """``(selected, rejected)``: select's elements, and the others, each in their order in x
+    (a stable partition). Arguments as for select; each result 1-D of x's dtype, of
+    k and x.size - k elements (torch: ``x[m], x[~m]`` for a mask m)."""
+    return _compact("partition", x, dict(lt=lt, le=le, gt=gt, ge=ge, eq=eq, ne=ne), flags)
+
+
+def unique_consecutive(x, *, return_counts=False):
+    """x without consecutive duplicates: the first element of each run of equal elements, in
+    order (torch.unique_consecutive of the flattened x). Elements compare with ``==``: +0.0
+    equals -0.0 (the run keeps its first one) and NaN equals nothing (each NaN is a run of
+    its own).
+
+    x: as for select. return_counts: also return each run's length (as run_length_encode).
+    Returns a 1-D array of x's dtype, or ``(values, counts)`` with int64 counts, of x's
+    framework and device; a CUDA x waits for its stream, as select does.
+    """
+    return _compact("unique_consecutive", x, counts=bool(return_counts))
+
+
+def run_length_encode(x):
+    """``(values, lengths)``: the first element of each run of equal elements of x (as
+    unique_consecutive keeps them) and the run's length, int64 (the library counts in
+    uint64; a run of 2^63 elements or more does not fit in memory anyway). Both 1-D of the
+    number of runs; x and the waiting as for select."""
+    return _compact("run_length_encode", x)
 
 
 def device_name():
@@ -233,3 +309,61 @@ def _as_numpy_dtype(dtype, adapter):
         if dtype in to_numpy:
             return to_numpy[dtype]
         raise UsageError(f"dtype={dtype!r} is not a dtype") from None
+
+
+def _compact(name, x, comparisons=None, flags=None, counts=False):
+    """gpuscan.`name` (select, partition, unique_consecutive, run_length_encode) of x: picks
+    where it runs as _scan does (host arrays on the host device, CUDA arrays where they are),
+    then _compaction checks and runs it."""
+    adapter = _adapter_of(x)
+    host_framework = None
+    if adapter is _PROTOCOL:
+        device = _dlpack.dlpack_device(x) if not hasattr(x, "__cuda_array_interface__") else None
+        if device is None or device[0] in (_dlpack.KDL_CUDA, _dlpack.KDL_CUDA_MANAGED):
+            raise UsageError(f"gpuscan.{name} takes CUDA arrays of torch and cupy (it allocates "
+                             "its results in their framework); wrap x with torch.from_dlpack or "
+                             "cupy.asarray first")
+        x, adapter = np.from_dlpack(x), _HOST  # host memory through DLPack
+    if adapter is _HOST:
+        if not isinstance(x, np.ndarray):
+            x = np.asarray(x)
+        dtype = x.dtype
+    else:
+        try:
+            dtype = adapter.dtype(x)
+        except UsageError:  # a torch dtype without a NumPy counterpart (bfloat16, ...)
+            raise UsageError(f"gpuscan.{name} takes x of {_compaction.SUPPORTED}; x is "
+                             f"{x.dtype}") from None
+    dtype = _compaction.checked_dtype(name, dtype)
+    if adapter is not _HOST and adapter.framework == "torch" and not x.is_cuda:
+        # A CPU tensor: compacted as the NumPy array that shares its memory, returned as torch.
+        x, adapter, host_framework = x.detach().numpy(), _HOST, "torch"
+    if adapter is _HOST and flags is not None:
+        flags = _host_flags(flags)
+    request = _compaction.request(name, dtype, comparisons, flags, counts)
+    if adapter is not _HOST:
+        return _compaction.on_cuda(adapter, x, request)
+    result = _compaction.on_host(x, request)
+    if host_framework == "torch":
+        torch = sys.modules["torch"]
+        return torch.from_numpy(result) if isinstance(result, np.ndarray) else \
+            tuple(torch.from_numpy(part) for part in result)
+    return result
+
+
+def _host_flags(flags):
+    """Flags for a host x as a NumPy array (CPU tensors and DLPack host memory read in
+    place); CUDA flags are refused."""
+    adapter = _adapter_of(flags)
+    if adapter is _HOST:
+        return flags
+    if adapter is not _PROTOCOL and adapter.framework == "torch" and not flags.is_cuda:
+        if flags.dtype not in adapter.to_numpy:  # bfloat16, ...: numpy() would raise TypeError
+            raise UsageError(f"flags are {flags.dtype}; {_compaction.FLAGS_RULE}")
+        return flags.detach().numpy()
+    if adapter is _PROTOCOL and not hasattr(flags, "__cuda_array_interface__"):
+        device = _dlpack.dlpack_device(flags)
+        if device is not None and device[0] in (_dlpack.KDL_CPU, _dlpack.KDL_CUDA_HOST):
+            return np.from_dlpack(flags)
+    raise UsageError("flags are on a CUDA device and x on the host: pass them as a host array "
+                     "(tensor.cpu(), cupy.asnumpy), or pass x on that device")

@@ -110,6 +110,15 @@ class TorchArrays:
     def empty(self, like, n):
         return like.new_empty((n,) if n is not None else ())
 
+    # Compaction (_compaction.on_cuda): outputs of another dtype, and the count read back.
+    def empty_of(self, like, n, dtype):
+        return like.new_empty((n,), dtype=self.torch_dtype(dtype))
+
+    def read_count(self, count, ordinal):
+        # item() copies on the current stream of count's device, the one the count was
+        # written on, and waits for it.
+        return int(count.item())
+
     def check_out(self, out, expected, dtype, ordinal):
         if not isinstance(out, self.torch.Tensor):
             raise UsageError(f"out must be a torch.Tensor for a torch x; got {type(out).__name__}")
@@ -192,6 +201,18 @@ class CupyArrays:
     def empty(self, like, n):
         with like.device:
             return self.cupy.empty((n,) if n is not None else (), dtype=like.dtype)
+
+    # Compaction (_compaction.on_cuda): outputs of another dtype, and the count read back.
+    def empty_of(self, like, n, dtype):
+        with like.device:
+            return self.cupy.empty((n,), dtype=dtype)
+
+    def read_count(self, count, ordinal):
+        # The count was written on the device's current stream: wait for that stream, then
+        # copy (a copy on another stream would not wait for it).
+        with self.cupy.cuda.Device(ordinal):
+            self.cupy.cuda.get_current_stream().synchronize()
+            return int(count.get()[0])
 
     def check_out(self, out, expected, dtype, ordinal):
         if not isinstance(out, self.cupy.ndarray):

@@ -17,6 +17,16 @@ from .errors import DeviceError, ForwardProgressError, UsageError
 OK, USAGE_ERROR, DEVICE_ERROR, FORWARD_PROGRESS_ERROR = 0, 1, 2, 3
 BACKEND_ANY, BACKEND_VULKAN, BACKEND_CUDA = 0, 1, 2
 INCLUSIVE, EXCLUSIVE, REDUCE = 0, 1, 2
+(SELECT_IF, SELECT_FLAGGED, UNIQUE, PARTITION, RUN_LENGTH_ENCODE,
+ PARTITION_FLAGGED) = 0, 1, 2, 3, 4, 5
+PREDICATES = {"lt": 0, "le": 1, "gt": 2, "ge": 3, "eq": 4, "ne": 5}  # gpuscan_predicate
+
+
+class CompactSpec(ctypes.Structure):
+    """gpuscan_compact_spec: four enums, each passed as an int (gpuscan.h)."""
+
+    _fields_ = [("compaction", ctypes.c_int), ("dtype", ctypes.c_int),
+                ("predicate", ctypes.c_int), ("flags_dtype", ctypes.c_int)]
 
 
 def _candidates():
@@ -75,6 +85,14 @@ def _declare(lib):
                                                 ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64,
                                                 ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p,
                                                 ctypes.c_void_p]),
+        "gpuscan_compact_host": (status, [c_device, ctypes.POINTER(CompactSpec), ctypes.c_void_p,
+                                          ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p,
+                                          ctypes.c_void_p, ctypes.c_void_p,
+                                          ctypes.POINTER(ctypes.c_uint64)]),
+        "gpuscan_cuda_compact": (status, [c_device, ctypes.POINTER(CompactSpec), ctypes.c_void_p,
+                                          ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p,
+                                          ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                                          ctypes.c_void_p]),
         "gpuscan_cuda_pointer_device": (status, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int)]),
         "gpuscan_last_error": (ctypes.c_char_p, []),
         "gpuscan_version": (ctypes.c_char_p, []),
