@@ -180,7 +180,8 @@ static void check_compaction(gpuscan_device device, size_t n) {
       if (op == GPUSCAN_SELECT_IF) keep = in[i] < 8;
       if (op == GPUSCAN_PARTITION) keep = in[i] >= 8;
       if (flagged) keep = flags[i] != 0;
-      if (op == GPUSCAN_UNIQUE || op == GPUSCAN_RUN_LENGTH_ENCODE) keep = i == 0 || in[i] != in[i - 1];
+      if (op == GPUSCAN_UNIQUE || op == GPUSCAN_RUN_LENGTH_ENCODE)
+        keep = i == 0 || in[i] != in[i - 1];
       if (keep) {
         if (op == GPUSCAN_RUN_LENGTH_ENCODE && kept > 0) want_lengths[kept - 1] = i - run_start;
         run_start = i; /* run-length encoding: where the open run began */
@@ -191,11 +192,12 @@ static void check_compaction(gpuscan_device device, size_t n) {
     memset(out, 0xA5, n * 4 + 4);
     memset(second, 0xA5, n * 8 + 8);
     uint64_t count = 12345;
-    const gpuscan_status s = gpuscan_compact_host(device, &spec, in, flagged ? flags : NULL, n,
-                                                  predicate ? &eight : NULL, out,
-                                                  two ? second : NULL, &count);
-    EXPECT(s == GPUSCAN_OK && count == kept, "compaction %d n %zu: status %d count %llu want %zu '%s'",
-           op, n, s, (unsigned long long)count, kept, gpuscan_last_error());
+    const gpuscan_status s =
+        gpuscan_compact_host(device, &spec, in, flagged ? flags : NULL, n,
+                             predicate ? &eight : NULL, out, two ? second : NULL, &count);
+    EXPECT(s == GPUSCAN_OK && count == kept,
+           "compaction %d n %zu: status %d count %llu want %zu '%s'", op, n, s,
+           (unsigned long long)count, kept, gpuscan_last_error());
     if (s != GPUSCAN_OK || count != kept) continue;
     EXPECT(memcmp(out, want, kept * 4) == 0, "compaction %d n %zu: kept elements wrong", op, n);
     EXPECT(out[kept] == 0xA5A5A5A5u, "compaction %d n %zu: wrote past the count", op, n);

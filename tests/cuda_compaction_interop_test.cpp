@@ -157,27 +157,25 @@ template <class T>
 void enqueue(const cuda::CompactPlan& plan, Buffers<T>& b, const Case<T>& c, std::size_t n,
              cudaStream_t stream, void* workspace, std::size_t bytes) {
   const Compaction op = plan.spec().compaction;
-  const std::optional<Value> constant =
-      op == Compaction::select_if || op == Compaction::partition
-          ? std::optional(Value::of(c.constant))
-          : std::nullopt;
+  const std::optional<Value> constant = op == Compaction::select_if || op == Compaction::partition
+                                            ? std::optional(Value::of(c.constant))
+                                            : std::nullopt;
   const void* flags = takes_flags(op) ? b.flags.p : nullptr;
   auto* count = static_cast<std::uint64_t*>(b.count.p);
   if (is_partition(op)) {
     plan.enqueue_partition(b.in.p, b.out.p, b.second.p, count, n, stream, workspace, bytes,
                            constant, flags);
   } else if (op == Compaction::run_length_encode) {
-    plan.enqueue_run_length_encode(b.in.p, b.out.p, static_cast<std::uint64_t*>(b.second.p),
-                                   count, n, stream, workspace, bytes);
+    plan.enqueue_run_length_encode(b.in.p, b.out.p, static_cast<std::uint64_t*>(b.second.p), count,
+                                   n, stream, workspace, bytes);
   } else {
     plan.enqueue(b.in.p, b.out.p, count, n, stream, workspace, bytes, constant, flags);
   }
 }
 
 const std::vector<Compaction> all_operations{
-    Compaction::select_if,         Compaction::select_flagged, Compaction::unique,
-    Compaction::partition,         Compaction::run_length_encode,
-    Compaction::partition_flagged,
+    Compaction::select_if, Compaction::select_flagged,    Compaction::unique,
+    Compaction::partition, Compaction::run_length_encode, Compaction::partition_flagged,
 };
 
 template <class T>
@@ -359,16 +357,16 @@ TEST_F(CudaCompactionInteropTest, OneCallHelpersAndTheCAbi) {
   CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   const gpuscan_compact_spec spec{GPUSCAN_PARTITION, GPUSCAN_F32, GPUSCAN_LT, GPUSCAN_U32};
   b.upload(c);
-  ASSERT_EQ(gpuscan_cuda_compact(device, &spec, in, nullptr, n, &c.constant, out, b.second.p,
-                                 count, stream),
+  ASSERT_EQ(gpuscan_cuda_compact(device, &spec, in, nullptr, n, &c.constant, out, b.second.p, count,
+                                 stream),
             GPUSCAN_OK)
       << gpuscan_last_error();
   CUDA_OK(cudaStreamSynchronize(stream));
   expect_result(c, Compaction::partition, b, "C ABI partition" + at);
   // A refusal: one line, nothing launched.
-  EXPECT_EQ(gpuscan_cuda_compact(device, &spec, in, nullptr, n, &c.constant, out, nullptr, count,
-                                 stream),
-            GPUSCAN_USAGE_ERROR);
+  EXPECT_EQ(
+      gpuscan_cuda_compact(device, &spec, in, nullptr, n, &c.constant, out, nullptr, count, stream),
+      GPUSCAN_USAGE_ERROR);
   EXPECT_NE(std::string(gpuscan_last_error()).find("d_rejected"), std::string::npos)
       << gpuscan_last_error();
   cudaStreamDestroy(stream);
@@ -392,21 +390,19 @@ TEST_F(CudaCompactionInteropTest, RefusesWhatItCannotDo) {
       EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
     }
   };
-  refused([&] { plan.enqueue(in.p, in.p, c, n, nullptr, workspace.p, bytes, eight); },
-          "in-place");
+  refused([&] { plan.enqueue(in.p, in.p, c, n, nullptr, workspace.p, bytes, eight); }, "in-place");
   refused([&] { plan.enqueue(in.p, out.p, c, n, nullptr, workspace.p, bytes / 2, eight); },
           "too small");
   refused([&] { plan.enqueue(in.p, out.p, c, n, nullptr, nullptr, bytes, eight); }, "workspace");
   refused([&] { plan.enqueue(in.p, out.p, c, n, nullptr, workspace.p, bytes); }, "constant");
-  refused(
-      [&] { plan.enqueue(in.p, out.p, c, n, nullptr, workspace.p, bytes, Value::of(8.0f)); },
-      "f32");
+  refused([&] { plan.enqueue(in.p, out.p, c, n, nullptr, workspace.p, bytes, Value::of(8.0f)); },
+          "f32");
   refused([&] { plan.enqueue(in_bytes + 2, out.p, c, n, nullptr, workspace.p, bytes, eight); },
           "aligned");
   refused(
       [&] {
-        plan.enqueue(in.p, out.p, reinterpret_cast<std::uint64_t*>(out.p), n, nullptr,
-                     workspace.p, bytes, eight);
+        plan.enqueue(in.p, out.p, reinterpret_cast<std::uint64_t*>(out.p), n, nullptr, workspace.p,
+                     bytes, eight);
       },
       "overlap");
   refused([&] { plan.enqueue(in.p, out.p, nullptr, n, nullptr, workspace.p, bytes, eight); },
@@ -418,15 +414,23 @@ TEST_F(CudaCompactionInteropTest, RefusesWhatItCannotDo) {
         plan.enqueue_partition(in.p, out.p, count.p, c, n, nullptr, workspace.p, bytes, eight);
       },
       "enqueue_partition");
-  refused([&] { cuda::CompactPlan({Compaction::unique, DType::u32, Predicate::lt, DType::u32,
-                                   Algorithm::csdl}); },
-          "csdl");
-  refused([&] { cuda::CompactPlan({Compaction::unique, DType::u32, Predicate::lt, DType::u32,
-                                   Algorithm::rts}); },
-          "rts");
-  refused([&] { cuda::CompactPlan({Compaction::select_flagged, DType::u32, Predicate::lt,
-                                   DType::f32}); },
-          "integer");
+  refused(
+      [&] {
+        cuda::CompactPlan(
+            {Compaction::unique, DType::u32, Predicate::lt, DType::u32, Algorithm::csdl});
+      },
+      "csdl");
+  refused(
+      [&] {
+        cuda::CompactPlan(
+            {Compaction::unique, DType::u32, Predicate::lt, DType::u32, Algorithm::rts});
+      },
+      "rts");
+  refused(
+      [&] {
+        cuda::CompactPlan({Compaction::select_flagged, DType::u32, Predicate::lt, DType::f32});
+      },
+      "integer");
   const cuda::CompactPlan rle({Compaction::run_length_encode, DType::u32});
   refused([&] { rle.enqueue(in.p, out.p, c, n, nullptr, workspace.p, bytes); },
           "enqueue_run_length_encode");

@@ -151,8 +151,7 @@ TEST_F(CudaFunctorTest, OnAPlansWorkspaceOnAStream) {
               cuda::enqueue_partition(plan, in, out, rejected, count, n, seventh, stream,
                                       workspace.p, bytes);
             } else {
-              cuda::enqueue_select_if(plan, in, out, count, n, seventh, stream, workspace.p,
-                                      bytes);
+              cuda::enqueue_select_if(plan, in, out, count, n, seventh, stream, workspace.p, bytes);
             }
             EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
           },

@@ -75,8 +75,8 @@ void select_if(const T* d_in, T* d_out, std::uint64_t* d_count, std::uint64_t n,
 // The elements with pred(x) true in order to d_selected, the others in order to d_rejected,
 // the number selected to *d_count.
 template <class T, internal::DeviceFunctor Pred>
-void partition(const T* d_in, T* d_selected, T* d_rejected, std::uint64_t* d_count,
-               std::uint64_t n, Pred pred, cudaStream_t stream = nullptr) {
+void partition(const T* d_in, T* d_selected, T* d_rejected, std::uint64_t* d_count, std::uint64_t n,
+               Pred pred, cudaStream_t stream = nullptr) {
   compact(internal::functor_kernel<T, Compaction::partition>(pred),
           {Compaction::partition, dtype_of<T>()}, d_in, {d_selected, d_rejected, d_count}, n,
           stream);

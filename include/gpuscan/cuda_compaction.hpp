@@ -138,8 +138,8 @@ void unique(const T* d_in, T* d_out, std::uint64_t* d_count, std::uint64_t n,
 }
 
 template <class T>
-void partition(const T* d_in, T* d_selected, T* d_rejected, std::uint64_t* d_count,
-               std::uint64_t n, Predicate predicate, T constant, cudaStream_t stream = nullptr) {
+void partition(const T* d_in, T* d_selected, T* d_rejected, std::uint64_t* d_count, std::uint64_t n,
+               Predicate predicate, T constant, cudaStream_t stream = nullptr) {
   compact({Compaction::partition, dtype_of<T>(), predicate}, d_in,
           {d_selected, d_rejected, d_count}, n, stream, Value::of(constant));
 }
@@ -152,10 +152,10 @@ void partition_flagged(const T* d_in, const F* d_flags, T* d_selected, T* d_reje
 }
 
 template <class T>
-void run_length_encode(const T* d_in, T* d_values, std::uint64_t* d_lengths,
-                       std::uint64_t* d_count, std::uint64_t n, cudaStream_t stream = nullptr) {
-  compact({Compaction::run_length_encode, dtype_of<T>()}, d_in, {d_values, d_lengths, d_count},
-          n, stream);
+void run_length_encode(const T* d_in, T* d_values, std::uint64_t* d_lengths, std::uint64_t* d_count,
+                       std::uint64_t n, cudaStream_t stream = nullptr) {
+  compact({Compaction::run_length_encode, dtype_of<T>()}, d_in, {d_values, d_lengths, d_count}, n,
+          stream);
 }
 
 }  // namespace gpuscan::cuda

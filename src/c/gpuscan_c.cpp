@@ -67,8 +67,10 @@ static_assert(GPUSCAN_INCLUSIVE == static_cast<int>(gpuscan::Kind::inclusive) &&
               GPUSCAN_REDUCE == static_cast<int>(gpuscan::Kind::reduce));
 static_assert(GPUSCAN_SELECT_IF == static_cast<int>(gpuscan::Compaction::select_if) &&
               GPUSCAN_UNIQUE == static_cast<int>(gpuscan::Compaction::unique) &&
-              GPUSCAN_RUN_LENGTH_ENCODE == static_cast<int>(gpuscan::Compaction::run_length_encode) &&
-              GPUSCAN_PARTITION_FLAGGED == static_cast<int>(gpuscan::Compaction::partition_flagged));
+              GPUSCAN_RUN_LENGTH_ENCODE ==
+                  static_cast<int>(gpuscan::Compaction::run_length_encode) &&
+              GPUSCAN_PARTITION_FLAGGED ==
+                  static_cast<int>(gpuscan::Compaction::partition_flagged));
 static_assert(GPUSCAN_LT == static_cast<int>(gpuscan::Predicate::lt) &&
               GPUSCAN_NE == static_cast<int>(gpuscan::Predicate::ne));
 

@@ -8,9 +8,9 @@
 
 #include "cuda/check.hpp"
 #include "cuda/element.hpp"
-#include "cuda/launch_shape.cuh"
 #include "cuda/kernels/monoid.cuh"
 #include "cuda/kernels/per_tile_scan.cuh"
+#include "cuda/launch_shape.cuh"
 #include "shaders/common/interface.h"
 
 namespace gpuscan::cuda {

@@ -43,13 +43,12 @@ namespace internal {
 
 CompactPlanImpl::CompactPlanImpl(const CompactSpec& spec, const testing::Options& options,
                                  int device)
-    : device_(device),
-      launcher_(checked(spec, options), policy_of(device, spec.dtype), options) {
+    : device_(device), launcher_(checked(spec, options), policy_of(device, spec.dtype), options) {
   const std::uint64_t granule = launcher_.tile_elements();
-  const std::uint64_t limit = options.chunk_elements
-                                  ? std::min<std::uint64_t>(options.chunk_elements,
-                                                            launcher_.max_elements())
-                                  : launcher_.max_elements();
+  const std::uint64_t limit =
+      options.chunk_elements
+          ? std::min<std::uint64_t>(options.chunk_elements, launcher_.max_elements())
+          : launcher_.max_elements();
   chunk_ = std::max<std::uint64_t>(limit / granule, 1) * granule;
 }
 
@@ -69,7 +68,8 @@ void CompactPlanImpl::enqueue(const void* in, const CompactOutputs& outputs, std
                      " plan has none");
   }
   // With the caller's kernel, its functor holds what it compares with.
-  const Value compare_with = kernel ? Value{spec.dtype, 0} : detail::compact_constant(spec, constant);
+  const Value compare_with =
+      kernel ? Value{spec.dtype, 0} : detail::compact_constant(spec, constant);
   if (takes_flags(spec.compaction) != (flags != nullptr)) {
     throw UsageError(flags ? name + " takes no flags" : name + " needs d_flags");
   }

@@ -22,10 +22,9 @@ class CompactPlanImpl {
   std::size_t workspace_bytes(std::uint64_t max_n) const;
   // Any operation: `outputs.second` is partition's rejected or run-length encoding's lengths.
   // `kernel` (select-if and partition, no constant): the caller's, with its own predicate.
-  void enqueue(const void* in, const CompactOutputs& outputs, std::uint64_t n,
-               cudaStream_t stream, void* workspace, std::size_t workspace_size,
-               std::optional<Value> constant, const void* flags,
-               const CompactionKernel* kernel = nullptr) const;
+  void enqueue(const void* in, const CompactOutputs& outputs, std::uint64_t n, cudaStream_t stream,
+               void* workspace, std::size_t workspace_size, std::optional<Value> constant,
+               const void* flags, const CompactionKernel* kernel = nullptr) const;
 
   const CompactSpec& spec() const { return launcher_.spec(); }
   int device() const { return device_; }

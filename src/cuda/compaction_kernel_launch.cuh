@@ -61,7 +61,8 @@ template <class T, Compaction kOp, class Pred>
 void launch_plan_kernel(const CompactArgs& a, ChainArgs chain, cudaStream_t stream,
                         const Pred& pred) {
   constexpr CompactionPolicy policy = compaction_policy(kOp);
-  using S = std::conditional_t<policy.packed, PackedState<std::uint64_t>, SplitState<std::uint64_t>>;
+  using S =
+      std::conditional_t<policy.packed, PackedState<std::uint64_t>, SplitState<std::uint64_t>>;
   if (chain.statistics || chain.packed != policy.packed) {
     throw UsageError("a compaction with a device functor runs the plan's own variant only");
   }

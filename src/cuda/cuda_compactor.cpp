@@ -25,8 +25,8 @@ CudaCompactor::~CudaCompactor() {
 
 RunResult CudaCompactor::run(const detail::BufferImpl& in, detail::BufferImpl& out,
                              detail::BufferImpl& count, std::size_t n, Value constant,
-                             const detail::BufferImpl* flags,
-                             const detail::BufferImpl* second, std::size_t chunk) {
+                             const detail::BufferImpl* flags, const detail::BufferImpl* second,
+                             std::size_t chunk) {
   const CompactSpec& spec = launcher_.spec();
   CompactArgs args;
   args.in = dynamic_cast<const DeviceMemory&>(in).data();
@@ -45,13 +45,15 @@ RunResult CudaCompactor::run(const detail::BufferImpl& in, detail::BufferImpl& o
   launcher_.launch_chunks(
       args, n, chunk, carry_.as<ChunkCarry>(), workspace, workspace_.size(), stream_,
       [&](std::uint64_t c) {
-        if (c == 0 || per_chunk_counts) check(cudaEventRecord(start_, stream_), "recording an event");
+        if (c == 0 || per_chunk_counts)
+          check(cudaEventRecord(start_, stream_), "recording an event");
       },
       [&](bool last) {
         if (!last && !per_chunk_counts) return;
-        detail::add_up(total, timed_chained_result(device_.name, start_, end_, stream_,
-                                                   spec.algorithm == Algorithm::csdl,
-                                                   launcher_.counts_statistics(), workspace_.state()));
+        detail::add_up(total,
+                       timed_chained_result(device_.name, start_, end_, stream_,
+                                            spec.algorithm == Algorithm::csdl,
+                                            launcher_.counts_statistics(), workspace_.state()));
       });
   return total;
 }

@@ -123,7 +123,9 @@ struct BuiltinPredicate {
     std::memcpy(&c, &a.constant_bits, sizeof(T));
     return {a.predicate, c};
   }
-  __device__ __forceinline__ bool operator()(T x) const { return satisfies(predicate, x, constant); }
+  __device__ __forceinline__ bool operator()(T x) const {
+    return satisfies(predicate, x, constant);
+  }
 };
 // The predicate argument of the operations that have none.
 struct NoPredicate {};
