@@ -3,7 +3,7 @@
 // predicate and by flags), run-length encoding (runs shorter and far longer than a tile); every
 // dtype, odd sizes, all and none kept, one run and every element its own run, every blocking rate
 // in both tile states, statistics, csdl, logical subgroups of 4, repeated runs, compaction in
-// chunks, the refusals, and select and unique in place (Vulkan). Inputs are random (seed printed),
+// chunks, the refusals, and select and unique in place. Inputs are random (seed printed),
 // outputs poisoned before each run and checked whole: the kept elements, the count, and that
 // nothing past the count was written.
 #include <gtest/gtest.h>
@@ -839,12 +839,8 @@ TEST_P(CompactionTest, RefusesWhatItCannotDo) {
   d.upload(a, std::as_bytes(std::span(zeros)));
   Compactor select(d, {Compaction::select_if, DType::u32, Predicate::lt});
   const Value c = Value::of(std::uint32_t{3});
-  // In place (out over in) runs on Vulkan (InPlace* tests) and is refused elsewhere.
-  if (backend() == Backend::vulkan) {
-    select.run(a, a, count, 100, c);
-  } else {
-    EXPECT_THROW(select.run(a, a, count, 100, c), UsageError);
-  }
+  // In place (out over in) runs on every backend (InPlace* tests).
+  select.run(a, a, count, 100, c);
   EXPECT_THROW(select.run(a, b, a, 100, c), UsageError);
   EXPECT_THROW(select.run(a, b, count, 100), UsageError);                   // no constant
   EXPECT_THROW(select.run(a, b, count, 100, Value::of(3.0f)), UsageError);  // wrong dtype
@@ -904,12 +900,11 @@ TEST_P(CompactionTest, RefusesWhatItCannotDo) {
   EXPECT_EQ(zero, 0u);
 }
 
-// In place (docs/protocol.md, "In-place compaction"), Vulkan only: select-if, select-flagged
-// and unique at every blocking rate in both tile states (a blocked owner abandons its tile
-// before reading it, so fallbacks claim and scatter it), each compared with the same
-// Compactor's out-of-place run.
+// In place (docs/protocol.md, "In-place compaction"): select-if, select-flagged and unique at
+// every blocking rate in both tile states (a blocked owner abandons its tile before reading
+// it, so fallbacks claim and scatter it), each compared with the same Compactor's
+// out-of-place run.
 TEST_P(CompactionTest, InPlaceEveryBlockingRateInBothTileStates) {
-  if (backend() != Backend::vulkan) GTEST_SKIP() << "in-place compaction runs on Vulkan";
   const std::size_t n = 40 * 4096 + 77;
   for (TileState state : {TileState::split, TileState::automatic}) {
     for (std::uint32_t k = 0; k <= 9; ++k) {
@@ -938,7 +933,6 @@ TEST_P(CompactionTest, InPlaceEveryBlockingRateInBothTileStates) {
 // and out-of-place runs of growing and shrinking sizes taking turns on one Compactor (the
 // claim words are cleared with the spine halves).
 TEST_P(CompactionTest, InPlaceOddSizesAllNoneOneRunAndTurns) {
-  if (backend() != Backend::vulkan) GTEST_SKIP() << "in-place compaction runs on Vulkan";
   Compactor select =
       make_compactor(device(), {Compaction::select_if, DType::u32, Predicate::ge}, options());
   Compactor unique = make_compactor(device(), {Compaction::unique, DType::f64}, options());
@@ -987,13 +981,13 @@ TEST_P(CompactionTest, InPlaceOddSizesAllNoneOneRunAndTurns) {
 // wins is an insertion). Then, unblocked with the shortest patience, owners and fallbacks race
 // for claims on a CPU driver's threads; every result must stay exact.
 TEST_P(CompactionTest, InPlaceStatisticsCountEveryClaim) {
-  if (backend() != Backend::vulkan) GTEST_SKIP() << "in-place compaction runs on Vulkan";
   Options o = options();
   o.statistics = true;
   o.blocking_mask = 0;
   o.workgroup_size = 64;
-  o.vectors_per_thread = 2;
-  const std::size_t tile = 64 * 2 * 4;  // u32: 4 in a vector
+  // CUDA's select-if kernels are compiled for its policy's rows only (8).
+  o.vectors_per_thread = backend() == Backend::cuda ? 8 : 2;
+  const std::size_t tile = 64 * o.vectors_per_thread * 4;  // u32: 4 in a vector
   const std::size_t tiles = 37;
   const std::size_t n = (tiles - 1) * tile + 5;
   const CompactSpec spec{Compaction::select_if, DType::u32, Predicate::ge};
@@ -1019,12 +1013,12 @@ TEST_P(CompactionTest, InPlaceStatisticsCountEveryClaim) {
 // In place with csdl (no fallback: owners claim and post, the walk waits) and with logical
 // subgroups of 4 (a look-back window of one tile in the split state), blocked and not.
 TEST_P(CompactionTest, InPlaceCsdlAndLogicalSubgroupsOfFour) {
-  if (backend() != Backend::vulkan) GTEST_SKIP() << "in-place compaction runs on Vulkan";
   Compactor csdl = make_compactor(
       device(), {Compaction::select_if, DType::f32, Predicate::gt, DType::u32, Algorithm::csdl},
       options());
   Options o = options();
-  o.subgroup_size = 4;
+  // Logical subgroups are Vulkan's (CUDA warps have 32 lanes).
+  if (backend() == Backend::vulkan) o.subgroup_size = 4;
   o.tile_state = TileState::split;
   Compactor narrow = make_compactor(device(), {Compaction::unique, DType::u32}, o);
   for (std::size_t n : {std::size_t{5}, std::size_t{4097}, std::size_t{100003}}) {

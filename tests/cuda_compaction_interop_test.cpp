@@ -1,8 +1,9 @@
 // The compaction family on the caller's CUDA memory and streams (gpuscan/cuda_compaction.hpp)
 // and the C ABI's gpuscan_cuda_compact: every operation on one workspace across sizes, in
 // chunks, from pointers aligned only to their element size, in a captured graph replayed on
-// new inputs, through the one-call helpers, and every refusal. Random inputs (seed printed),
-// outputs poisoned and checked whole: the kept elements, the count, nothing written past them.
+// new inputs, through the one-call helpers, select and unique in place, and every refusal.
+// Random inputs (seed printed), outputs poisoned and checked whole: the kept elements, the
+// count, nothing written past them.
 // Needs a CUDA GPU; where there is none (CI) every test skips and says why.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
@@ -373,6 +374,65 @@ TEST_F(CudaCompactionInteropTest, OneCallHelpersAndTheCAbi) {
   gpuscan_device_close(device);
 }
 
+// In place (d_out == d_in: docs/protocol.md, "In-place compaction"): select-if, select-flagged
+// and unique on a plan and one-call, the buffer checked whole (past the count it still holds
+// the input); partitions refuse it.
+TEST_F(CudaCompactionInteropTest, SelectAndUniqueInPlace) {
+  for (Compaction op : {Compaction::select_if, Compaction::select_flagged, Compaction::unique}) {
+    const cuda::CompactPlan plan({op, DType::u32, Predicate::lt, DType::u32});
+    for (std::size_t n : {std::size_t{1}, std::size_t{4097}, std::size_t{(1 << 22) + 3}}) {
+      const std::size_t bytes = plan.workspace_bytes(n);
+      Memory workspace(bytes);
+      CUDA_OK(cudaMemset(workspace.p, 0, bytes));
+      const std::uint64_t seed = next_seed();
+      const Case<std::uint32_t> c(n, seed);
+      Buffers<std::uint32_t> b(n);
+      b.upload(c);
+      const std::optional<Value> constant =
+          op == Compaction::select_if ? std::optional(Value::of(c.constant)) : std::nullopt;
+      auto* count = static_cast<std::uint64_t*>(b.count.p);
+      plan.enqueue(b.in.p, b.in.p, count, n, nullptr, workspace.p, bytes, constant,
+                   takes_flags(op) ? b.flags.p : nullptr);
+      CUDA_OK(cudaDeviceSynchronize());
+      std::vector<std::uint64_t> unused;
+      const std::vector<std::uint32_t> want = c.kept(op, unused);
+      std::uint64_t got_count = 0;
+      std::vector<std::uint32_t> got(n);
+      CUDA_OK(cudaMemcpy(&got_count, count, 8, cudaMemcpyDeviceToHost));
+      CUDA_OK(cudaMemcpy(got.data(), b.in.p, n * 4, cudaMemcpyDeviceToHost));
+      const std::string at = std::string(to_string(op)) + " in place n=" + std::to_string(n) +
+                             " seed=" + std::to_string(seed);
+      ASSERT_EQ(got_count, want.size()) << at;
+      ASSERT_EQ(std::memcmp(got.data(), want.data(), want.size() * 4), 0) << at;
+      ASSERT_EQ(
+          std::memcmp(got.data() + want.size(), c.in.data() + want.size(), (n - want.size()) * 4),
+          0)
+          << at << ": written past the count";
+    }
+  }
+  // One call, in place.
+  const std::size_t n = 100003;
+  const Case<std::uint32_t> c(n, next_seed());
+  Buffers<std::uint32_t> b(n);
+  b.upload(c);
+  auto* data = static_cast<std::uint32_t*>(b.in.p);
+  cuda::unique(data, data, static_cast<std::uint64_t*>(b.count.p), n);
+  CUDA_OK(cudaDeviceSynchronize());
+  std::vector<std::uint64_t> unused;
+  const std::vector<std::uint32_t> want = c.kept(Compaction::unique, unused);
+  std::vector<std::uint32_t> got(want.size());
+  CUDA_OK(cudaMemcpy(got.data(), data, want.size() * 4, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(got, want) << "one-call unique in place";
+  // Partitions have two outputs: never in place.
+  const cuda::CompactPlan parts({Compaction::partition, DType::u32, Predicate::lt});
+  const std::size_t bytes = parts.workspace_bytes(n);
+  Memory workspace(bytes);
+  EXPECT_THROW(
+      parts.enqueue_partition(b.in.p, b.in.p, b.second.p, static_cast<std::uint64_t*>(b.count.p), n,
+                              nullptr, workspace.p, bytes, Value::of(std::uint32_t{8})),
+      UsageError);
+}
+
 TEST_F(CudaCompactionInteropTest, RefusesWhatItCannotDo) {
   const cuda::CompactPlan plan({Compaction::select_if, DType::u32, Predicate::lt});
   const std::size_t n = 1 << 16;
@@ -381,7 +441,7 @@ TEST_F(CudaCompactionInteropTest, RefusesWhatItCannotDo) {
   CUDA_OK(cudaMemset(workspace.p, 0, bytes));
   auto* c = static_cast<std::uint64_t*>(count.p);
   const Value eight = Value::of(std::uint32_t{8});
-  const auto* in_bytes = static_cast<const std::byte*>(in.p);
+  auto* in_bytes = static_cast<std::byte*>(in.p);
   const auto refused = [&](auto&& call, const char* words) {
     try {
       call();
@@ -390,7 +450,8 @@ TEST_F(CudaCompactionInteropTest, RefusesWhatItCannotDo) {
       EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
     }
   };
-  refused([&] { plan.enqueue(in.p, in.p, c, n, nullptr, workspace.p, bytes, eight); }, "in-place");
+  refused([&] { plan.enqueue(in.p, in_bytes + 64, c, n, nullptr, workspace.p, bytes, eight); },
+          "same array");  // overlapping, not in place
   refused([&] { plan.enqueue(in.p, out.p, c, n, nullptr, workspace.p, bytes / 2, eight); },
           "too small");
   refused([&] { plan.enqueue(in.p, out.p, c, n, nullptr, nullptr, bytes, eight); }, "workspace");

@@ -198,7 +198,8 @@ TEST_F(CudaFunctorTest, RefusesWhatItCannotDo) {
   EXPECT_THROW(cuda::enqueue_select_if(unique_plan, in.p, out.p, count.p, n, range, nullptr,
                                        workspace.p, bytes),
                UsageError);  // a plan of another operation
-  EXPECT_THROW(cuda::select_if(in.p, in.p, count.p, n, range), UsageError);  // in place
+  // In place takes the built-in predicates only.
+  EXPECT_THROW(cuda::select_if(in.p, in.p, count.p, n, range), UsageError);
   // The library's own refusals: a unique plan has no predicate for a functor's kernel.
   const cuda::internal::CompactionKernel kernel =
       cuda::internal::functor_kernel<float, Compaction::select_if>(range);

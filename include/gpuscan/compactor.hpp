@@ -1,7 +1,6 @@
 // The compaction family (DESIGN 3e): select-if, select-flagged, unique, partition (by a
 // predicate or by flags) and run-length encoding, single pass with decoupled fallback, the count
-// written on the device. On Vulkan and CUDA devices (issue 25); select and unique in place on
-// Vulkan devices.
+// written on the device. On Vulkan and CUDA devices (issue 25); select and unique also in place.
 #pragma once
 
 #include <cstddef>
@@ -76,8 +75,8 @@ class Compactor {
   // device. `constant` (select_if, the spec's dtype) is what the predicate compares with;
   // `flags` (select_flagged) holds n elements of the spec's flags dtype, in a buffer of its
   // own. `out` may be `in` (in place: the kept elements overwrite the start of the input, the
-  // rest of it is left as it was) on Vulkan devices; elsewhere that is refused with a
-  // UsageError (docs/protocol.md, "In-place compaction"). A csdl run in place that gives up
+  // rest of it is left as it was; docs/protocol.md, "In-place compaction"), in one kernel run
+  // (max_elements() of a run is the limit). A csdl run in place that gives up
   // (ForwardProgressError) has overwritten part of the input: upload it again to retry.
   RunResult run(const Buffer& in, Buffer& out, Buffer& count, std::size_t n,
                 std::optional<Value> constant = {}, const Buffer* flags = nullptr);

@@ -17,8 +17,10 @@
 //   workspace_bytes every time.
 // - Pointers are device memory aligned to their element size (d_count: 8 bytes). Outputs
 //   hold n elements each (the kept ones go first; what follows the count is left as it was).
-//   No output may overlap an input or another output: in place is refused on CUDA (it runs
-//   on Vulkan devices, docs/protocol.md "In-place compaction").
+//   No output may overlap an input or another output, except in place: select-if,
+//   select-flagged and unique take d_out == d_in (the kept elements overwrite the start of
+//   the input, the rest stays as it was; one kernel run, docs/protocol.md "In-place
+//   compaction"), with the built-in predicates.
 // - Any n: inputs longer than one kernel run takes go in chunks, one after the other on the
 //   stream, the running count carried in the workspace (docs/protocol.md, "Compaction in
 //   chunks").

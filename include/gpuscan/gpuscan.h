@@ -167,7 +167,8 @@ gpuscan_status gpuscan_compact_host(gpuscan_device device, const gpuscan_compact
 /* The same on CUDA device pointers (aligned to their element size) and the caller's stream,
  * enqueued without synchronising: the count goes to *d_count (device memory, 8 bytes) when the
  * stream gets there. constant_or_null is a HOST pointer. No output may overlap an input or
- * another output (in place is refused on CUDA). A workspace per device, spec and stream is
+ * another output, except that SELECT_IF, SELECT_FLAGGED and UNIQUE run in place with
+ * d_out == d_in (the rest of the input stays as it was). A workspace per device, spec and stream is
  * kept and grown as needed, as for gpuscan_cuda_scan. */
 gpuscan_status gpuscan_cuda_compact(gpuscan_device device, const gpuscan_compact_spec* spec,
                                     const void* d_in, const void* d_flags_or_null, uint64_t n,

@@ -190,10 +190,8 @@ void Compactor::check_in_place(const std::string& name, bool two_outputs) const 
                      "own");
   }
   if (!impl_->compacts_in_place()) {
-    throw UsageError(
-        "in-place compaction (out == in) is implemented on Vulkan devices only, not "
-        "on " +
-        device_->info().name + "; give " + name + " an output buffer of its own");
+    throw UsageError("in-place compaction (out == in) is not implemented on " +
+                     device_->info().name + "; give " + name + " an output buffer of its own");
   }
 }
 

@@ -98,19 +98,36 @@ void CompactPlanImpl::enqueue(const void* in, const CompactOutputs& outputs, std
       throw UsageError(s.name + " must be aligned to " + std::to_string(s.alignment) + " bytes");
     }
   }
+  // In place: select-if, select-flagged and unique with d_out exactly d_in, the built-in
+  // predicates' kernels (in_place.cuh), in one kernel run (the test for a tile already in
+  // place is per run: docs/protocol.md, "In-place compaction").
+  const bool in_place = n > 0 && outputs.out == in && !two_outputs;
+  if (in_place && kernel) {
+    throw UsageError(
+        "in place (d_out == d_in) takes the built-in predicates; with a device functor give the "
+        "output memory of its own");
+  }
+  if (in_place && n > launcher_.max_elements()) {
+    throw UsageError(
+        std::to_string(n) + " elements are more than one in-place run takes (at most " +
+        std::to_string(launcher_.max_elements()) + "); give " + name + " an output of its own");
+  }
+  const std::uint64_t chunk = in_place ? n : chunk_;
   for (std::size_t i = 0; i < spans.size(); ++i) {
     for (std::size_t j = i + 1; j < spans.size(); ++j) {
       const Span& a = spans[i];
       const Span& b = spans[j];
       if (!(a.written || b.written) || !overlap(a.p, a.bytes, b.p, b.bytes)) continue;
+      if (in_place && a.p == in && b.p == in) continue;
       if (a.name == "d_in" && b.written && b.name != "d_count" && !two_outputs) {
-        throw UsageError(
-            "d_in and " + b.name +
-            " overlap: in-place compaction runs on Vulkan devices only (docs/protocol.md, "
-            "\"In-place compaction\"); give the output memory of its own");
+        throw UsageError("d_in and " + b.name +
+                         " overlap without being the same array: in place, d_out is d_in "
+                         "itself (select_if, select_flagged and unique)");
       }
-      throw UsageError(a.name + " and " + b.name +
-                       " overlap: every output needs memory of its own, apart from the inputs");
+      throw UsageError(
+          a.name + " and " + b.name +
+          " overlap: every output needs memory of its own, apart from the inputs" +
+          (two_outputs ? " (in place is for select_if, select_flagged and unique)" : ""));
     }
   }
   const DeviceScope scope(device_);
@@ -119,7 +136,7 @@ void CompactPlanImpl::enqueue(const void* in, const CompactOutputs& outputs, std
     return;
   }
   if (workspace == nullptr) throw UsageError("workspace is NULL");
-  const std::size_t needed = workspace_bytes(n);
+  const std::size_t needed = kCarryBytes + launcher_.workspace_bytes(std::min(n, chunk));
   if (workspace_size < needed) {
     throw UsageError("a compaction workspace of " + std::to_string(workspace_size) +
                      " bytes is too small for " + std::to_string(n) + " elements (needs " +
@@ -134,7 +151,7 @@ void CompactPlanImpl::enqueue(const void* in, const CompactOutputs& outputs, std
   args.constant_bits = compare_with.bits;
   auto* const bytes = static_cast<std::byte*>(workspace);
   launcher_.launch_chunks(
-      args, n, chunk_, reinterpret_cast<ChunkCarry*>(bytes), bytes + kCarryBytes,
+      args, n, chunk, reinterpret_cast<ChunkCarry*>(bytes), bytes + kCarryBytes,
       workspace_size - kCarryBytes, stream, [](std::uint64_t) {}, [](bool) {}, kernel);
 }
 

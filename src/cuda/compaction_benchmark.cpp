@@ -2,11 +2,13 @@
 // CUB's counterpart and the compaction on the same input, taking turns in each round, each
 // run bracketed by events after a poison fill of its outputs and an L2 flush. Every run's
 // count (and the compaction's counters) is copied out and checked; the last compaction
-// output and one more CUB output are compared in full on the host.
+// output and one more CUB output are compared in full on the host. With
+// GPUSCAN_BENCH_IN_PLACE=1, also in place (core/in_place_bench.hpp).
 #include <algorithm>
 #include <cstring>
 #include <string>
 
+#include "core/in_place_bench.hpp"
 #include "core/reference.hpp"
 #include "cuda/check.hpp"
 #include "cuda/compaction_launcher.hpp"
@@ -23,12 +25,15 @@ constexpr std::size_t flush_bytes = std::size_t{512} << 20;
 
 // What the host reads back after each round.
 struct RoundRecord {
-  std::uint64_t count;      // the compaction's
-  std::uint64_t cub_count;  // CUB's
-  ChainState chain;         // the compaction's counters
+  std::uint64_t count;           // the compaction's
+  std::uint64_t cub_count;       // CUB's
+  ChainState chain;              // the compaction's counters
+  std::uint64_t in_place_count;  // GPUSCAN_BENCH_IN_PLACE: the in-place run's
+  ChainState in_place_chain;     // and its counters
 };
 
-enum Timed { kMemcpy, kCub, kCompaction, kTimed };
+// The runs of a round; kInPlace only with GPUSCAN_BENCH_IN_PLACE.
+enum Timed { kMemcpy, kCub, kCompaction, kInPlace, kTimed };
 
 // Whether CUB's output, downloaded as ours is laid out (selected then rejected, or values
 // then lengths), is the expected one. CUB's partition writes the rejected reversed after the
@@ -83,6 +88,10 @@ testing::CompactionBenchResult CudaDevice::benchmark_compaction(
   workspace.reserve(launcher.workspace_bytes(c.n), stream_);
   DeviceMemory flush;
   if (!c.hot) flush = DeviceMemory(flush_bytes);
+  const bool in_place = detail::bench_times_in_place(spec.compaction);
+  const int timed = in_place ? kTimed : kInPlace;
+  DeviceMemory work, in_place_count(8);  // in place: the input's copy, run over itself
+  if (in_place) work = DeviceMemory(c.n * element);
 
   CompactArgs args;
   args.in = in.data();
@@ -111,12 +120,27 @@ testing::CompactionBenchResult CudaDevice::benchmark_compaction(
       case kCub:
         run_cub(cub_temp.data(), cub_temp.size());
         return;
+      case kInPlace: {
+        CompactArgs over = args;
+        over.in = over.out = work.data();
+        over.count = in_place_count.as<std::uint64_t>();
+        launcher.launch(over, workspace.data(), workspace.size(), stream_);
+        return;
+      }
       default:
         launcher.launch(args, workspace.data(), workspace.size(), stream_);
     }
   };
+  // Before each in-place run, untimed: its input back.
+  const auto restore = [&] {
+    check(cudaMemcpyAsync(work.data(), in.data(), c.n * element, cudaMemcpyDeviceToDevice, stream_),
+          "restoring the in-place input");
+  };
   // One untimed run each loads the kernels and wakes the device.
-  for (int which = 0; which < kTimed; ++which) launch(which);
+  for (int which = 0; which < timed; ++which) {
+    if (which == kInPlace) restore();
+    launch(which);
+  }
 
   std::vector<cudaEvent_t> events(2 * kTimed * static_cast<std::size_t>(c.runs));
   for (cudaEvent_t& e : events) check(cudaEventCreate(&e), "creating an event");
@@ -126,11 +150,16 @@ testing::CompactionBenchResult CudaDevice::benchmark_compaction(
   testing::CompactionBenchResult result;
   try {
     for (int r = 0; r < c.runs; ++r) {
-      for (int which = 0; which < kTimed; ++which) {
+      RoundRecord* record = records + r;
+      for (int which = 0; which < timed; ++which) {
         const std::size_t slot = static_cast<std::size_t>(kTimed * r + which);
-        launch_fill(out.as<std::uint32_t>(), out.size() / 4, poison, stream_);
-        if (second.size())
-          launch_fill(second.as<std::uint32_t>(), second.size() / 4, poison, stream_);
+        if (which == kInPlace) {
+          restore();  // in place writes neither `out` nor `second`, which keep the last output
+        } else {
+          launch_fill(out.as<std::uint32_t>(), out.size() / 4, poison, stream_);
+          if (second.size())
+            launch_fill(second.as<std::uint32_t>(), second.size() / 4, poison, stream_);
+        }
         if (flush.size()) {
           check(cudaMemsetAsync(flush.data(), static_cast<int>(slot), flush.size(), stream_),
                 "flushing L2");
@@ -138,22 +167,30 @@ testing::CompactionBenchResult CudaDevice::benchmark_compaction(
         check(cudaEventRecord(events[2 * slot], stream_), "recording an event");
         launch(which);
         check(cudaEventRecord(events[2 * slot + 1], stream_), "recording an event");
+        // A run's counters, before the next run's (in place) replace them.
+        if (which == kCompaction || which == kInPlace) {
+          check(cudaMemcpyAsync(which == kInPlace ? &record->in_place_chain : &record->chain,
+                                workspace.state(), sizeof(ChainState), cudaMemcpyDeviceToHost,
+                                stream_),
+                "reading the counters");
+        }
       }
-      RoundRecord* record = records + r;
       check(cudaMemcpyAsync(&record->count, count.data(), 8, cudaMemcpyDeviceToHost, stream_),
             "reading the count");
       check(
           cudaMemcpyAsync(&record->cub_count, cub_count.data(), 8, cudaMemcpyDeviceToHost, stream_),
           "reading CUB's count");
-      check(cudaMemcpyAsync(&record->chain, workspace.state(), sizeof(ChainState),
-                            cudaMemcpyDeviceToHost, stream_),
-            "reading the counters");
+      if (in_place) {
+        check(cudaMemcpyAsync(&record->in_place_count, in_place_count.data(), 8,
+                              cudaMemcpyDeviceToHost, stream_),
+              "reading the in-place count");
+      }
     }
     check(cudaStreamSynchronize(stream_), "running the benchmark");
     int cub_counts = 0;
     for (int r = 0; r < c.runs; ++r) {
-      float ms[kTimed];
-      for (int which = 0; which < kTimed; ++which) {
+      float ms[kTimed] = {};
+      for (int which = 0; which < timed; ++which) {
         const std::size_t slot = static_cast<std::size_t>(kTimed * r + which);
         check(cudaEventElapsedTime(&ms[which], events[2 * slot], events[2 * slot + 1]),
               "timing a run");
@@ -184,6 +221,29 @@ testing::CompactionBenchResult CudaDevice::benchmark_compaction(
     const std::vector<std::byte> got = download_outputs(false);
     result.output_validated =
         std::memcmp(got.data(), expected_output.data(), expected_output.size()) == 0;
+    if (in_place) {
+      detail::InPlaceRuns runs;
+      for (int r = 0; r < c.runs; ++r) {
+        float ms = 0;
+        const std::size_t slot = static_cast<std::size_t>(kTimed * r + kInPlace);
+        check(cudaEventElapsedTime(&ms, events[2 * slot], events[2 * slot + 1]), "timing a run");
+        runs.ms.push_back(ms);
+        const RunControl& counts = records[r].in_place_chain.last_counts();
+        if (records[r].in_place_count == expected_count && counts.abandoned == 0) {
+          ++runs.counts_validated;
+        }
+        runs.spins += counts.spins;
+        runs.fallbacks += counts.fallbacks;
+        runs.insertions += counts.insertions;
+      }
+      // The kept elements at the start of the work buffer (select and unique write nothing
+      // else).
+      std::vector<std::byte> kept(expected_output.size());
+      if (!kept.empty()) download(work, kept, 0);
+      runs.output_validated =
+          std::memcmp(kept.data(), expected_output.data(), expected_output.size()) == 0;
+      detail::report_in_place(c, result, runs, launcher.counts_statistics());
+    }
     // CUB's, from one more run.
     launch_fill(out.as<std::uint32_t>(), out.size() / 4, poison, stream_);
     launch(kCub);

@@ -19,10 +19,10 @@
 
 namespace gpuscan::cuda {
 
-template <class T, Compaction kOp, class S, bool kStats, int kRows, class Pred>
-void launch_compaction_tiles(const CompactArgs& a, ChainArgs chain, cudaStream_t stream,
-                             const Pred& pred) {
-  const auto kernel = compact_tiles<T, kOp, S, kStats, kRows, Pred>;
+// Launches `kernel`, one of compaction.cuh's (or in_place.cuh's) for T, kOp and tile state S.
+template <class T, Compaction kOp, class S, int kRows, class Kernel, class Pred>
+void launch_tiles(Kernel kernel, const CompactArgs& a, ChainArgs chain, cudaStream_t stream,
+                  const Pred& pred) {
   const std::size_t stage_bytes = compact_stage_bytes<T>(kOp, a.block_size, kRows);
   // resident_blocks' first query for a kernel also allows it the staging space.
   const bool one_round = a.tile_count <= resident_blocks(kernel, a.block_size, stage_bytes);
@@ -31,6 +31,13 @@ void launch_compaction_tiles(const CompactArgs& a, ChainArgs chain, cudaStream_t
   chain.lookback_depth = lookback_depth_for<ChainMonoid<kOp>, S>(sizes, chain, one_round);
   kernel<<<a.tile_count, a.block_size, stage_bytes, stream>>>(a, chain, pred);
   check(cudaGetLastError(), "launching the compaction");
+}
+
+template <class T, Compaction kOp, class S, bool kStats, int kRows, class Pred>
+void launch_compaction_tiles(const CompactArgs& a, ChainArgs chain, cudaStream_t stream,
+                             const Pred& pred) {
+  launch_tiles<T, kOp, S, kRows>(compact_tiles<T, kOp, S, kStats, kRows, Pred>, a, chain, stream,
+                                 pred);
 }
 
 // Launches operation kOp (a.compaction) on a.n >= 1 elements of T on the tile chain `chain`,

@@ -17,8 +17,11 @@ namespace gpuscan::cuda {
 // operation's rows of 16-byte vectors (cuda/compaction_policy.hpp).
 constexpr std::uint32_t kCompactBlockLimit = 512;
 // 32-bit words of spine a tile takes: its 64-bit count (run-length encoding: count and the
-// position of its last head) in either tile state.
-constexpr std::uint32_t kCompactSpineWords = 4;
+// position of its last head) in either tile state, and after every tile's state words in the
+// half, in-place compaction's claim word (docs/protocol.md, "In-place compaction"), cleared
+// with them.
+constexpr std::uint32_t kCompactStateWords = 4;
+constexpr std::uint32_t kCompactSpineWords = kCompactStateWords + 1;
 
 // Compaction in chunks (docs/protocol.md, "Compaction in chunks"): what a chunk's last tile
 // leaves for the next chunk. (The element before a chunk is read from the input itself.)

@@ -17,6 +17,8 @@ class CudaCompactor : public detail::CompactorImpl {
 
   std::size_t max_elements() const override { return launcher_.max_elements(); }
   std::size_t chunk_granule() const override { return launcher_.tile_elements(); }
+  // Select-if, select-flagged and unique (in_place.cuh; the Compactor refuses the others).
+  bool compacts_in_place() const override { return true; }
   RunResult run(const detail::BufferImpl& in, detail::BufferImpl& out, detail::BufferImpl& count,
                 std::size_t n, Value constant, const detail::BufferImpl* flags,
                 const detail::BufferImpl* second, std::size_t chunk) override;

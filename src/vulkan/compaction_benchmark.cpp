@@ -3,18 +3,14 @@
 // bracketed by timestamps, after a poison fill of the output and a cache flush; each
 // compaction run's count is copied out and checked, and the last run's output is compared
 // in full on the host.
-//
-// A developer's timing hook, not part of the API: with GPUSCAN_BENCH_IN_PLACE=1, select-if,
-// select-flagged and unique are also timed in place (docs/protocol.md, "In-place compaction")
-// in the same rounds, on a work buffer that an untimed copy of the input restores before each
-// run; the in-place times go to stderr beside the out-of-place ones, each run's count and the
-// last run's output checked as out of place (a mismatch is an error).
+// With GPUSCAN_BENCH_IN_PLACE=1, also in place (core/in_place_bench.hpp).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
+#include "core/in_place_bench.hpp"
 #include "core/reference.hpp"
 #include "gpuscan/error.hpp"
 #include "shaders/common/interface.h"
@@ -28,18 +24,6 @@ namespace {
 
 constexpr std::uint32_t poison = 0xDEADBEEFu;
 
-bool times_in_place(Compaction compaction) {
-  const char* value = std::getenv("GPUSCAN_BENCH_IN_PLACE");
-  const bool asked = value != nullptr && std::strcmp(value, "0") != 0;
-  return asked && (compaction == Compaction::select_if ||
-                   compaction == Compaction::select_flagged || compaction == Compaction::unique);
-}
-
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
-}
-
 void to_everything(const Context& context, VkCommandBuffer cmd) {
   context.barrier(cmd,
                   VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
@@ -49,9 +33,8 @@ void to_everything(const Context& context, VkCommandBuffer cmd) {
                       VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT);
 }
 
-// GPUSCAN_BENCH_IN_PLACE: the in-place runs' times (the third slot of each round in `ms`)
-// against the out-of-place ones and memcpy, on stderr; `checks` holds each in-place run's
-// count and control words, `work` the last run's output.
+// GPUSCAN_BENCH_IN_PLACE: the in-place runs (the third slot of each round in `ms`); `checks`
+// holds each in-place run's count and control words, `work` the last run's output.
 void report_in_place(const std::shared_ptr<const Context>& context,
                      const testing::CompactionBenchCase& c,
                      const testing::CompactionBenchResult& result, const std::vector<double>& ms,
@@ -59,42 +42,24 @@ void report_in_place(const std::shared_ptr<const Context>& context,
                      std::span<const std::byte> expected_output, const VulkanBuffer& work,
                      bool statistics) {
   constexpr std::size_t per_run = 8 + sizeof(RunCounts);
-  std::vector<double> in_place_ms;
-  int counts_validated = 0;
-  double spins = 0, fallbacks = 0, insertions = 0;
+  detail::InPlaceRuns runs;
   for (int r = 0; r < c.runs; ++r) {
-    in_place_ms.push_back(ms[3 * r + 2]);
+    runs.ms.push_back(ms[3 * r + 2]);
     std::uint64_t kept = 0;
     RunCounts counts{};
     std::memcpy(&kept, checks + r * per_run, 8);
     std::memcpy(&counts, checks + r * per_run + 8, sizeof(RunCounts));
-    if (kept == expected_count && counts.abandoned == 0) ++counts_validated;
-    spins += counts.spins;
-    fallbacks += counts.fallbacks;
-    insertions += counts.insertions;
+    if (kept == expected_count && counts.abandoned == 0) ++runs.counts_validated;
+    runs.spins += counts.spins;
+    runs.fallbacks += counts.fallbacks;
+    runs.insertions += counts.insertions;
   }
   // The kept elements (select and unique write nothing else).
   std::vector<std::byte> kept_bytes(expected_output.size());
   if (!kept_bytes.empty()) vulkan::download(context, work, kept_bytes);
-  const bool output_validated =
+  runs.output_validated =
       std::memcmp(kept_bytes.data(), expected_output.data(), expected_output.size()) == 0;
-  const double in_ms = median_of(in_place_ms);
-  const double out_ms = median_of(result.compaction_ms);
-  const double copy_ms = median_of(result.memcpy_ms);
-  std::fprintf(stderr,
-               "in place: %s n=%zu%s: memcpy %.4f ms, out of place %.4f ms, in place %.4f ms "
-               "(medians of %d), in place / out of place %.3f, x memcpy %.3f, validated %d/%d",
-               std::string(to_string(c.spec.compaction)).c_str(), c.n,
-               c.options.blocking_mask ? " blocked" : "", copy_ms, out_ms, in_ms, c.runs,
-               in_ms / out_ms, copy_ms / in_ms, output_validated ? counts_validated : 0, c.runs);
-  if (statistics) {
-    std::fprintf(stderr, "; a run: %.1f spins, %.1f claims, %.1f won", spins / c.runs,
-                 fallbacks / c.runs, insertions / c.runs);
-  }
-  std::fprintf(stderr, "\n");
-  if (!output_validated || counts_validated != c.runs) {
-    throw Error("in-place benchmark runs gave wrong results (GPUSCAN_BENCH_IN_PLACE)");
-  }
+  detail::report_in_place(c, result, runs, statistics);
 }
 
 }  // namespace
@@ -137,7 +102,7 @@ testing::CompactionBenchResult VulkanDevice::benchmark_compaction(
                                  size_of(c.spec.flags_dtype));
   // In place: a work buffer of its own (the input restored into it before each run), and its
   // own count, control words and spine.
-  const bool in_place = times_in_place(c.spec.compaction);
+  const bool in_place = detail::bench_times_in_place(c.spec.compaction);
   std::unique_ptr<VulkanBuffer> work, work_count, work_control;
   std::unique_ptr<SpineBuffer> work_spine;
   std::unique_ptr<CompactionBuffers> work_buffers;

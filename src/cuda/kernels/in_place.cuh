@@ -1,0 +1,308 @@
+// In-place compaction on CUDA (docs/protocol.md, "In-place compaction"; model/
+// compact_inplace.pml): select-if, select-flagged and unique with the output over the input,
+// as shaders/common/in_place.glsl runs it on Vulkan. Kept element k goes to rank(k) <= k, so a
+// tile's scatter lands on its own input and that of the tiles before it. Whoever counts a
+// tile, its owner or a fallback, claims it with a compare-and-swap after its loads, and only
+// the claim's winner (the tile's holder) scatters it; a count is published only from a claim
+// word. The walk holds no more than its own tile and one other: a tile that stays not ready
+// is skipped (the gap), and the tiles from the newest INCLUSIVE one below the gap up to the
+// gap are claimed in order, each with its prefix known.
+//
+// Ordering ("Ordering"): a release fence between a tile's loads and its claim (and the owner's
+// READY post), an acquire-release fence after the spine and claim reads a prefix comes from,
+// before any post or scatter that uses it; __threadfence() is both at device scope. The block
+// barriers order the other warps' loads and stores with the fencing lanes (causality order is
+// transitive). The input is read through __ldcg (tile_io.cuh) and plain loads, never the
+// read-only path.
+#pragma once
+
+#include "cuda/kernels/compaction.cuh"
+#include "shaders/common/compaction_interface.h"
+
+namespace gpuscan::cuda {
+
+// What the look-back warp hands the block in place.
+struct InPlaceShared {
+  std::uint32_t lost;        // the owner's claim was lost: a fallback holds the tile
+  std::uint32_t gap;         // the first tile the walk skipped, or kNoTile
+  std::uint32_t from;        // the tile after the newest INCLUSIVE one below the gap
+  std::uint64_t above_gap;   // the READY counts after the gap (without a gap: the prefix)
+  std::uint64_t below_from;  // the inclusive count before `from`
+  std::uint32_t step_state;  // the up-walk: the state of the tile it reads
+  std::uint64_t step_value;  // and its value
+  std::uint32_t claim;       // a claim word as the block's claimer found or left it
+};
+
+// The claim word of `tile`: after the tile-state words of the run's spine half.
+__device__ __forceinline__ std::uint32_t* claim_word(const ChainArgs& chain,
+                                                     std::uint32_t tile_count, std::uint32_t tile) {
+  return chain.spines + std::uint64_t{run_half()} * chain.half_words +
+         std::uint64_t{kCompactStateWords} * tile_count + tile;
+}
+
+// Whether a tile's kept elements are all in place already: every element kept and its prefix
+// its first index. It then writes nothing; its last element is the one store with
+// rank == index that could meet unique's read of the element before the next tile
+// (docs/protocol.md, "The Vulkan kernel": skipped writes).
+template <class T, int VPT>
+__device__ __forceinline__ bool kept_in_place(const CompactArgs& a, std::uint32_t tile,
+                                              std::uint64_t prefix, std::uint32_t kept) {
+  const std::uint64_t first = TileShape<T, VPT>::first(tile);
+  const std::uint64_t elements = min(a.n - first, std::uint64_t{TileShape<T, VPT>::elements()});
+  return kept == elements && prefix == first;
+}
+
+// The look-back warp, past the gap: the newest INCLUSIVE tile below `gap`, read without
+// waiting. Returns the tile after it, and in `base` its inclusive value; tile 0 and nothing
+// if there is none.
+template <class M, class S, bool kStats>
+__device__ std::uint32_t newest_inclusive_below(LookBack<M, S, kStats>& look, std::uint32_t gap,
+                                                std::uint64_t& base) {
+  using Sp = Spine<M, S>;
+  base = M::identity();
+  std::uint32_t cursor = gap;  // the tiles below it are still to read
+  while (cursor > 0) {
+    const typename S::Word word = look.spine().read_window(cursor - 1, 0);
+    if constexpr (kStats) ++look.counts.steps;
+    const std::uint32_t state = Sp::tile_state(word);
+    const std::uint64_t value = Sp::tile_value(word);
+    const int inclusive = Sp::first_slot_in(state, GS_STATE_INCLUSIVE);
+    if (inclusive < Sp::kWindow) {
+      base = Sp::reduce_window(value, inclusive, inclusive + 1);
+      return cursor - inclusive;
+    }
+    cursor = cursor > Sp::kWindow ? cursor - Sp::kWindow : 0;
+  }
+  return 0;
+}
+
+// All threads: the up-walk over tiles [from, gap] from `prefix`, the kept elements before
+// tile `from`. A READY or INCLUSIVE tile is taken as read; any other is claimed (its count
+// taken from the claim word if someone holds it), scattered at its prefix if the claim was
+// won, and posted INCLUSIVE either way. Returns the kept elements up to and with `gap`.
+template <class T, Compaction kOp, class S, bool kStats, int VPT, class Pred>
+__device__ std::uint64_t walk_up(const CompactArgs& a, const ChainArgs& chain,
+                                 LookBack<KeptCount, S, kStats>& look,
+                                 BlockPartials<std::uint32_t, 2>& partials, InPlaceShared& ip,
+                                 std::uint32_t from, std::uint32_t gap, std::uint64_t prefix,
+                                 const Pred& pred) {
+  using Sp = Spine<KeptCount, S>;
+  const bool looks_back = warp_id() == 0;
+  for (std::uint32_t u = from; u <= gap; ++u) {
+    __syncthreads();  // everyone has read the step before
+    if (looks_back) {
+      const typename S::Word word = look.spine().read_window(u, 0);  // slot 0: tile u
+      if constexpr (kStats) ++look.counts.steps;
+      const std::uint32_t state = Sp::tile_state(word);
+      const std::uint64_t value = Sp::reduce_window(Sp::tile_value(word), 0, 1);
+      const bool inclusive = Sp::first_slot_in(state, GS_STATE_INCLUSIVE) == 0;
+      const bool ready = Sp::first_slot_in(state, GS_STATE_READY) == 0;
+      __threadfence();  // acquire: what the count came from before its use
+      if (lane_id() == 0) {
+        ip.step_state = inclusive ? GS_STATE_INCLUSIVE
+                        : ready   ? GS_STATE_READY
+                                  : GS_STATE_NOT_READY;
+        ip.step_value = value;
+        // The claim word, which saves a claimed tile's loads (a stale 0: the claim settles it).
+        ip.claim = ip.step_state == GS_STATE_NOT_READY
+                       ? relaxed_load(claim_word(chain, a.tile_count, u))
+                       : 0u;
+      }
+      __threadfence();
+    }
+    __syncthreads();
+    const std::uint32_t state = ip.step_state;
+    if (state == GS_STATE_INCLUSIVE) {
+      prefix = ip.step_value;
+      continue;
+    }
+    if (state == GS_STATE_READY) {
+      prefix += ip.step_value;
+      continue;
+    }
+    std::uint32_t claim = ip.claim;
+    bool won = false;
+    if (claim == 0) {
+      // The whole block loads and counts tile u as its owner would, and keeps it in
+      // registers for the scatter (the own tile is staged in shared memory).
+      Vector<T> rows[VPT];
+      load_tile<T, VPT>(static_cast<const T*>(a.in), a.n, u, T{}, rows);
+      std::uint32_t masks[VPT];
+      keep_masks<T, kOp, VPT>(a, u, rows, masks, pred);
+      std::uint32_t offsets[VPT];
+      const std::uint32_t count =
+          scan_tile<RowCount, T, VPT>(u, masks, partials, kCompactRecountSet, offsets);
+      __syncthreads();  // every thread's loads before the release
+      if (threadIdx.x == 0) {
+        __threadfence();  // release
+        ip.claim = atomicCAS(claim_word(chain, a.tile_count, u), 0u, GS_CLAIMED | count);
+        __threadfence();  // acquire (a lost claim's count)
+      }
+      __syncthreads();
+      claim = ip.claim;
+      won = claim == 0;
+      if (won) {
+        if (!kept_in_place<T, VPT>(a, u, prefix, count)) {
+          T* out = static_cast<T*>(a.out);
+          const std::uint32_t warp_before = warp_prefix<RowCount>(partials, kCompactRecountSet);
+#pragma unroll
+          for (int k = 0; k < VPT; ++k) {
+            std::uint64_t at = prefix + warp_before + offsets[k];
+#pragma unroll
+            for (int e = 0; e < Vector<T>::size; ++e) {
+              if ((masks[k] >> e) & 1u) out[at++] = rows[k].x[e];
+            }
+          }
+        }
+        claim = GS_CLAIMED | count;
+      }
+    }
+    const std::uint64_t count = claim & ~GS_CLAIMED;
+    if (looks_back) {
+      __threadfence();
+      look.spine().post(u, GS_STATE_INCLUSIVE, prefix + count);
+      // A won claim counts as a fallback's insertion (statistics, the starvation mark).
+      if constexpr (kStats) {
+        ++look.counts.fallbacks;
+        if (won) ++look.counts.insertions;
+      }
+      if (won && !look.starved) {
+        look.starved = true;
+        if (lane_id() == 0) atomicMax(&look.control()->starved, 1u);
+      }
+    }
+    prefix += count;
+  }
+  return prefix;
+}
+
+// The kernel for a tile in place (select-if, select-flagged, unique; one run, never in
+// chunks): compact_tiles' loads and staging, then the claim, the walk with its gap and
+// up-walk, and the scatter of the staged elements.
+template <class T, Compaction kOp, class S, bool kStats, int VPT, class Pred>
+__global__ void __launch_bounds__(kCompactBlockLimit) __maxnreg__(compaction_policy(kOp).registers)
+    compact_tiles_in_place(CompactArgs a, ChainArgs chain, Pred pred) {
+  static_assert(kOp == Compaction::select_if || kOp == Compaction::select_flagged ||
+                kOp == Compaction::unique);
+  using M = KeptCount;
+  using L = RowCount;
+  __shared__ CompactShared<L> shared;
+  __shared__ InPlaceShared ip;
+  extern __shared__ uint4 stage_words[];
+  T* stage = reinterpret_cast<T*>(stage_words);
+  const std::uint32_t tile_elements = TileShape<T, VPT>::elements();
+  const bool looks_back = warp_id() == 0;
+  const std::uint64_t spine_words = std::uint64_t{a.tile_count} * kCompactSpineWords;
+  LookBack<M, S, kStats> look{chain, {}};
+  Turn turn{0, 0, 0};
+  // The turn first, then the tile: a blocked owner must not load its tile.
+  if (looks_back) turn = take_turn(chain);
+  if (threadIdx.x == 0) {
+    shared.tile = chain.dispatch_order
+                      ? blockIdx.x
+                      : atomicAdd(&chain.state->control[turn.half].tile_counter, 1u);
+  }
+  __syncthreads();
+  const std::uint32_t tile = shared.tile;
+  if (looks_back) clear_for_next_run(chain, turn);
+  // Simulated blocking in place: a blocked owner abandons its tile before reading it (the
+  // last tile is never blocked), so its successors' fallbacks must claim and scatter it.
+  if (tile != a.tile_count - 1 && ((tile + 1) & chain.blocking_mask) == 0) {
+    if (looks_back) hand_on_turn(chain, turn.place, spine_words);
+    return;
+  }
+  typename S::Word window{};  // NOT_READY
+  if (looks_back && tile != 0) window = look.spine().read_window(tile - 1, 0);
+  Vector<T> rows[VPT];
+  load_tile<T, VPT>(static_cast<const T*>(a.in), a.n, tile, T{}, rows);
+  std::uint32_t masks[VPT];
+  keep_masks<T, kOp, VPT>(a, tile, rows, masks, pred);
+  constexpr std::uint32_t part = kWarpPart<T, VPT>;
+  T* const warp_stage = stage + warp_id() * part;
+  std::uint32_t kept = 0;
+  if constexpr (kWarpStaged<kOp>) {
+    block_scan_totals<L, WholeBlock>(
+        shared.partials, kCompactOwnSet,
+        warp_kept<L, T, kOp, VPT, true>(tile, rows, masks, warp_stage, nullptr));
+    kept = block_total<L, WholeBlock>(shared.partials, kCompactOwnSet);
+  } else {
+    std::uint32_t offsets[VPT];
+    kept = scan_tile<L, T, VPT>(tile, masks, shared.partials, kCompactOwnSet, offsets);
+    stage_tile<T, kOp, VPT>(tile, a.n, rows, masks, offsets,
+                            warp_prefix<L>(shared.partials, kCompactOwnSet), kept, stage);
+  }
+  __syncthreads();  // every thread's loads before the look-back warp's release fence
+
+  if (looks_back) {
+    // The owner's claim, in the look-back warp alone: one release fence covers the claim and
+    // the READY post. Claimed already: a fallback holds the tile and scatters it, and this
+    // block's loads may have seen it overwritten: no post, no walk, no scatter.
+    __threadfence();
+    std::uint32_t claim = 0;
+    if (lane_id() == 0)
+      claim = atomicCAS(claim_word(chain, a.tile_count, tile), 0u, GS_CLAIMED | kept);
+    const bool lost = __shfl_sync(kFullMask, claim, 0) != 0;
+    std::uint32_t cursor = tile - 1;
+    std::uint64_t prefix = M::identity();
+    bool done = tile == 0;
+    std::uint32_t from = 0;
+    std::uint64_t below_from = M::identity();
+    if (lost) {
+      done = true;
+    } else if (done) {
+      look.spine().post(tile, GS_STATE_INCLUSIVE, kept);
+    } else {
+      look.spine().post(tile, GS_STATE_READY, kept);
+      const EarlyWindow<std::uint64_t> early = look.note_early_window(tile, window);
+      done = look.walk(tile, cursor, prefix, early);
+      // Not done: tile `cursor` stayed not ready for the walk's patience. It is the gap,
+      // skipped, not fallen back on: `prefix` holds the READY tiles above it.
+      if (!done) from = newest_inclusive_below(look, cursor, below_from);
+    }
+    __threadfence();  // acquire: the prefix's sources before its use
+    if (lane_id() == 0) {
+      ip.lost = lost;
+      ip.gap = done ? kNoTile : cursor;
+      ip.from = from;
+      ip.above_gap = prefix;
+      ip.below_from = below_from;
+    }
+  }
+  __syncthreads();
+  if (ip.lost) {
+    if (looks_back) {
+      if constexpr (kStats) {
+        if (lane_id() == 0) look.add_counts();
+      }
+      hand_on_turn(chain, turn.place, spine_words);
+    }
+    return;
+  }
+  std::uint64_t before = ip.above_gap;
+  if (ip.gap != kNoTile) {
+    before += walk_up<T, kOp, S, kStats, VPT>(a, chain, look, shared.partials, ip, ip.from, ip.gap,
+                                              ip.below_from, pred);
+  }
+  if (looks_back) {
+    __threadfence();
+    if (tile != 0) look.spine().post(tile, GS_STATE_INCLUSIVE, before + kept);
+    if constexpr (kStats) {
+      if (lane_id() == 0) look.add_counts();
+    }
+    hand_on_turn(chain, turn.place, spine_words);
+  }
+  if (tile == a.tile_count - 1 && threadIdx.x == 0) *a.count = before + kept;
+  if (kept_in_place<T, VPT>(a, tile, before, kept)) return;
+  if constexpr (kWarpStaged<kOp>) {
+    // Set kCompactOwnSet holds the warps' inclusive values until the kernel ends.
+    const std::uint64_t warp_before = warp_prefix<L>(shared.partials, kCompactOwnSet);
+    const std::uint32_t kept_here = shared.partials.warp_totals[kCompactOwnSet][warp_id()] -
+                                    static_cast<std::uint32_t>(warp_before);
+    write_warp_staged<T, kOp, VPT>(a, tile, before, warp_before, kept_here, before + kept,
+                                   warp_stage, nullptr);
+  } else {
+    write_tile<T, kOp>(a, tile, tile_elements, before, kept, stage);
+  }
+}
+
+}  // namespace gpuscan::cuda
