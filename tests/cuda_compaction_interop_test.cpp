@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cuda/compact_plan.hpp"
+#include "cuda_test_support.hpp"
 #include "gpuscan/cuda_compaction.hpp"
 #include "gpuscan/error.hpp"
 #include "gpuscan/gpuscan.h"
@@ -24,37 +25,10 @@
 namespace gpuscan {
 namespace {
 
-#define CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call
+using testing::Memory;
+using testing::next_seed;
 
-std::uint64_t next_seed() {
-  static std::uint64_t seed = [] {
-    const char* text = std::getenv("GPUSCAN_TEST_SEED");
-    const std::uint64_t s = text ? std::strtoull(text, nullptr, 10) : std::random_device{}();
-    std::printf("GPUSCAN_TEST_SEED=%llu\n", static_cast<unsigned long long>(s));
-    return s;
-  }();
-  return seed++;
-}
-
-class CudaCompactionInteropTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-      cudaGetLastError();
-      GTEST_SKIP() << "needs a CUDA GPU: none found (no driver or no device)";
-    }
-  }
-};
-
-struct Memory {
-  void* p = nullptr;
-  explicit Memory(std::size_t bytes) { EXPECT_EQ(cudaMalloc(&p, bytes ? bytes : 1), cudaSuccess); }
-  ~Memory() { cudaFree(p); }
-  Memory(const Memory&) = delete;
-  Memory& operator=(const Memory&) = delete;
-  std::byte* bytes() const { return static_cast<std::byte*>(p); }
-};
+using CudaCompactionInteropTest = testing::CudaGpuTest;
 
 constexpr std::uint64_t kPoison = 0xA5A5A5A5A5A5A5A5ull;
 

@@ -14,33 +14,16 @@
 #include <vector>
 
 #include "cuda/compact_plan.hpp"
+#include "cuda_test_support.hpp"
 #include "gpuscan/cuda_compaction.cuh"
 
 namespace gpuscan {
 namespace {
 
-#define CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call
+using testing::Memory;
+using testing::next_seed;
 
-std::uint64_t next_seed() {
-  static std::uint64_t seed = [] {
-    const char* text = std::getenv("GPUSCAN_TEST_SEED");
-    const std::uint64_t s = text ? std::strtoull(text, nullptr, 10) : std::random_device{}();
-    std::printf("GPUSCAN_TEST_SEED=%llu\n", static_cast<unsigned long long>(s));
-    return s;
-  }();
-  return seed++;
-}
-
-class CudaFunctorTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-      cudaGetLastError();
-      GTEST_SKIP() << "needs a CUDA GPU: none found (no driver or no device)";
-    }
-  }
-};
+using CudaFunctorTest = testing::CudaGpuTest;
 
 // Predicates no built-in one expresses: a half-open range, and divisibility.
 struct InRange {

@@ -18,43 +18,17 @@
 #include <vector>
 
 #include "core/reference.hpp"
+#include "cuda_test_support.hpp"
 #include "gpuscan/cuda.hpp"
 #include "gpuscan/gpuscan.h"
 
 namespace gpuscan {
 namespace {
 
-#define CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call
+using testing::Memory;
+using testing::next_seed;
 
-std::uint64_t next_seed() {
-  static std::uint64_t seed = [] {
-    const char* text = std::getenv("GPUSCAN_TEST_SEED");
-    const std::uint64_t s = text ? std::strtoull(text, nullptr, 10) : std::random_device{}();
-    std::printf("GPUSCAN_TEST_SEED=%llu\n", static_cast<unsigned long long>(s));
-    return s;
-  }();
-  return seed++;
-}
-
-class CudaInteropTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-      cudaGetLastError();
-      GTEST_SKIP() << "needs a CUDA GPU: none found (no driver or no device)";
-    }
-  }
-};
-
-// Device memory freed with the object.
-struct Memory {
-  void* p = nullptr;
-  explicit Memory(std::size_t bytes) { EXPECT_EQ(cudaMalloc(&p, bytes ? bytes : 1), cudaSuccess); }
-  ~Memory() { cudaFree(p); }
-  Memory(const Memory&) = delete;
-  Memory& operator=(const Memory&) = delete;
-};
+using CudaInteropTest = testing::CudaGpuTest;
 
 // n random elements of `spec`'s dtype, and what the scan of them with `init` must give.
 struct Expected {
