@@ -31,6 +31,7 @@ struct InPlaceShared {
   std::uint32_t step_state;  // the up-walk: the state of the tile it reads
   std::uint64_t step_value;  // and its value
   std::uint32_t claim;       // a claim word as the block's claimer found or left it
+  std::uint32_t claim_tile;  // the up-walk: the next tile to claim (or the next window's)
 };
 
 // The claim word of `tile`: after the tile-state words of the run's spine half.
@@ -77,9 +78,10 @@ __device__ std::uint32_t newest_inclusive_below(LookBack<M, S, kStats>& look, st
 }
 
 // All threads: the up-walk over tiles [from, gap] from `prefix`, the kept elements before
-// tile `from`. A READY or INCLUSIVE tile is taken as read; any other is claimed (its count
-// taken from the claim word if someone holds it), scattered at its prefix if the claim was
-// won, and posted INCLUSIVE either way. Returns the kept elements up to and with `gap`.
+// tile `from`, a window of tiles a step. A READY or INCLUSIVE tile is taken as read; any
+// other is claimed (its count taken from the claim word if someone holds it), scattered at
+// its prefix if the claim was won, and posted INCLUSIVE either way. Returns the kept elements
+// up to and with `gap`.
 template <class T, Compaction kOp, class S, bool kStats, int VPT, class Pred>
 __device__ std::uint64_t walk_up(const CompactArgs& a, const ChainArgs& chain,
                                  LookBack<KeptCount, S, kStats>& look,
@@ -88,38 +90,44 @@ __device__ std::uint64_t walk_up(const CompactArgs& a, const ChainArgs& chain,
                                  const Pred& pred) {
   using Sp = Spine<KeptCount, S>;
   const bool looks_back = warp_id() == 0;
-  for (std::uint32_t u = from; u <= gap; ++u) {
+  for (std::uint32_t u = from; u <= gap;) {
     __syncthreads();  // everyone has read the step before
     if (looks_back) {
-      const typename S::Word word = look.spine().read_window(u, 0);  // slot 0: tile u
+      // A window a step, tiles u..top: the ones before the oldest tile not ready are taken as
+      // read (the newest INCLUSIVE among them and the READY ones after it), and that tile is
+      // claimed next. Slot s holds tile top - s.
+      const std::uint32_t top = min(gap, u + Sp::kWindow - 1);
+      const typename S::Word word = look.spine().read_window(top, 0);
       if constexpr (kStats) ++look.counts.steps;
       const std::uint32_t state = Sp::tile_state(word);
-      const std::uint64_t value = Sp::reduce_window(Sp::tile_value(word), 0, 1);
-      const bool inclusive = Sp::first_slot_in(state, GS_STATE_INCLUSIVE) == 0;
-      const bool ready = Sp::first_slot_in(state, GS_STATE_READY) == 0;
-      __threadfence();  // acquire: what the count came from before its use
+      const std::uint64_t value = Sp::tile_value(word);
+      const int end = static_cast<int>(top - u) + 1;  // slots [0, end): tiles top..u
+      const int not_ready = Sp::last_slot_in(state, GS_STATE_NOT_READY, end);
+      // Slots (older, end) hold the tiles before the oldest one not ready.
+      const int older = not_ready == Sp::kWindow ? -1 : not_ready;
+      const int slot = Sp::window_slot();
+      const unsigned inclusive =
+          __ballot_sync(kFullMask, Sp::word_index() == 0 && state == GS_STATE_INCLUSIVE &&
+                                       slot > older && slot < end);
+      // The newest INCLUSIVE tile's value and the READY ones after it, or all of them READY.
+      const int last = inclusive == 0 ? end : (__ffs(inclusive) - 1) / Sp::K + 1;
+      const std::uint64_t read = Sp::reduce_window(value, older + 1, last);
+      __threadfence();  // acquire: what the counts came from before their use
       if (lane_id() == 0) {
-        ip.step_state = inclusive ? GS_STATE_INCLUSIVE
-                        : ready   ? GS_STATE_READY
-                                  : GS_STATE_NOT_READY;
-        ip.step_value = value;
+        ip.step_value = inclusive == 0 ? prefix + read : read;
+        ip.step_state = not_ready == Sp::kWindow ? GS_STATE_READY : GS_STATE_NOT_READY;
+        ip.claim_tile = not_ready == Sp::kWindow ? top + 1 : top - not_ready;
         // The claim word, which saves a claimed tile's loads (a stale 0: the claim settles it).
-        ip.claim = ip.step_state == GS_STATE_NOT_READY
-                       ? relaxed_load(claim_word(chain, a.tile_count, u))
-                       : 0u;
+        ip.claim = not_ready == Sp::kWindow
+                       ? 0u
+                       : relaxed_load(claim_word(chain, a.tile_count, top - not_ready));
       }
       __threadfence();
     }
     __syncthreads();
-    const std::uint32_t state = ip.step_state;
-    if (state == GS_STATE_INCLUSIVE) {
-      prefix = ip.step_value;
-      continue;
-    }
-    if (state == GS_STATE_READY) {
-      prefix += ip.step_value;
-      continue;
-    }
+    prefix = ip.step_value;
+    u = ip.claim_tile;
+    if (ip.step_state != GS_STATE_NOT_READY) continue;
     std::uint32_t claim = ip.claim;
     bool won = false;
     if (claim == 0) {
@@ -172,6 +180,7 @@ __device__ std::uint64_t walk_up(const CompactArgs& a, const ChainArgs& chain,
       }
     }
     prefix += count;
+    ++u;
   }
   return prefix;
 }
