@@ -10,21 +10,7 @@ import gpuscan
 from reference import (check, check_segments, ops_of, random_init, random_input,
                        random_offsets)
 
-try:
-    import torch
-    TORCH = torch.cuda.is_available()
-    TORCH_WHY = "" if TORCH else "torch finds no CUDA GPU"
-except ImportError:
-    torch, TORCH, TORCH_WHY = None, False, "torch is not installed"
-try:
-    import cupy
-    CUPY = cupy.cuda.runtime.getDeviceCount() > 0
-    CUPY_WHY = ""
-except Exception as e:  # ImportError, or cupy's own error where there is no driver
-    cupy, CUPY, CUPY_WHY = None, False, f"cupy unusable: {type(e).__name__}"
-
-needs_torch = pytest.mark.skipif(not TORCH, reason=f"needs torch with a CUDA GPU: {TORCH_WHY}")
-needs_cupy = pytest.mark.skipif(not CUPY, reason=f"needs cupy with a CUDA GPU: {CUPY_WHY}")
+from frameworks import CUPY, CUPY_WHY, TORCH, TORCH_WHY, cupy, needs_cupy, needs_torch, torch
 
 KINDS = ["inclusive", "exclusive", "reduce"]
 DTYPES = [np.uint32, np.int32, np.float32, np.uint64, np.int64, np.float64]
