@@ -286,8 +286,11 @@ gpuscan_status gpuscan_compact_host(gpuscan_device device, const gpuscan_compact
     }
     // compact_host's bytes: the kept elements, then partition's rejected elements or
     // run-length encoding's lengths.
-    std::memcpy(out, bytes.data(), kept * element);
-    if (second) std::memcpy(second, bytes.data() + kept * element, bytes.size() - kept * element);
+    // (Nothing kept: `out` may be NULL, and bytes.data() is for an empty result.)
+    if (kept > 0) std::memcpy(out, bytes.data(), kept * element);
+    if (second && bytes.size() > kept * element) {
+      std::memcpy(second, bytes.data() + kept * element, bytes.size() - kept * element);
+    }
     *count = kept;
   });
 }
