@@ -159,7 +159,7 @@ TV load_vector(bool full, uint v) {
   const uint first = VECTOR_ELEMENTS * v;
   if (full || first + VECTOR_ELEMENTS <= pc.n) return input_vector(v);
   TV x = TV(0);
-  for (uint c = 0; c < VECTOR_ELEMENTS; ++c) {
+  [[unroll]] for (uint c = 0; c < VECTOR_ELEMENTS; ++c) {
     if (first + c < pc.n) x[c] = input_scalar(first + c);
   }
   return x;
@@ -170,7 +170,7 @@ TV load_vector(bool full, uint v) {
 uint keep_mask(uint v, TV x, T before) {
   const uint first = VECTOR_ELEMENTS * v;
   uint mask = 0;
-  for (uint c = 0; c < VECTOR_ELEMENTS; ++c) {
+  [[unroll]] for (uint c = 0; c < VECTOR_ELEMENTS; ++c) {
     const uint i = first + c;
     bool keep;
     if (OPERATION == GS_COMPACT_SELECT_IF || OPERATION == GS_COMPACT_PARTITION) {
@@ -188,7 +188,7 @@ uint keep_mask(uint v, TV x, T before) {
 
 // Subgroup level, on counts: inclusive sum over the logical subgroup, and its last lane's.
 uint count_inclusive_sum(uint x) {
-  for (uint d = 1; d < SUBGROUP_SIZE; d <<= 1) {
+  [[unroll]] for (uint d = 1; d < SUBGROUP_SIZE; d <<= 1) {
     const uint y = subgroupShuffleUp(x, d);
     if (sg_lane() >= d) x += y;
   }
@@ -198,7 +198,7 @@ uint count_of_last_lane(uint x) {
   return subgroupShuffle(x, gl_SubgroupInvocationID | (SUBGROUP_SIZE - 1));
 }
 uint max_over_lanes(uint x) {
-  for (uint d = 1; d < SUBGROUP_SIZE; d <<= 1) x = max(x, subgroupShuffleXor(x, d));
+  [[unroll]] for (uint d = 1; d < SUBGROUP_SIZE; d <<= 1) x = max(x, subgroupShuffleXor(x, d));
   return x;
 }
 
@@ -248,12 +248,12 @@ uint select_tile(uint tile, uint slot) {
   const bool full = is_full_tile(tile);
   TV loaded[VECTORS_PER_THREAD];
   uint masks[VECTORS_PER_THREAD];
-  for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+  [[unroll]] for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
     loaded[k] = load_vector(full, tile_vector_index(tile, k));
   }
   uint rows[VECTORS_PER_THREAD];
   uint last_head = 0;  // run-length encoding: 1 + the position of this thread's last head
-  for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+  [[unroll]] for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
     T before = T(0);
     if (OPERATION == GS_COMPACT_UNIQUE || RLE) {
       // The element before lane l's vector is lane l-1's last; lane 0's lies in the row
@@ -279,14 +279,14 @@ uint select_tile(uint tile, uint slot) {
   }
   // Row k of the block: the lanes' counts summed across the lanes, all rows at once; then
   // the rows one after another.
-  for (uint d = 1; d < SUBGROUP_SIZE; d <<= 1) {
-    for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+  [[unroll]] for (uint d = 1; d < SUBGROUP_SIZE; d <<= 1) {
+    [[unroll]] for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
       const uint y = subgroupShuffleUp(rows[k], d);
       if (sg_lane() >= d) rows[k] += y;
     }
   }
   uint carry = 0;
-  for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+  [[unroll]] for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
     const uint before_lane = subgroupShuffleUp(rows[k], 1);
     if (slot == SLOT_OWN || IN_PLACE) {
       owned_vectors[k] = loaded[k];
@@ -322,12 +322,12 @@ void stage_kept(uint tile) {
   const uint s = sg_id();
   const uint block = s == 0 ? 0u : wg_kept[SLOT_OWN * SUBGROUPS + s - 1];
   const uint kept = wg_kept[SLOT_OWN * SUBGROUPS + SUBGROUPS - 1];
-  for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+  [[unroll]] for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
     uint at = block + owned_offsets[k];
     // Partition: the element's position in the tile less the kept ones before it is its
     // place among the rejected.
     const uint first = VECTOR_ELEMENTS * (tile_vector_index(tile, k) - tile * TILE_VECTORS);
-    for (uint c = 0; c < VECTOR_ELEMENTS; ++c) {
+    [[unroll]] for (uint c = 0; c < VECTOR_ELEMENTS; ++c) {
       if ((owned_masks[k] & (1u << c)) != 0) {
         if (RLE) {
           wg_head_position[at++] = first + c;

@@ -99,9 +99,9 @@ void scatter_claimed(uint tile, uint tile_prefix, uint kept) {
   if (kept_in_place(tile, tile_prefix, kept)) return;
   const uint s = sg_id();
   const uint block = s == 0 ? 0u : wg_kept[SLOT_FALLBACK * SUBGROUPS + s - 1];
-  for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+  [[unroll]] for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
     uint at = tile_prefix + block + owned_offsets[k];
-    for (uint c = 0; c < VECTOR_ELEMENTS; ++c) {
+    [[unroll]] for (uint c = 0; c < VECTOR_ELEMENTS; ++c) {
       if ((owned_masks[k] & (1u << c)) != 0) store_kept(at++, owned_vectors[k][c]);
     }
   }

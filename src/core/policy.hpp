@@ -34,6 +34,9 @@ struct ScanPolicy {
   TileShapePolicy rows_shape{};
   // A row for floating-point types only (placed before the row of their element size).
   bool floats_only = false;
+  // Tiles of the compaction kernels (DESIGN 3e), where the backend takes them from this
+  // table (Vulkan; CUDA has a table per operation); zero: `shape`.
+  TileShapePolicy compaction_shape{};
 };
 
 // The first row for `devices`, the element size and the kind of type; a table ends with

@@ -75,6 +75,15 @@ BindingSet::Buffers compaction_bindings(const CompactionBuffers& buffers) {
   return bound;
 }
 
+// The scan's policy row with the compaction kernels' own tile shape where it has one
+// (policy.cpp: smaller tiles than the scan's run compaction faster); the options may still
+// fix either part of the shape (choose_shape).
+detail::ScanPolicy compaction_policy(const DeviceInfo& device, DType dtype) {
+  detail::ScanPolicy policy = policy_for(device, size_of(dtype));
+  if (policy.compaction_shape.workgroup_size != 0) policy.shape = policy.compaction_shape;
+  return policy;
+}
+
 // The byte offsets of a chunk's input (and flags) bindings.
 BindingSet::Offsets compaction_offsets(const CompactionBuffers& buffers, std::size_t element,
                                        std::size_t flag_bytes) {
@@ -98,7 +107,7 @@ CompactionKernels::CompactionKernels(std::shared_ptr<const Context> context,
                                      const CompactSpec& spec, const testing::Options& options)
     : context_(std::move(context)),
       pipelines_(std::move(pipelines)),
-      shape_(choose_shape(*context_, spec.dtype, policy_for(context_->info(), size_of(spec.dtype)),
+      shape_(choose_shape(*context_, spec.dtype, compaction_policy(context_->info(), spec.dtype),
                           options)),
       blocking_mask_(options.blocking_mask.value_or(GS_NO_BLOCKING)),
       statistics_(options.statistics) {

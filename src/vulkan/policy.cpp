@@ -24,8 +24,13 @@ constexpr std::array kPolicies{
                "memory once the row loops are unrolled): on an H100 u32 0.76-0.98 of memcpy "
                "on the table's shapes, f32 0.93-0.97 (64 x 128256 aside); 128 x 3 "
                "0.75-0.98 but 0.86-0.87 on 8 x 2^24 (its plain tiles reach 0.89 of memcpy "
-               "at 2^28), 256 x 6 and 128 x 6 0.71-0.96, 256 x 3 and 512 x 2 lower",
-               {256, 4}},
+               "at 2^28), 256 x 6 and 128 x 6 0.71-0.96, 256 x 3 and 512 x 2 lower. "
+               "Compaction: 256 x 2 (32 registers, eight workgroups a multiprocessor), "
+               "1.2-1.5x faster than 256 x 6 for every operation on an H100; 256 x 3 and "
+               "512 x 2 up to 4% slower",
+               {256, 4},
+               false,
+               {256, 2}},
     ScanPolicy{"gpu",
                8,
                {256, 8},
@@ -35,7 +40,8 @@ constexpr std::array kPolicies{
                true,
                "32 KB tiles for 64-bit types, the fastest of the same sweep. Batched scans: "
                "256 x 2 (u64 on an H100 0.42-0.46 of memcpy; 128 x 4 and 256 x 4 "
-               "0.37-0.42)",
+               "0.37-0.42). Compaction keeps 256 x 8 (256 x 2 and 256 x 4 no faster for "
+               "select and unique, rle 256 x 4 6% slower, 256 x 2 37%)",
                {256, 2}},
     ScanPolicy{"cpu",
                4,
