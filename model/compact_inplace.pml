@@ -30,10 +30,12 @@
  *    on (the first, newest, such tile is the "gap"); past the gap it only
  *    looks for the next INCLUSIVE tile.  If there was a gap, it walks
  *    UP again from the INCLUSIVE tile (or from tile 0) to the gap, now
- *    knowing each tile's prefix P_u, and claims every tile that is still not
- *    ready: a winner posts INCLUSIVE P_u+a_u and scatters the tile at once,
- *    a loser posts INCLUSIVE P_u+a_u with the claim word's count.  So a
- *    workgroup holds its own tile and at most one other.
+ *    knowing each tile's prefix P_u, a window a step: the READY, INCLUSIVE
+ *    and claimed tiles (count from the claim word) from its cursor on are
+ *    taken at once and posted INCLUSIVE; the first tile neither ready nor
+ *    claimed is claimed: a winner posts INCLUSIVE P_u+a_u and scatters the
+ *    tile at once, a loser posts INCLUSIVE P_u+a_u with the claim word's
+ *    count.  So a workgroup holds its own tile and at most one other.
  *  - Acquire: the look-back's spine and claim reads are followed by an
  *    acq_rel fence before anything is posted or scattered from them (after
  *    the walk, and after each claim's CAS, won or lost).

@@ -6,8 +6,9 @@
 // fallback, claims it with a compare-and-swap after its loads, and only the claim's winner
 // (the tile's holder) scatters it; a count is published only from a claim word. The walk
 // never holds more than its own tile and one other: a tile that stays not ready is skipped
-// (the gap), and tiles from the newest INCLUSIVE one below the gap up to the gap are claimed
-// in order, each with its prefix known.
+// (the gap), and tiles from the newest INCLUSIVE one below the gap up to the gap are walked
+// in order, each with its prefix known, a window a step: ready and claimed tiles are taken at
+// once, the others claimed one at a time.
 //
 // Ordering (docs/protocol.md, "Ordering"): a release fence between a tile's loads and its
 // claim (and the owner's READY post), an acquire-release fence after the spine and claim

@@ -6,7 +6,8 @@
 // the claim's winner (the tile's holder) scatters it; a count is published only from a claim
 // word. The walk holds no more than its own tile and one other: a tile that stays not ready
 // is skipped (the gap), and the tiles from the newest INCLUSIVE one below the gap up to the
-// gap are claimed in order, each with its prefix known.
+// gap are walked in order, each with its prefix known, a window a step: ready and claimed
+// tiles are taken at once, the others claimed one at a time.
 //
 // Ordering ("Ordering"): a release fence between a tile's loads and its claim (and the owner's
 // READY post), an acquire-release fence after the spine and claim reads a prefix comes from,
