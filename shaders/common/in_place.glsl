@@ -134,10 +134,10 @@ bool read_up_window(uint u, uint gap, uint64_t prefix, out uint tile, out uint64
   const uint top = min(gap, u + WINDOW - 1);
   const uint end = top - u + 1;  // slots [0, end) hold tiles top..u
   const uint slot = window_slot();
-  const bool first_lane = word_index() == 0;  // the lane that tests and counts the tile
+  const bool in_window = word_index() == 0 && slot < end;  // tests and counts the tile
   const TILE_WORD word = read_window(top, 0);
   uint claim = 0u;
-  if (first_lane && slot < end) {
+  if (in_window) {
     claim = atomicLoad(claim_words[claim_index(top - slot)], gl_ScopeQueueFamily,
                        gl_StorageSemanticsNone, gl_SemanticsRelaxed);
   }
@@ -145,7 +145,6 @@ bool read_up_window(uint u, uint gap, uint64_t prefix, out uint tile, out uint64
   const uint state = tile_state(word);
   const uint64_t value = tile_value(word);
   const bool ready = state == GS_STATE_READY || state == GS_STATE_INCLUSIVE;
-  const bool in_window = first_lane && slot < end;
   // The run is slots [lo, end): the oldest tile that is neither ready nor claimed stops it.
   const uvec4 unknown = subgroupBallot(in_window && !ready && claim == 0u);
   const bool stops = subgroupBallotBitCount(unknown) != 0;
