@@ -30,10 +30,12 @@
  *    on (the first, newest, such tile is the "gap"); past the gap it only
  *    looks for the next INCLUSIVE tile.  If there was a gap, it walks
  *    UP again from the INCLUSIVE tile (or from tile 0) to the gap, now
- *    knowing each tile's prefix P_u, and claims every tile that is still not
- *    ready: a winner posts INCLUSIVE P_u+a_u and scatters the tile at once,
- *    a loser posts INCLUSIVE P_u+a_u with the claim word's count.  So a
- *    workgroup holds its own tile and at most one other.
+ *    knowing each tile's prefix P_u, a window a step: the READY, INCLUSIVE
+ *    and claimed tiles (count from the claim word) from its cursor on are
+ *    taken at once and posted INCLUSIVE; the first tile neither ready nor
+ *    claimed is claimed: a winner posts INCLUSIVE P_u+a_u and scatters the
+ *    tile at once, a loser posts INCLUSIVE P_u+a_u with the claim word's
+ *    count.  So a workgroup holds its own tile and at most one other.
  *  - Acquire: the look-back's spine and claim reads are followed by an
  *    acq_rel fence before anything is posted or scattered from them (after
  *    the walk, and after each claim's CAS, won or lost).
@@ -74,6 +76,9 @@
  *                     stalled tile's input, publish the count), the owner
  *                     always scatters: the protocol in place as it stands
  *                                                    -> S5_no_clobber
+ *   WINDOW_SKIPS_UNCLAIMED  the up-walk's window step takes a tile that is
+ *                     neither ready nor claimed as known, with its true
+ *                     count, instead of claiming it  -> S5_no_clobber
  * Probes (the assertion must FAIL: the scenario is reachable):
  *   PROBE=1  a late owner loses its claim and skips its tile
  *   PROBE=2  a fallback wins a claim and scatters another owner's tile
@@ -81,6 +86,8 @@
  *            from the claim word)
  *   PROBE=4  two fallbacks claim the same tile (the second loses)
  *   PROBE=5  a scatter overwrites input of an earlier tile
+ *   PROBE=6  an up-walk window step takes a claimed tile after another
+ *            known tile (two or more tiles in one step)
  */
 
 #ifndef NT
@@ -151,6 +158,7 @@ hidden byte PROBE_fallback_won = 1;
 hidden byte PROBE_loser_clobbered = 1;
 hidden byte PROBE_two_fallbacks = 1;
 hidden byte PROBE_cross_tile_scatter = 1;
+hidden byte PROBE_window_claimed = 1;
 
 /* reference values, filled by init before any workgroup starts */
 hidden byte agg[NT];            /* a_u: kept elements of tile u            */
@@ -354,6 +362,8 @@ proctype WG()
 	byte nb;                /* unique: the element before a tile           */
 	bit  dirty;             /* ghost: the last input read saw a clobber    */
 	byte cur, gap, spins, acc, u, p;
+	byte wend, wmask, wval[NT];   /* the up-walk's window step          */
+	bit  wclaim;                  /* it stopped at a tile to claim      */
 	byte st, val, old, pos, w0, w1, gi;
 
 	do
@@ -455,25 +465,70 @@ down:
 	fi;
 
 	/* ---- look-back, up: from the INCLUSIVE tile (or tile 0) to the gap,
-	 *      knowing P_u; claim any tile still not ready -------------------- */
+	 *      knowing P_u, a window a step: read the state and claim word of
+	 *      each tile from u on (stale, in any order: see load_word), take the
+	 *      run of KNOWN tiles (READY, INCLUSIVE, or claimed: the count from
+	 *      the claim word), post INCLUSIVE for the READY and claimed ones,
+	 *      and claim the first tile that is neither ------------------------ */
 up:
 	st = 0; val = 0; cur = 0;
 	if
 	:: u > gap -> p = p + acc; acc = 0; gap = 0; u = 0; goto walked_ready
 	:: else
 	fi;
-	read_tile(u, st, val);
+	wend = u;
+window:
 	if
-	:: st == INCLUSIVE -> p = val; u++; goto up
-	:: st == READY -> p = p + val; u++; goto up
+	:: wend > gap -> goto window_end
 	:: else
 	fi;
-	/* fallback: claim tile u */
-	load_claim(u, old);
+	read_tile(wend, st, val);
 	if
-	:: old != 0 -> goto lost              /* claimed already: do not read   */
-	:: else
+	:: st == INCLUSIVE ->                   /* the prefix restarts there;   */
+		p = val; wmask = 0                  /* the tiles before: no posts   */
+	:: st == READY -> p = p + val; wval[wend] = p; wmask = wmask | (1 << wend)
+	:: else ->
+		load_claim(wend, old);
+		if
+		:: old != 0 ->                  /* claimed: the holder's count    */
+#if PROBE == 6
+			assert(PROBE_window_claimed && wend == u);
+#endif
+			p = p + old - CLAIMED; wval[wend] = p; wmask = wmask | (1 << wend); old = 0
+		:: else ->                      /* neither: the tile to claim     */
+#ifdef WINDOW_SKIPS_UNCLAIMED
+			/* mutant: take its count without a claim (the true count) */
+			p = p + agg[wend]; wval[wend] = p; wmask = wmask | (1 << wend)
+#else
+			st = 0; val = 0; wclaim = 1; goto window_end
+#endif
+		fi
 	fi;
+	st = 0; val = 0; wend++;
+	/* a window of any size: the step may end after any known tile */
+	if
+	:: goto window
+	:: goto window_end
+	fi;
+window_end:
+	/* acq_rel fence: the window's reads before its posts; then each READY
+	 * or claimed tile after the newest INCLUSIVE one is posted INCLUSIVE
+	 * at its prefix (in tile order; they all carry true values) */
+	do
+	:: u < wend ->
+		if
+		:: (wmask & (1 << u)) != 0 -> post(u, INCLUSIVE, wval[u])
+		:: else
+		fi;
+		wval[u] = 0; u++
+	:: else -> break
+	od;
+	wmask = 0; wend = 0;
+	if
+	:: wclaim -> wclaim = 0
+	:: else -> goto up
+	fi;
+	/* fallback: claim tile u, whose claim word the window read as 0 */
 #if defined(SCAN_FALLBACK)
 	read_input(u, f0, f1, fkm);           /* the scan's fallback: count the */
 	old = CLAIMED + CNT(fkm);             /* input and publish, no claim    */

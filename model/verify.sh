@@ -87,17 +87,20 @@ CHECKS=(
 "26|inplace|safety|assert:S2_well_formed|broken: claim by atomicMax, not CAS -> S2 FOUND|-DNT=3 -DNWG=3 -DCLAIM_MAX"
 "27|inplace|safety|assert:S2_well_formed|broken: a losing claimer uses its own count -> S2 FOUND|-DNT=3 -DNWG=3 -DLOSER_OWN_COUNT"
 "28|inplace|safety|assert:S5_no_clobber|broken: a late owner that lost does its tile anyway -> S5 FOUND|-DNT=3 -DNWG=3 -DOWNER_NO_SKIP"
+"34|inplace|safety|assert:S5_no_clobber|broken: the up-walk window takes an unclaimed tile -> S5 FOUND|-DNT=3 -DNWG=3 -DWINDOW_SKIPS_UNCLAIMED"
+"35|inplace|safety|assert:S5_no_clobber|broken: unique, window takes an unclaimed tile -> S5 FOUND|-DNT=4 -DNWG=2 -DUNIQUE=1 -DWINDOW_SKIPS_UNCLAIMED"
 "29|inplace|safety|assert:PROBE_owner_lost|probe: a late owner loses its claim and skips|-DNT=3 -DNWG=3 -DPROBE=1"
 "30|inplace|safety|assert:PROBE_fallback_won|probe: a fallback wins a claim and scatters the tile|-DNT=3 -DNWG=3 -DPROBE=2"
 "31|inplace|safety|assert:PROBE_loser_clobbered|probe: a claimer read clobbered input, then lost|-DNT=3 -DNWG=3 -DPROBE=3"
 "32|inplace|safety|assert:PROBE_two_fallbacks|probe: two fallbacks claim one tile|-DNT=3 -DNWG=3 -DPROBE=4"
 "33|inplace|safety|assert:PROBE_cross_tile_scatter|probe: a scatter lands on an earlier tile's input|-DNT=3 -DNWG=3 -DPROBE=5"
+"36|inplace|safety|assert:PROBE_window_claimed|probe: an up-walk window step takes a claimed tile after another|-DNT=3 -DNWG=3 -DPROBE=6"
 )
 if [ "${FULL:-0}" = 1 ]; then
     CHECKS+=(
-"34|inplace|safety|ok|in-place select safety, 4 tiles, 3 WGs|-DNT=4 -DNWG=3"
-"35|inplace|safety|ok|in-place unique safety, 4 tiles, 3 WGs|-DNT=4 -DNWG=3 -DUNIQUE=1"
-"36|inplace|np|ok|in-place select no non-progress cycle, 4 tiles, 3 WGs|-DNT=4 -DNWG=3"
+"37|inplace|safety|ok|in-place select safety, 4 tiles, 3 WGs|-DNT=4 -DNWG=3"
+"38|inplace|safety|ok|in-place unique safety, 4 tiles, 3 WGs|-DNT=4 -DNWG=3 -DUNIQUE=1"
+"39|inplace|np|ok|in-place select no non-progress cycle, 4 tiles, 3 WGs|-DNT=4 -DNWG=3"
     )
 fi
 

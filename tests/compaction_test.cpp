@@ -1010,6 +1010,32 @@ TEST_P(CompactionTest, InPlaceStatisticsCountEveryClaim) {
   }
 }
 
+// In place, blocked and racing: small tiles (thousands of them) and the shortest patience, so
+// that up-walks overlap and their windows meet READY, INCLUSIVE and claimed tiles and take them
+// at once (docs/protocol.md, "In-place compaction"; on lavapipe a run of this size has a few
+// such windows that take a claimed tile). Select-if and unique, 1 in 2 and 1 in 4 blocked.
+TEST_P(CompactionTest, InPlaceBlockedRacingWalksOverlap) {
+  Options o = options();
+  o.workgroup_size = 64;
+  // CUDA's select-if kernels are compiled for its policy's rows only (8).
+  o.vectors_per_thread = backend() == Backend::cuda ? 8 : 1;
+  o.tuning.max_spins = 1;
+  const std::size_t tile = 64 * o.vectors_per_thread * 4;  // u32: 4 in a vector
+  for (std::uint32_t mask : {1u, 3u}) {
+    o.blocking_mask = mask;
+    Compactor select =
+        make_compactor(device(), {Compaction::select_if, DType::u32, Predicate::ge}, o);
+    Compactor unique = make_compactor(device(), {Compaction::unique, DType::u32}, o);
+    for (int run = 0; run < 3; ++run) {
+      SCOPED_TRACE("blocking mask " + std::to_string(mask) + ", run " + std::to_string(run));
+      expect_in_place_matches(device(), select, random_values(DType::u32, 3000 * tile + 3, rng),
+                              250);
+      expect_in_place_matches(device(), unique, random_values(DType::u32, 3000 * tile + 5, rng, 8),
+                              0);
+    }
+  }
+}
+
 // In place with csdl (no fallback: owners claim and post, the walk waits) and with logical
 // subgroups of 4 (a look-back window of one tile in the split state), blocked and not.
 TEST_P(CompactionTest, InPlaceCsdlAndLogicalSubgroupsOfFour) {

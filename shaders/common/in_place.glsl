@@ -6,8 +6,9 @@
 // fallback, claims it with a compare-and-swap after its loads, and only the claim's winner
 // (the tile's holder) scatters it; a count is published only from a claim word. The walk
 // never holds more than its own tile and one other: a tile that stays not ready is skipped
-// (the gap), and tiles from the newest INCLUSIVE one below the gap up to the gap are claimed
-// in order, each with its prefix known.
+// (the gap), and tiles from the newest INCLUSIVE one below the gap up to the gap are walked
+// in order, each with its prefix known, a window a step: ready and claimed tiles are taken at
+// once, the others claimed one at a time.
 //
 // Ordering (docs/protocol.md, "Ordering"): a release fence between a tile's loads and its
 // claim (and the owner's READY post), an acquire-release fence after the spine and claim
@@ -80,19 +81,6 @@ uint claim_tile(uint tile, uint count) {
   return wg_claim;
 }
 
-// All invocations: the claim word of `tile` as invocation 0 finds it (0: not claimed, or not
-// seen yet; the claim settles that). Only saves the loads of a tile already claimed.
-uint load_claim(uint tile) {
-  barrier();
-  if (gl_LocalInvocationIndex == 0) {
-    wg_claim = atomicLoad(claim_words[claim_index(tile)], gl_ScopeQueueFamily,
-                          gl_StorageSemanticsNone, gl_SemanticsRelaxed);
-    acquire_release_fence();
-  }
-  buffer_barrier();
-  return wg_claim;
-}
-
 // All invocations: writes the `kept` elements of `tile`, which this workgroup holds, from the
 // registers select_tile(tile, SLOT_FALLBACK) left them in, from position `tile_prefix` on.
 void scatter_claimed(uint tile, uint tile_prefix, uint kept) {
@@ -128,47 +116,101 @@ uint newest_inclusive_below(uint gap, out uint64_t base) {
   return 0;
 }
 
-shared uint wg_step_state;
-shared uint64_t wg_step_value;
+shared uint64_t wg_step_prefix;  // the kept elements before wg_step_next
+shared uint wg_step_next;        // the tile the up-walk goes on from
+shared bool wg_step_claims;      // tile wg_step_next is to be claimed (else: read on)
+
+// Look-back lanes: one step of the up-walk from tile `u`, with `prefix` the kept elements
+// before it (docs/protocol.md, "In-place compaction", the up-walk; "The Vulkan kernel"). Reads
+// the tile-state word and the claim word of each tile in u..min(gap, u + WINDOW - 1) at once
+// (slot s: tile top - s), and takes the run of KNOWN tiles from u on: READY, INCLUSIVE, or
+// claimed by someone (the count from the claim word: its holder's, counted from the input it
+// read before claiming). The newest INCLUSIVE tile in the run resets the prefix. The run ends
+// at the oldest tile that is neither ready nor claimed, which is claimed next. Shares the
+// step's outcome through wg_step_*; returns whether this lane posts its word of `tile` as
+// INCLUSIVE `inclusive` (the READY and claimed tiles of the run after its newest INCLUSIVE
+// one), which it may do only after the barrier and its acquire fence (walk_up).
+bool read_up_window(uint u, uint gap, uint64_t prefix, out uint tile, out uint64_t inclusive) {
+  const uint top = min(gap, u + WINDOW - 1);
+  const uint end = top - u + 1;  // slots [0, end) hold tiles top..u
+  const uint slot = window_slot();
+  const bool in_window = word_index() == 0 && slot < end;  // tests and counts the tile
+  const TILE_WORD word = read_window(top, 0);
+  uint claim = 0u;
+  if (in_window) {
+    claim = atomicLoad(claim_words[claim_index(top - slot)], gl_ScopeQueueFamily,
+                       gl_StorageSemanticsNone, gl_SemanticsRelaxed);
+  }
+  if (STATISTICS) ++step_count;
+  const uint state = tile_state(word);
+  const uint64_t value = tile_value(word);
+  const bool ready = state == GS_STATE_READY || state == GS_STATE_INCLUSIVE;
+  // The run is slots [lo, end): the oldest tile that is neither ready nor claimed stops it.
+  const uvec4 unknown = subgroupBallot(in_window && !ready && claim == 0u);
+  const bool stops = subgroupBallotBitCount(unknown) != 0;
+  const uint lo = stops ? subgroupBallotFindMSB(unknown) / WORDS_PER_TILE + 1 : 0u;
+  // The newest INCLUSIVE tile in the run (slot hi) gives the base; without one, `prefix`.
+  const uint first_of_group = gl_SubgroupInvocationID - sg_lane();
+  const uvec4 resets = subgroupBallot(in_window && state == GS_STATE_INCLUSIVE && slot >= lo);
+  const bool reset = subgroupBallotBitCount(resets) != 0;
+  const uint hi = reset ? subgroupBallotFindLSB(resets) / WORDS_PER_TILE : end;
+  const uint64_t reset_value =
+      subgroupShuffle(value, first_of_group + min(hi, WINDOW - 1) * WORDS_PER_TILE);
+  const uint64_t base = reset ? reset_value : prefix;
+  // The counts of the READY and claimed tiles in slots [lo, hi), summed over the slots at or
+  // above each lane (older tiles): a Kogge-Stone scan downwards. A window's counts are at
+  // most WINDOW tiles of elements, far below 2^32.
+  const bool counted = in_window && slot >= lo && slot < hi;
+  uint older = counted ? (state == GS_STATE_READY ? uint(value) : claim & ~GS_CLAIMED) : 0u;
+  for (uint d = 1; d < SUBGROUP_SIZE; d <<= 1) {
+    const uint above = subgroupShuffleDown(older, d);
+    if (sg_lane() + d < SUBGROUP_SIZE) older += above;
+  }
+  const uint total = subgroupShuffle(older, first_of_group);
+  const uint own = subgroupShuffle(older, first_of_group + slot * WORDS_PER_TILE);
+  if (STATISTICS) {
+    // Tiles that needed a claim and had one: fallbacks, as a claim the walk makes itself.
+    fallback_count += subgroupBallotBitCount(subgroupBallot(in_window && slot >= lo && !ready));
+  }
+  acquire_release_fence();  // the window's reads before the posts and the claim they lead to
+  if (sg_lane() == 0) {
+    wg_step_prefix = base + total;
+    wg_step_next = stops ? top - lo + 1 : top + 1;
+    wg_step_claims = stops;
+  }
+  tile = top - slot;
+  inclusive = base + own;
+  return slot >= lo && slot < hi;
+}
 
 // All invocations: the up-walk over tiles [from, gap], from `prefix`, the kept elements
-// before tile `from`. A READY or INCLUSIVE tile is taken as read; any other is claimed (its
-// count taken from the claim word if someone holds it), scattered at its prefix if the claim
-// was won, and posted INCLUSIVE either way. Returns the kept elements up to and with `gap`.
+// before tile `from`, a window a step (read_up_window): the known tiles are taken and posted
+// INCLUSIVE at once, and the first tile neither ready nor claimed is claimed, scattered at its
+// prefix if the claim was won, and posted INCLUSIVE either way (docs/protocol.md, "In-place
+// compaction"). Returns the kept elements up to and with `gap`.
 uint64_t walk_up(uint from, uint gap, uint64_t prefix) {
-  for (uint u = from; u <= gap; ++u) {
-    barrier();
-    if (is_lookback_lane()) {
-      const TILE_WORD word = read_window(u, 0);  // slot 0: tile u
-      if (STATISTICS) ++step_count;
-      const uint state = tile_state(word);
-      const uint64_t value = tile_value(word);
-      acquire_release_fence();
-      if (sg_lane() == 0) {
-        wg_step_state = state;
-        wg_step_value = value;
-      }
-    }
+  for (uint u = from; u <= gap;) {
+    barrier();  // everyone has read the step before's wg_step_*
+    bool posts = false;
+    uint posted = 0u;
+    uint64_t inclusive = 0ul;
+    if (is_lookback_lane()) posts = read_up_window(u, gap, prefix, posted, inclusive);
     buffer_barrier();
-    const uint state = wg_step_state;
-    if (state == GS_STATE_INCLUSIVE) {
-      prefix = wg_step_value;
-      continue;
+    prefix = wg_step_prefix;
+    u = wg_step_next;
+    if (is_lookback_lane()) {
+      acquire_release_fence();
+      if (posts) post_lane_word(posted, GS_STATE_INCLUSIVE, inclusive);
     }
-    if (state == GS_STATE_READY) {
-      prefix += wg_step_value;
-      continue;
-    }
-    uint claim = load_claim(u);
-    bool won = false;
-    if (claim == 0) {
-      const uint kept = select_tile(u, SLOT_FALLBACK);
-      claim = claim_tile(u, kept);
-      won = claim == 0;
-      if (won) {
-        scatter_claimed(u, uint(prefix), kept);
-        claim = GS_CLAIMED | kept;
-      }
+    if (!wg_step_claims) continue;
+    // Tile u was neither ready nor claimed when read: the whole workgroup counts it and
+    // claims it (a stale 0 in the window: the claim settles it, and a loser takes the count).
+    const uint kept = select_tile(u, SLOT_FALLBACK);
+    uint claim = claim_tile(u, kept);
+    const bool won = claim == 0;
+    if (won) {
+      scatter_claimed(u, uint(prefix), kept);
+      claim = GS_CLAIMED | kept;
     }
     const uint64_t count = uint64_t(claim & ~GS_CLAIMED);
     if (is_lookback_lane()) {
@@ -177,6 +219,7 @@ uint64_t walk_up(uint from, uint gap, uint64_t prefix) {
       note_fallback(won);  // a won claim is a fallback's insertion
     }
     prefix += count;
+    ++u;
   }
   return prefix;
 }

@@ -113,17 +113,23 @@ void clear_other_half() {
   }
 }
 
-// Moves `tile`'s words to `state` carrying `value`; a word already in a later state keeps
-// it. Returns, in the lanes of window slot 0, the words as they were before.
-TILE_WORD post_tile(uint tile, uint state, TILE_VALUE value) {
+// Moves this lane's word of `tile` to `state` carrying `value` (the same in all K lanes of
+// the tile); a word already in a later state keeps it. Returns the word as it was before.
+TILE_WORD post_lane_word(uint tile, uint state, TILE_VALUE value) {
   TILE_WORD before = TILE_WORD(GS_STATE_NOT_READY);
-  if (window_slot() != 0) return before;
   for (uint p = 0; p < PARTS; ++p) {
     set_part(before, p,
              atomicMax(spine_words[spine_index(tile, p)], part_word(state, value, p),
                        gl_ScopeQueueFamily, gl_StorageSemanticsNone, gl_SemanticsRelaxed));
   }
   return before;
+}
+
+// Moves `tile`'s words to `state` carrying `value`; a word already in a later state keeps
+// it. Returns, in the lanes of window slot 0, the words as they were before.
+TILE_WORD post_tile(uint tile, uint state, TILE_VALUE value) {
+  if (window_slot() != 0) return TILE_WORD(GS_STATE_NOT_READY);
+  return post_lane_word(tile, state, value);
 }
 
 // Reads window `depth` of the tiles before `cursor`: slot s holds tile

@@ -31,7 +31,7 @@ struct InPlaceRuns {
   std::vector<double> ms;
   int counts_validated = 0;       // runs whose count was right and that did not give up
   bool output_validated = false;  // the last run's kept elements
-  double spins = 0, fallbacks = 0, insertions = 0;  // summed over the runs (statistics)
+  double spins = 0, steps = 0, fallbacks = 0, insertions = 0;  // summed over the runs (statistics)
 };
 
 inline double median_ms(std::vector<double> values) {
@@ -54,8 +54,9 @@ inline void report_in_place(const testing::CompactionBenchCase& c,
                in_ms / out_ms, copy_ms / in_ms, runs.output_validated ? runs.counts_validated : 0,
                c.runs);
   if (statistics) {
-    std::fprintf(stderr, "; a run: %.1f spins, %.1f claims, %.1f won", runs.spins / c.runs,
-                 runs.fallbacks / c.runs, runs.insertions / c.runs);
+    std::fprintf(stderr, "; a run: %.1f spins, %.1f look-back steps, %.1f claims, %.1f won",
+                 runs.spins / c.runs, runs.steps / c.runs, runs.fallbacks / c.runs,
+                 runs.insertions / c.runs);
   }
   std::fprintf(stderr, "\n");
   if (!runs.output_validated || runs.counts_validated != c.runs) {

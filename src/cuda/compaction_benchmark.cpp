@@ -233,6 +233,7 @@ testing::CompactionBenchResult CudaDevice::benchmark_compaction(
           ++runs.counts_validated;
         }
         runs.spins += counts.spins;
+        runs.steps += counts.lookback_steps;
         runs.fallbacks += counts.fallbacks;
         runs.insertions += counts.insertions;
       }

@@ -51,6 +51,7 @@ void report_in_place(const std::shared_ptr<const Context>& context,
     std::memcpy(&counts, checks + r * per_run + 8, sizeof(RunCounts));
     if (kept == expected_count && counts.abandoned == 0) ++runs.counts_validated;
     runs.spins += counts.spins;
+    runs.steps += counts.lookback_steps;
     runs.fallbacks += counts.fallbacks;
     runs.insertions += counts.insertions;
   }

@@ -6,7 +6,8 @@
 // the claim's winner (the tile's holder) scatters it; a count is published only from a claim
 // word. The walk holds no more than its own tile and one other: a tile that stays not ready
 // is skipped (the gap), and the tiles from the newest INCLUSIVE one below the gap up to the
-// gap are claimed in order, each with its prefix known.
+// gap are walked in order, each with its prefix known, a window a step: ready and claimed
+// tiles are taken at once, the others claimed one at a time.
 //
 // Ordering ("Ordering"): a release fence between a tile's loads and its claim (and the owner's
 // READY post), an acquire-release fence after the spine and claim reads a prefix comes from,
@@ -23,15 +24,15 @@ namespace gpuscan::cuda {
 
 // What the look-back warp hands the block in place.
 struct InPlaceShared {
-  std::uint32_t lost;        // the owner's claim was lost: a fallback holds the tile
-  std::uint32_t gap;         // the first tile the walk skipped, or kNoTile
-  std::uint32_t from;        // the tile after the newest INCLUSIVE one below the gap
-  std::uint64_t above_gap;   // the READY counts after the gap (without a gap: the prefix)
-  std::uint64_t below_from;  // the inclusive count before `from`
-  std::uint32_t step_state;  // the up-walk: the state of the tile it reads
-  std::uint64_t step_value;  // and its value
-  std::uint32_t claim;       // a claim word as the block's claimer found or left it
-  std::uint32_t claim_tile;  // the up-walk: the next tile to claim (or the next window's)
+  std::uint32_t lost;         // the owner's claim was lost: a fallback holds the tile
+  std::uint32_t gap;          // the first tile the walk skipped, or kNoTile
+  std::uint32_t from;         // the tile after the newest INCLUSIVE one below the gap
+  std::uint64_t above_gap;    // the READY counts after the gap (without a gap: the prefix)
+  std::uint64_t below_from;   // the inclusive count before `from`
+  std::uint64_t step_prefix;  // the up-walk: the kept elements before step_next
+  std::uint32_t step_next;    // the tile it goes on from
+  std::uint32_t step_claims;  // tile step_next is to be claimed (else: read on)
+  std::uint32_t claim;        // a claim word as the block's claimer left it
 };
 
 // The claim word of `tile`: after the tile-state words of the run's spine half.
@@ -77,93 +78,133 @@ __device__ std::uint32_t newest_inclusive_below(LookBack<M, S, kStats>& look, st
   return 0;
 }
 
+// The look-back warp: one step of the up-walk from tile `u`, with `prefix` the kept elements
+// before it (docs/protocol.md, "In-place compaction", the up-walk; "The CUDA kernel"). Reads
+// the tile-state word and the claim word of each tile in u..min(gap, u + kWindow - 1) at once
+// (slot s: tile top - s), and takes the run of KNOWN tiles from u on: READY, INCLUSIVE, or
+// claimed by someone (the count from the claim word: its holder's, counted from the input it
+// read before claiming). The newest INCLUSIVE tile in the run resets the prefix. The run ends
+// at the oldest tile that is neither ready nor claimed, which is claimed next. Shares the
+// step's outcome through `ip`; returns whether this lane posts its word of `tile` as
+// INCLUSIVE `inclusive` (the READY and claimed tiles of the run after its newest INCLUSIVE
+// one), which it may do only after the barrier and its fence (walk_up).
+template <class S, bool kStats>
+__device__ bool read_up_window(LookBack<KeptCount, S, kStats>& look, const ChainArgs& chain,
+                               std::uint32_t tile_count, InPlaceShared& ip, std::uint32_t u,
+                               std::uint32_t gap, std::uint64_t prefix, std::uint32_t& tile,
+                               std::uint64_t& inclusive) {
+  using Sp = Spine<KeptCount, S>;
+  const std::uint32_t top = min(gap, u + Sp::kWindow - 1);
+  const int end = static_cast<int>(top - u) + 1;  // slots [0, end) hold tiles top..u
+  const int slot = Sp::window_slot();
+  const bool in_window = Sp::word_index() == 0 && slot < end;  // tests and counts the tile
+  const typename S::Word word = look.spine().read_window(top, 0);
+  const std::uint32_t claim =
+      in_window ? relaxed_load(claim_word(chain, tile_count, top - slot)) : 0u;
+  if constexpr (kStats) ++look.counts.steps;
+  const std::uint32_t state = Sp::tile_state(word);
+  const std::uint64_t value = Sp::tile_value(word);
+  const bool ready = state == GS_STATE_READY || state == GS_STATE_INCLUSIVE;
+  // The run is slots [lo, end): the oldest tile that is neither ready nor claimed stops it.
+  const unsigned unknown = __ballot_sync(kFullMask, in_window && !ready && claim == 0u);
+  const int lo = unknown == 0 ? 0 : (31 - __clz(unknown)) / Sp::K + 1;
+  // The newest INCLUSIVE tile in the run (slot hi) gives the base; without one, `prefix`.
+  const unsigned resets =
+      __ballot_sync(kFullMask, in_window && state == GS_STATE_INCLUSIVE && slot >= lo);
+  const int hi = resets == 0 ? end : (__ffs(resets) - 1) / Sp::K;
+  const std::uint64_t reset_value = __shfl_sync(kFullMask, value, min(hi, Sp::kWindow - 1) * Sp::K);
+  const std::uint64_t base = resets == 0 ? prefix : reset_value;
+  // The counts of the READY and claimed tiles in slots [lo, hi), summed over the slots at or
+  // above each lane (older tiles): a Kogge-Stone scan downwards. A window's counts are at
+  // most kWindow tiles of elements, far below 2^32.
+  const bool counted = in_window && slot >= lo && slot < hi;
+  std::uint32_t older =
+      counted ? (state == GS_STATE_READY ? static_cast<std::uint32_t>(value) : claim & ~GS_CLAIMED)
+              : 0u;
+#pragma unroll
+  for (int d = 1; d < kWarpSize; d <<= 1) {
+    const std::uint32_t above = __shfl_down_sync(kFullMask, older, d);
+    if (lane_id() + d < kWarpSize) older += above;
+  }
+  const std::uint32_t total = __shfl_sync(kFullMask, older, 0);
+  const std::uint32_t own = __shfl_sync(kFullMask, older, slot * Sp::K);
+  if constexpr (kStats) {
+    // Tiles that needed a claim and had one: fallbacks, as a claim the walk makes itself.
+    look.counts.fallbacks += __popc(__ballot_sync(kFullMask, in_window && slot >= lo && !ready));
+  }
+  __threadfence();  // acquire: the window's reads before the posts and the claim they lead to
+  if (lane_id() == 0) {
+    ip.step_prefix = base + total;
+    ip.step_next = unknown == 0 ? top + 1 : top - lo + 1;
+    ip.step_claims = unknown != 0;
+  }
+  tile = top - slot;
+  inclusive = base + own;
+  return slot >= lo && slot < hi;
+}
+
 // All threads: the up-walk over tiles [from, gap] from `prefix`, the kept elements before
-// tile `from`, a window of tiles a step. A READY or INCLUSIVE tile is taken as read; any
-// other is claimed (its count taken from the claim word if someone holds it), scattered at
-// its prefix if the claim was won, and posted INCLUSIVE either way. Returns the kept elements
-// up to and with `gap`.
+// tile `from`, a window a step (read_up_window): the known tiles are taken and posted
+// INCLUSIVE at once, and the first tile neither ready nor claimed is claimed, scattered at its
+// prefix if the claim was won, and posted INCLUSIVE either way (docs/protocol.md, "In-place
+// compaction"). Returns the kept elements up to and with `gap`.
 template <class T, Compaction kOp, class S, bool kStats, int VPT, class Pred>
 __device__ std::uint64_t walk_up(const CompactArgs& a, const ChainArgs& chain,
                                  LookBack<KeptCount, S, kStats>& look,
                                  BlockPartials<std::uint32_t, 2>& partials, InPlaceShared& ip,
                                  std::uint32_t from, std::uint32_t gap, std::uint64_t prefix,
                                  const Pred& pred) {
-  using Sp = Spine<KeptCount, S>;
   const bool looks_back = warp_id() == 0;
   for (std::uint32_t u = from; u <= gap;) {
-    __syncthreads();  // everyone has read the step before
+    __syncthreads();  // everyone has read the step before's `ip`
+    bool posts = false;
+    std::uint32_t posted = 0;
+    std::uint64_t inclusive = 0;
     if (looks_back) {
-      // A window a step, tiles u..top: the ones before the oldest tile not ready are taken as
-      // read (the newest INCLUSIVE among them and the READY ones after it), and that tile is
-      // claimed next. Slot s holds tile top - s.
-      const std::uint32_t top = min(gap, u + Sp::kWindow - 1);
-      const typename S::Word word = look.spine().read_window(top, 0);
-      if constexpr (kStats) ++look.counts.steps;
-      const std::uint32_t state = Sp::tile_state(word);
-      const std::uint64_t value = Sp::tile_value(word);
-      const int end = static_cast<int>(top - u) + 1;  // slots [0, end): tiles top..u
-      const int not_ready = Sp::last_slot_in(state, GS_STATE_NOT_READY, end);
-      // Slots (older, end) hold the tiles before the oldest one not ready.
-      const int older = not_ready == Sp::kWindow ? -1 : not_ready;
-      const int slot = Sp::window_slot();
-      const unsigned inclusive =
-          __ballot_sync(kFullMask, Sp::word_index() == 0 && state == GS_STATE_INCLUSIVE &&
-                                       slot > older && slot < end);
-      // The newest INCLUSIVE tile's value and the READY ones after it, or all of them READY.
-      const int last = inclusive == 0 ? end : (__ffs(inclusive) - 1) / Sp::K + 1;
-      const std::uint64_t read = Sp::reduce_window(value, older + 1, last);
-      __threadfence();  // acquire: what the counts came from before their use
-      if (lane_id() == 0) {
-        ip.step_value = inclusive == 0 ? prefix + read : read;
-        ip.step_state = not_ready == Sp::kWindow ? GS_STATE_READY : GS_STATE_NOT_READY;
-        ip.claim_tile = not_ready == Sp::kWindow ? top + 1 : top - not_ready;
-        // The claim word, which saves a claimed tile's loads (a stale 0: the claim settles it).
-        ip.claim = not_ready == Sp::kWindow
-                       ? 0u
-                       : relaxed_load(claim_word(chain, a.tile_count, top - not_ready));
-      }
-      __threadfence();
+      posts = read_up_window(look, chain, a.tile_count, ip, u, gap, prefix, posted, inclusive);
     }
     __syncthreads();
-    prefix = ip.step_value;
-    u = ip.claim_tile;
-    if (ip.step_state != GS_STATE_NOT_READY) continue;
+    prefix = ip.step_prefix;
+    u = ip.step_next;
+    if (looks_back) {
+      __threadfence();
+      if (posts) look.spine().post_lane_word(posted, GS_STATE_INCLUSIVE, inclusive);
+    }
+    if (!ip.step_claims) continue;
+    // Tile u was neither ready nor claimed when read: the whole block loads and counts it as
+    // its owner would, keeps it in registers for the scatter (the own tile is staged in shared
+    // memory) and claims it (a stale 0 in the window: the claim settles it, and a loser takes
+    // the claim word's count).
+    Vector<T> rows[VPT];
+    load_tile<T, VPT>(static_cast<const T*>(a.in), a.n, u, T{}, rows);
+    std::uint32_t masks[VPT];
+    keep_masks<T, kOp, VPT>(a, u, rows, masks, pred);
+    std::uint32_t offsets[VPT];
+    const std::uint32_t kept =
+        scan_tile<RowCount, T, VPT>(u, masks, partials, kCompactRecountSet, offsets);
+    __syncthreads();  // every thread's loads before the release
+    if (threadIdx.x == 0) {
+      __threadfence();  // release
+      ip.claim = atomicCAS(claim_word(chain, a.tile_count, u), 0u, GS_CLAIMED | kept);
+      __threadfence();  // acquire (a lost claim's count)
+    }
+    __syncthreads();
     std::uint32_t claim = ip.claim;
-    bool won = false;
-    if (claim == 0) {
-      // The whole block loads and counts tile u as its owner would, and keeps it in
-      // registers for the scatter (the own tile is staged in shared memory).
-      Vector<T> rows[VPT];
-      load_tile<T, VPT>(static_cast<const T*>(a.in), a.n, u, T{}, rows);
-      std::uint32_t masks[VPT];
-      keep_masks<T, kOp, VPT>(a, u, rows, masks, pred);
-      std::uint32_t offsets[VPT];
-      const std::uint32_t count =
-          scan_tile<RowCount, T, VPT>(u, masks, partials, kCompactRecountSet, offsets);
-      __syncthreads();  // every thread's loads before the release
-      if (threadIdx.x == 0) {
-        __threadfence();  // release
-        ip.claim = atomicCAS(claim_word(chain, a.tile_count, u), 0u, GS_CLAIMED | count);
-        __threadfence();  // acquire (a lost claim's count)
-      }
-      __syncthreads();
-      claim = ip.claim;
-      won = claim == 0;
-      if (won) {
-        if (!kept_in_place<T, VPT>(a, u, prefix, count)) {
-          T* out = static_cast<T*>(a.out);
-          const std::uint32_t warp_before = warp_prefix<RowCount>(partials, kCompactRecountSet);
+    const bool won = claim == 0;
+    if (won) {
+      if (!kept_in_place<T, VPT>(a, u, prefix, kept)) {
+        T* out = static_cast<T*>(a.out);
+        const std::uint32_t warp_before = warp_prefix<RowCount>(partials, kCompactRecountSet);
 #pragma unroll
-          for (int k = 0; k < VPT; ++k) {
-            std::uint64_t at = prefix + warp_before + offsets[k];
+        for (int k = 0; k < VPT; ++k) {
+          std::uint64_t at = prefix + warp_before + offsets[k];
 #pragma unroll
-            for (int e = 0; e < Vector<T>::size; ++e) {
-              if ((masks[k] >> e) & 1u) out[at++] = rows[k].x[e];
-            }
+          for (int e = 0; e < Vector<T>::size; ++e) {
+            if ((masks[k] >> e) & 1u) out[at++] = rows[k].x[e];
           }
         }
-        claim = GS_CLAIMED | count;
       }
+      claim = GS_CLAIMED | kept;
     }
     const std::uint64_t count = claim & ~GS_CLAIMED;
     if (looks_back) {

@@ -118,11 +118,18 @@ struct Spine {
   __device__ __forceinline__ static int word_index() { return lane_id() % K; }
   __device__ __forceinline__ static int window_slot() { return lane_id() / K; }  // 0: newest
 
+  // Moves this lane's word of `tile` to `state` carrying `value` (the same in all K lanes of
+  // the tile); a word already in a later state keeps it. Returns the word as it was before.
+  __device__ __forceinline__ Word post_lane_word(std::uint32_t tile, std::uint32_t state,
+                                                 T value) const {
+    return S::post(word_of(tile), state, value, word_index());
+  }
+
   // Moves `tile`'s words to `state` carrying `value`; a word already in a later state keeps
   // it. Returns, in the lanes of window slot 0, the words as they were before.
   __device__ __forceinline__ Word post(std::uint32_t tile, std::uint32_t state, T value) const {
     if (window_slot() != 0) return Word{};
-    return S::post(word_of(tile), state, value, word_index());
+    return post_lane_word(tile, state, value);
   }
 
   // Window `depth` of the tiles before `cursor`: slot s holds tile
