@@ -27,7 +27,7 @@ layout(constant_id = GS_SPEC_DISPATCH_ORDER) const bool DISPATCH_ORDER = false;
 
 shared uint wg_tile;
 shared uint wg_lookback;  // LOOKBACK_DONE, or the tile the workgroup must count
-shared uint64_t wg_prefix;
+shared TILE_VALUE wg_prefix;
 
 void main() {
   clear_for_next_run();
@@ -45,13 +45,13 @@ void main() {
 
   TILE_WORD early = TILE_WORD(GS_STATE_NOT_READY);
   if (is_lookback_lane() && tile != 0) early = read_window(tile - 1, 0);
-  const uint64_t kept = tile_aggregate(SLOT_OWN, select_tile(tile, SLOT_OWN));
+  const TILE_VALUE kept = tile_aggregate(SLOT_OWN, select_tile(tile, SLOT_OWN));
   stage_kept(tile);
 
   uint early_end = NO_TILE;
-  uint64_t early_value = tile_identity();
+  TILE_VALUE early_value = tile_identity();
   uint cursor = tile - 1;
-  uint64_t prefix = tile_identity();
+  TILE_VALUE prefix = tile_identity();
   bool done = tile == 0;
   if (is_lookback_lane()) {
     if (tile == 0) {
@@ -74,7 +74,7 @@ void main() {
     barrier();
     const uint target = wg_lookback;
     if (target == LOOKBACK_DONE) break;
-    const uint64_t count = tile_aggregate(SLOT_FALLBACK, select_tile(target, SLOT_FALLBACK));
+    const TILE_VALUE count = tile_aggregate(SLOT_FALLBACK, select_tile(target, SLOT_FALLBACK));
     if (is_lookback_lane()) {
       done = insert_fallback(cursor, prefix, count, cursor == 0);
       early_end = wg_early_end;
@@ -83,7 +83,7 @@ void main() {
   }
 
   if (STATISTICS && is_lookback_lane() && sg_lane() == 0) add_statistics();
-  const uint64_t before = wg_prefix;
+  const TILE_VALUE before = wg_prefix;
   // The last tile writes the count, added to what the count buffer holds (zero, or the
   // count of the chunks before this run). Before the elements: on lavapipe, a count written
   // after partition's writes of the rejected elements was lost (read back as the fill's zero)
@@ -93,8 +93,8 @@ void main() {
   // The loop's barriers made the staged elements visible. The counts stay below 2^32: the
   // outputs fit one binding (CompactionKernels::max_total_elements).
   if (RLE) {
-    write_runs(tile, before, uint(count_of(kept)));
+    write_runs(tile, before, count_of(kept));
   } else {
-    write_staged(tile, uint(count_of(before)), uint(count_of(kept)));
+    write_staged(tile, count_of(before), count_of(kept));
   }
 }

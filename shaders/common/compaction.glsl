@@ -30,7 +30,12 @@ layout(constant_id = GS_SPEC_COMPACTION) const uint COMPACTION = 0;
 const uint OPERATION = COMPACTION & 15u;
 const uint PREDICATE = (COMPACTION >> 4) & 15u;
 const uint FLAG_WORDS = (COMPACTION >> 8) & 15u;
-const bool RLE = OPERATION == GS_COMPACT_RLE;
+// Run-length encoding is a build of its own (GS_COMPACT_RUNS: its tile value is two words);
+// the host runs its operation only there.
+#ifndef GS_COMPACT_RUNS
+#define GS_COMPACT_RUNS 0
+#endif
+const bool RLE = GS_COMPACT_RUNS != 0;
 // Which operations read flags, and which write the rejected elements to a second output.
 const bool FLAGGED =
     OPERATION == GS_COMPACT_SELECT_FLAGGED || OPERATION == GS_COMPACT_PARTITION_FLAGGED;
@@ -39,10 +44,12 @@ const bool PARTITION =
 // The output is the input (select and unique: docs/protocol.md, "In-place compaction").
 const bool IN_PLACE = ((COMPACTION >> 12) & 1u) != 0;
 
-#define TILE_VALUE uint64_t
-#define TILE_VALUE_WORDS 2
-#define tile_value_to_words unpackUint2x32
-#define tile_value_from_words packUint2x32
+// A tile's value. For every operation but run-length encoding, the count of kept elements:
+// 32 bits, as a run's counts stay below 2^32 (CompactionKernels::max_elements keeps n there;
+// more is done in chunks), so that the tile state takes one word a tile as the 32-bit scans'
+// does: two words a tile ran every operation 1.4-2.2x slower on an H100 (docs/performance.md
+// K23).
+//
 // Run-length encoding's tile value: the count in the low word and the position of the
 // tile's last head (first element of a run) in the high word, NO_HEAD if it holds none;
 // combining adds the counts and keeps the later head. So a tile's exclusive prefix also
@@ -50,17 +57,34 @@ const bool IN_PLACE = ((COMPACTION >> 12) & 1u) != 0;
 // a run's length (write_run_lengths). Counts and positions within a run are below 2^32
 // (pc.n is), and no position is NO_HEAD (max_elements keeps n below 2^32 - a tile).
 const uint NO_HEAD = 0xFFFFFFFFu;
-uint64_t count_identity() { return RLE ? packUint2x32(uvec2(0u, NO_HEAD)) : 0ul; }
+#if GS_COMPACT_RUNS
+#define TILE_VALUE uint64_t
+#define TILE_VALUE_WORDS 2
+#define tile_value_to_words unpackUint2x32
+#define tile_value_from_words packUint2x32
+uint64_t count_identity() { return packUint2x32(uvec2(0u, NO_HEAD)); }
 uint64_t count_combine(uint64_t earlier, uint64_t later) {
-  if (!RLE) return earlier + later;
   const uvec2 e = unpackUint2x32(earlier);
   const uvec2 l = unpackUint2x32(later);
   return packUint2x32(uvec2(e.x + l.x, l.y != NO_HEAD ? l.y : e.y));
 }
+// The number of kept elements a tile value stands for, and the last head it holds.
+uint count_of(uint64_t value) { return unpackUint2x32(value).x; }
+uint last_head_of(uint64_t value) { return unpackUint2x32(value).y; }
+#else
+#define TILE_VALUE uint
+#define TILE_VALUE_WORDS 1
+uvec2 count_to_words(uint count) { return uvec2(count, 0u); }
+uint count_from_words(uvec2 words) { return words.x; }
+#define tile_value_to_words count_to_words
+#define tile_value_from_words count_from_words
+uint count_identity() { return 0u; }
+uint count_combine(uint earlier, uint later) { return earlier + later; }
+uint count_of(uint value) { return value; }
+uint last_head_of(uint value) { return NO_HEAD; }
+#endif
 #define tile_identity count_identity
 #define tile_combine count_combine
-// The number of kept elements a tile value stands for.
-uint64_t count_of(uint64_t value) { return RLE ? uint64_t(unpackUint2x32(value).x) : value; }
 
 // The input: in_vectors and in_scalars (tile_input.glsl).
 layout(binding = GS_COMPACT_BINDING_OUTPUT, std430) writeonly buffer Output {
@@ -301,9 +325,12 @@ uint select_tile(uint tile, uint slot) {
 }
 
 // The tile value select_tile(tile, slot) found `kept` elements for (count_combine).
-uint64_t tile_aggregate(uint slot, uint kept) {
-  if (!RLE) return uint64_t(kept);
+TILE_VALUE tile_aggregate(uint slot, uint kept) {
+#if GS_COMPACT_RUNS
   return packUint2x32(uvec2(kept, wg_tile_last_head[slot] - 1u));  // none: 0 - 1 = NO_HEAD
+#else
+  return kept;
+#endif
 }
 
 // The owned tile's kept elements, compacted in tile order, so that they go out in
@@ -385,9 +412,9 @@ uint64_t run_length(uint previous, uint end) {
 
 // Run-length encoding: where the chunk's last run began (0-based over all chunks), from the
 // last tile's exclusive prefix and its own heads.
-uint64_t last_head_after(uint tile, uint64_t prefix, uint kept) {
+uint64_t last_head_after(uint tile, TILE_VALUE prefix, uint kept) {
   const uint last = kept > 0 ? tile * TILE_ELEMENTS + wg_head_position[kept - 1]
-                             : unpackUint2x32(prefix).y;
+                             : last_head_of(prefix);
   return last != NO_HEAD ? uint64_t(chunk_start()) + last : carried_value(GS_CARRY_LAST_HEAD);
 }
 
@@ -397,28 +424,28 @@ uint64_t last_head_after(uint tile, uint64_t prefix, uint kept) {
 // at n (in a chunk that another follows, a length the next chunk's first head or last tile
 // writes again, longer, if the run goes on). So a run's length is written by the tile
 // holding the next run's head, or the last tile, and no tile waits on a successor.
-void write_runs(uint tile, uint64_t prefix, uint kept) {
-  const uvec2 before = unpackUint2x32(prefix);  // runs before the tile, its last head
+void write_runs(uint tile, TILE_VALUE prefix, uint kept) {
   const uint tile_start = tile * TILE_ELEMENTS;
-  const uint runs_before = chunk_base() + before.x;
+  const uint runs_before = chunk_base() + count_of(prefix);
+  const uint head_before = last_head_of(prefix);  // the last head before the tile
   // The last run's length first: on lavapipe, a write after the loop was lost (as select.comp
   // says of the count).
   if (tile == pc.tile_count - 1 && gl_LocalInvocationIndex == 0) {
-    const uint last = kept > 0 ? tile_start + wg_head_position[kept - 1] : before.y;
+    const uint last = kept > 0 ? tile_start + wg_head_position[kept - 1] : head_before;
     run_lengths[runs_before + kept - 1] = run_length(last, pc.n);
   }
   for (uint i = gl_LocalInvocationIndex; i < kept; i += WORKGROUP_SIZE) {
     const uint run = runs_before + i;
     out_scalars[run] = in_scalars[tile_start + wg_head_position[i]];
     if (run == 0) continue;  // element 0
-    const uint previous = i == 0 ? before.y : tile_start + wg_head_position[i - 1];
+    const uint previous = i == 0 ? head_before : tile_start + wg_head_position[i - 1];
     run_lengths[run - 1] = run_length(previous, tile_start + wg_head_position[i]);
   }
 }
 
 // The last tile of a chunk that another follows: what the next chunk needs (`total`: the
 // kept elements up to this chunk's end).
-void write_chunk_carry(uint tile, uint64_t prefix, uint kept, uint64_t total) {
+void write_chunk_carry(uint tile, TILE_VALUE prefix, uint kept, uint64_t total) {
   write_carried_value(GS_CARRY_COUNT, total);
   if (RLE) write_carried_value(GS_CARRY_LAST_HEAD, last_head_after(tile, prefix, kept));
   if (OPERATION == GS_COMPACT_UNIQUE || RLE) {
@@ -429,7 +456,7 @@ void write_chunk_carry(uint tile, uint64_t prefix, uint kept, uint64_t total) {
 // The last tile adds the run's count, `prefix` (its kept elements before the tile) plus its
 // `kept`, to what the count buffer holds (zero, or the count of the chunks before this run),
 // and when a chunk follows, hands the count on through the carry.
-void add_run_count(uint tile, uint64_t prefix, uint64_t kept) {
+void add_run_count(uint tile, TILE_VALUE prefix, TILE_VALUE kept) {
   if (tile != pc.tile_count - 1 || gl_LocalInvocationIndex != 0) return;
   const uint64_t total =
       packUint2x32(uvec2(count_words[0], count_words[1])) + count_of(prefix) + count_of(kept);

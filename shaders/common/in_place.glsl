@@ -98,14 +98,14 @@ void scatter_claimed(uint tile, uint tile_prefix, uint kept) {
 // Look-back lanes, past the gap: the newest INCLUSIVE tile below `gap`, read without
 // waiting. Returns the tile after it, and in `base` its inclusive value; tile 0 and the
 // identity if there is none.
-uint newest_inclusive_below(uint gap, out uint64_t base) {
+uint newest_inclusive_below(uint gap, out TILE_VALUE base) {
   base = tile_identity();
   uint cursor = gap;  // the tiles below it are still to read
   while (cursor > 0) {
     const TILE_WORD word = read_window(cursor - 1, 0);
     if (STATISTICS) ++step_count;
     const uint state = tile_state(word);
-    const uint64_t value = tile_value(word);
+    const TILE_VALUE value = tile_value(word);
     const uint inclusive = first_slot_in(state, GS_STATE_INCLUSIVE);
     if (inclusive < WINDOW) {
       base = reduce_window(value, inclusive, inclusive + 1);
@@ -116,7 +116,7 @@ uint newest_inclusive_below(uint gap, out uint64_t base) {
   return 0;
 }
 
-shared uint64_t wg_step_prefix;  // the kept elements before wg_step_next
+shared TILE_VALUE wg_step_prefix;  // the kept elements before wg_step_next
 shared uint wg_step_next;        // the tile the up-walk goes on from
 shared bool wg_step_claims;      // tile wg_step_next is to be claimed (else: read on)
 
@@ -130,7 +130,7 @@ shared bool wg_step_claims;      // tile wg_step_next is to be claimed (else: re
 // step's outcome through wg_step_*; returns whether this lane posts its word of `tile` as
 // INCLUSIVE `inclusive` (the READY and claimed tiles of the run after its newest INCLUSIVE
 // one), which it may do only after the barrier and its acquire fence (walk_up).
-bool read_up_window(uint u, uint gap, uint64_t prefix, out uint tile, out uint64_t inclusive) {
+bool read_up_window(uint u, uint gap, TILE_VALUE prefix, out uint tile, out TILE_VALUE inclusive) {
   const uint top = min(gap, u + WINDOW - 1);
   const uint end = top - u + 1;  // slots [0, end) hold tiles top..u
   const uint slot = window_slot();
@@ -143,7 +143,7 @@ bool read_up_window(uint u, uint gap, uint64_t prefix, out uint tile, out uint64
   }
   if (STATISTICS) ++step_count;
   const uint state = tile_state(word);
-  const uint64_t value = tile_value(word);
+  const TILE_VALUE value = tile_value(word);
   const bool ready = state == GS_STATE_READY || state == GS_STATE_INCLUSIVE;
   // The run is slots [lo, end): the oldest tile that is neither ready nor claimed stops it.
   const uvec4 unknown = subgroupBallot(in_window && !ready && claim == 0u);
@@ -154,9 +154,9 @@ bool read_up_window(uint u, uint gap, uint64_t prefix, out uint tile, out uint64
   const uvec4 resets = subgroupBallot(in_window && state == GS_STATE_INCLUSIVE && slot >= lo);
   const bool reset = subgroupBallotBitCount(resets) != 0;
   const uint hi = reset ? subgroupBallotFindLSB(resets) / WORDS_PER_TILE : end;
-  const uint64_t reset_value =
+  const TILE_VALUE reset_value =
       subgroupShuffle(value, first_of_group + min(hi, WINDOW - 1) * WORDS_PER_TILE);
-  const uint64_t base = reset ? reset_value : prefix;
+  const TILE_VALUE base = reset ? reset_value : prefix;
   // The counts of the READY and claimed tiles in slots [lo, hi), summed over the slots at or
   // above each lane (older tiles): a Kogge-Stone scan downwards. A window's counts are at
   // most WINDOW tiles of elements, far below 2^32.
@@ -188,12 +188,12 @@ bool read_up_window(uint u, uint gap, uint64_t prefix, out uint tile, out uint64
 // INCLUSIVE at once, and the first tile neither ready nor claimed is claimed, scattered at its
 // prefix if the claim was won, and posted INCLUSIVE either way (docs/protocol.md, "In-place
 // compaction"). Returns the kept elements up to and with `gap`.
-uint64_t walk_up(uint from, uint gap, uint64_t prefix) {
+TILE_VALUE walk_up(uint from, uint gap, TILE_VALUE prefix) {
   for (uint u = from; u <= gap;) {
     barrier();  // everyone has read the step before's wg_step_*
     bool posts = false;
     uint posted = 0u;
-    uint64_t inclusive = 0ul;
+    TILE_VALUE inclusive = 0u;
     if (is_lookback_lane()) posts = read_up_window(u, gap, prefix, posted, inclusive);
     buffer_barrier();
     prefix = wg_step_prefix;
@@ -212,7 +212,7 @@ uint64_t walk_up(uint from, uint gap, uint64_t prefix) {
       scatter_claimed(u, uint(prefix), kept);
       claim = GS_CLAIMED | kept;
     }
-    const uint64_t count = uint64_t(claim & ~GS_CLAIMED);
+    const TILE_VALUE count = TILE_VALUE(claim & ~GS_CLAIMED);
     if (is_lookback_lane()) {
       acquire_release_fence();
       post_tile(u, GS_STATE_INCLUSIVE, prefix + count);
@@ -227,8 +227,8 @@ uint64_t walk_up(uint from, uint gap, uint64_t prefix) {
 shared uint wg_gap;
 shared bool wg_lost;
 shared uint wg_from;
-shared uint64_t wg_above_gap;  // without a gap: the whole prefix
-shared uint64_t wg_below_from;
+shared TILE_VALUE wg_above_gap;  // without a gap: the whole prefix
+shared TILE_VALUE wg_below_from;
 
 // The kernel for a tile in place: select_tile and stage_kept as out of place, then the
 // claim, the walk, and the scatter of the staged elements.
@@ -238,7 +238,7 @@ void compact_in_place(uint tile) {
   if (FALLBACK && tile != pc.tile_count - 1 && is_blocked(tile)) return;
   TILE_WORD early = TILE_WORD(GS_STATE_NOT_READY);
   if (is_lookback_lane() && tile != 0) early = read_window(tile - 1, 0);
-  const uint64_t kept = uint64_t(select_tile(tile, SLOT_OWN));
+  const TILE_VALUE kept = TILE_VALUE(select_tile(tile, SLOT_OWN));
   stage_kept(tile);
   buffer_barrier();  // every invocation's loads before the look-back lanes' release fence
 
@@ -258,10 +258,10 @@ void compact_in_place(uint tile) {
     // may have seen it overwritten. No post, no walk, no scatter.
     const bool lost = subgroupShuffle(claim, gl_SubgroupInvocationID & ~(SUBGROUP_SIZE - 1)) != 0;
     uint cursor = tile - 1;
-    uint64_t prefix = tile_identity();
+    TILE_VALUE prefix = tile_identity();
     bool done = tile == 0;
     uint from = 0;
-    uint64_t below_from = tile_identity();
+    TILE_VALUE below_from = tile_identity();
     if (lost) {
       done = true;
     } else if (done) {
@@ -269,7 +269,7 @@ void compact_in_place(uint tile) {
     } else {
       post_tile(tile, GS_STATE_READY, kept);
       uint early_end;
-      uint64_t early_value;
+      TILE_VALUE early_value;
       note_early_window(tile, early, early_end, early_value);
       if (STATISTICS) ++step_count;
       done = look_back(tile, cursor, prefix, early_end, early_value);
@@ -288,7 +288,7 @@ void compact_in_place(uint tile) {
   }
   buffer_barrier();
   if (wg_lost) return;
-  uint64_t before = wg_above_gap;
+  TILE_VALUE before = wg_above_gap;
   if (wg_gap != NO_TILE) before += walk_up(wg_from, wg_gap, wg_below_from);
   if (is_lookback_lane()) {
     acquire_release_fence();

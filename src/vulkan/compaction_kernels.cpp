@@ -127,9 +127,12 @@ CompactionKernels::CompactionKernels(std::shared_ptr<const Context> context,
     throw UsageError("a packed tile state needs 64-bit buffer atomics, which " +
                      context_->info().name + " does not have");
   }
-  shader_ = kernel_name("select", spec.dtype);
+  // Run-length encoding has builds of its own: its tile value is two words, the others' one.
+  const std::string kernel =
+      spec.compaction == Compaction::run_length_encode ? "select_runs" : "select";
+  shader_ = kernel_name(kernel, spec.dtype);
   if (can_pack && options.tile_state != testing::TileState::split) {
-    shader_ = kernel_name("select_packed", spec.dtype);
+    shader_ = kernel_name(kernel + "_packed", spec.dtype);
     spine_word_bytes_ = sizeof(std::uint64_t);
   }
   const detail::ScanPolicy& policy = policy_for(context_->info(), size_of(spec.dtype));
