@@ -30,7 +30,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-COMPACTIONS = {"select", "select-flagged", "unique", "partition", "rle"}
+COMPACTIONS = {"select", "select-flagged", "unique", "partition", "partition-flagged", "rle"}
 STYLE = {"csdldf": ("C0", "o"), "csdl": ("C1", "s"), "rts": ("C2", "^"), "memcpy": ("k", "."), "cub": ("C3", "v")}
 
 
