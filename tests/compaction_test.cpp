@@ -563,6 +563,48 @@ TEST_P(CompactionTest, CudaTileShapes) {
   }
 }
 
+// Vulkan's tile shapes: the GPU policy's compaction tile for 4-byte types (vulkan/policy.cpp:
+// 256 x 2, which CPU drivers do not take by default) beside a smallest one and two odd ones
+// (CPU drivers allow 256 threads at most), every operation, both tile states, unblocked and with
+// every other tile blocked; sizes that end inside a tile, one subgroup's block or a vector, past
+// several tiles.
+TEST_P(CompactionTest, VulkanTileShapes) {
+  if (backend() != Backend::vulkan) GTEST_SKIP() << "Vulkan's tile shapes";
+  const std::pair<std::uint32_t, std::uint32_t> shapes[] = {{256, 2}, {64, 1}, {128, 3}, {256, 5}};
+  for (const auto& [threads, vectors] : shapes) {
+    for (TileState state : {TileState::split, TileState::automatic}) {
+      for (std::uint32_t mask : {0u, 1u}) {
+        Options o = options();
+        o.workgroup_size = threads;
+        o.vectors_per_thread = vectors;
+        o.tile_state = state;
+        if (mask != 0) o.blocking_mask = mask;
+        const std::size_t tile = std::size_t{threads} * vectors * 4;  // 4-byte elements
+        const std::size_t n = 7 * tile + 3 * 32 * 4 + 5;
+        SCOPED_TRACE(std::to_string(threads) + " x " + std::to_string(vectors) +
+                     (state == TileState::split ? ", split" : ", automatic") + ", blocking mask " +
+                     std::to_string(mask) + ", n = " + std::to_string(n));
+        expect_compaction_matches(device(), {Compaction::select_if, DType::u32, Predicate::lt}, o,
+                                  random_values(DType::u32, n, rng), 250);
+        expect_compaction_matches(device(), {Compaction::partition, DType::f32, Predicate::ge}, o,
+                                  random_values(DType::f32, n, rng), 0);
+        expect_compaction_matches(device(), {Compaction::unique, DType::i32}, o,
+                                  random_values(DType::i32, n, rng, 8), 0);
+        expect_compaction_matches(device(), {Compaction::run_length_encode, DType::u32}, o,
+                                  random_values(DType::u32, n, rng, 8), 0);
+        expect_compaction_matches(device(), {Compaction::unique, DType::u64}, o,
+                                  random_values(DType::u64, n / 2, rng, 8), 0);
+        expect_compaction_matches(
+            device(), {Compaction::select_flagged, DType::u32, Predicate::lt, DType::u32}, o,
+            random_values(DType::u32, n, rng), 0, random_flags(DType::u32, n, rng));
+        expect_compaction_matches(
+            device(), {Compaction::partition_flagged, DType::i32, Predicate::lt, DType::u32}, o,
+            random_values(DType::i32, n, rng), 0, random_flags(DType::u32, n, rng));
+      }
+    }
+  }
+}
+
 // Simulated blocking at every rate, 1 in 1 to 1 in 512, in both tile states where the
 // device has both: results exact, and the statistics show the fallbacks.
 TEST_P(CompactionTest, EveryBlockingRateInBothTileStates) {
