@@ -46,9 +46,9 @@ const bool IN_PLACE = ((COMPACTION >> 12) & 1u) != 0;
 
 // A tile's value. For every operation but run-length encoding, the count of kept elements:
 // 32 bits, as a run's counts stay below 2^32 (CompactionKernels::max_elements keeps n there;
-// more is done in chunks), so that the tile state takes one word a tile as the 32-bit scans'
-// does: two words a tile ran every operation 1.4-2.2x slower on an H100 (docs/performance.md
-// K23).
+// more is done in chunks; the count buffer and the carry hold 64 bits), so that the tile
+// state takes one word a tile as the 32-bit scans' does: with two words a tile every
+// operation ran 9-13% slower on an H100 (docs/performance.md, K23).
 //
 // Run-length encoding's tile value: the count in the low word and the position of the
 // tile's last head (first element of a run) in the high word, NO_HEAD if it holds none;
