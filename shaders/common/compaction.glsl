@@ -463,7 +463,7 @@ void add_run_count(uint tile, TILE_VALUE prefix, TILE_VALUE kept) {
   const uvec2 words = unpackUint2x32(total);
   count_words[0] = words.x;
   count_words[1] = words.y;
-  if (pc.lead_lo != 0u) write_chunk_carry(tile, prefix, uint(count_of(kept)), total);
+  if (pc.lead_lo != 0u) write_chunk_carry(tile, prefix, count_of(kept), total);
 }
 
 #endif
