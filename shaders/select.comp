@@ -43,6 +43,7 @@ void main() {
     return;
   }
 
+  clear_positions();
   TILE_WORD early = TILE_WORD(GS_STATE_NOT_READY);
   if (is_lookback_lane() && tile != 0) early = read_window(tile - 1, 0);
   const TILE_VALUE kept = tile_aggregate(SLOT_OWN, select_tile(tile, SLOT_OWN));

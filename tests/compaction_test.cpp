@@ -564,12 +564,28 @@ TEST_P(CompactionTest, CudaTileShapes) {
 }
 
 // Vulkan's tile shapes: the GPU policy's compaction tile for 4-byte types (vulkan/policy.cpp:
-// 256 x 2, which CPU drivers do not take by default) beside a smallest one and two odd ones
-// (CPU drivers allow 256 threads at most), every operation, both tile states, unblocked and with
-// every other tile blocked; sizes that end inside a tile, one subgroup's block or a vector, past
-// several tiles.
+// 256 x 4) is CPU drivers' default, which the other tests run; here 256 x 2 beside a smallest
+// one and two odd ones (CPU drivers allow 256 threads at most), every operation, both tile
+// states, unblocked and with every other tile blocked; sizes that end inside a tile, one
+// subgroup's block or a vector, past several tiles. Tiles of more than 65536 elements are
+// refused: positions within a tile are staged in 16 bits.
 TEST_P(CompactionTest, VulkanTileShapes) {
   if (backend() != Backend::vulkan) GTEST_SKIP() << "Vulkan's tile shapes";
+  {
+    Options o = options();
+    o.workgroup_size = 1024;
+    o.vectors_per_thread = 17;  // 69632 elements
+    try {
+      make_compactor(device(), {Compaction::select_if, DType::u32}, o);
+      ADD_FAILURE() << "a tile of 69632 elements was accepted";
+    } catch (const UsageError& e) {
+      // CPU drivers refuse the workgroup first (256 threads at most there).
+      const std::string what = e.what();
+      if (what.find("workgroup size 1024 must be") == std::string::npos) {
+        EXPECT_NE(what.find("at most 65536 elements"), std::string::npos) << what;
+      }
+    }
+  }
   const std::pair<std::uint32_t, std::uint32_t> shapes[] = {{256, 2}, {64, 1}, {128, 3}, {256, 5}};
   for (const auto& [threads, vectors] : shapes) {
     for (TileState state : {TileState::split, TileState::automatic}) {

@@ -178,6 +178,7 @@ bool is_flagged(uint i) {
 }
 
 bool is_full_tile(uint tile) { return tile < pc.n / TILE_ELEMENTS; }
+const uint ELEMENTS_PER_THREAD = VECTORS_PER_THREAD * VECTOR_ELEMENTS;
 
 TV load_vector(bool full, uint v) {
   const uint first = VECTOR_ELEMENTS * v;
@@ -333,18 +334,38 @@ TILE_VALUE tile_aggregate(uint slot, uint kept) {
 #endif
 }
 
-// The owned tile's kept elements, compacted in tile order, so that they go out in
-// coalesced writes (CUB's select does the same); for partition, followed by its rejected
-// elements in tile order: the tile's stable partition.
-// Run-length encoding stages where in the tile each head lies instead (wg_head_position),
-// and reads the heads' values again when it writes them: both arrays would not fit in the
-// 32 KiB of shared memory that CPU drivers have.
-shared T wg_stage[RLE ? 1 : TILE_ELEMENTS];
-shared uint wg_head_position[RLE ? TILE_ELEMENTS : 1];
+// The owned tile's kept elements in tile order, so that they go out in coalesced writes (CUB's
+// select does the same); for partition, followed by its rejected elements in tile order: the
+// tile's stable partition. Out of place, what is staged is where in the tile each of them
+// lies, 16 bits an element (wg_positions), and the write reads the values again from the
+// input, which the tile's loads have just brought into the L2: shared memory, not registers,
+// caps how many workgroups a multiprocessor holds (NVIDIA's Vulkan driver gives them 48 KiB
+// in all: staged values, 8 KiB a 2048-element tile of u32, held five where the registers
+// allow eight; docs/performance.md, K25), and the look-back's latency a tile is hidden only
+// by more tiles in flight. In place the values themselves are staged (wg_stage): once the
+// tile's claim is posted, a successor may scatter over its input (docs/protocol.md,
+// "In-place compaction").
+shared T wg_stage[IN_PLACE && !RLE ? TILE_ELEMENTS : 1];
+shared uint wg_positions[IN_PLACE && !RLE ? 1 : TILE_ELEMENTS / 2];
 
-// Puts the owned tile's kept elements in wg_stage. Needs only select_tile's result, not the
-// tile's prefix, so it runs before the look-back and the vectors need not be held through it.
-// The next barrier makes them visible.
+// Position `at` of the staged order is element `position` of the tile. Two positions share a
+// word, and neighbouring invocations may write the two halves of one: hence the atomic OR,
+// into words zeroed by clear_positions.
+void stage_position(uint at, uint position) {
+  atomicOr(wg_positions[at >> 1], position << ((at & 1u) * 16u));
+}
+uint staged_position(uint at) { return (wg_positions[at >> 1] >> ((at & 1u) * 16u)) & 0xFFFFu; }
+// Before select_tile, whose barriers order it before stage_kept.
+void clear_positions() {
+  if (IN_PLACE && !RLE) return;
+  [[unroll]] for (uint w = gl_LocalInvocationIndex; w < TILE_ELEMENTS / 2; w += WORKGROUP_SIZE) {
+    wg_positions[w] = 0u;
+  }
+}
+
+// Stages the owned tile's kept elements (positions, or in place values). Needs only
+// select_tile's result, not the tile's prefix, so it runs before the look-back and the vectors
+// need not be held through it. The next barrier makes them visible.
 void stage_kept(uint tile) {
   const uint s = sg_id();
   const uint block = s == 0 ? 0u : wg_kept[SLOT_OWN * SUBGROUPS + s - 1];
@@ -356,13 +377,15 @@ void stage_kept(uint tile) {
     const uint first = VECTOR_ELEMENTS * (tile_vector_index(tile, k) - tile * TILE_VECTORS);
     [[unroll]] for (uint c = 0; c < VECTOR_ELEMENTS; ++c) {
       if ((owned_masks[k] & (1u << c)) != 0) {
-        if (RLE) {
-          wg_head_position[at++] = first + c;
+        if (IN_PLACE && !RLE) {
+          wg_stage[at] = owned_vectors[k][c];
         } else {
-          wg_stage[at++] = owned_vectors[k][c];
+          stage_position(at, first + c);
         }
+        ++at;
       } else if (PARTITION && tile * TILE_ELEMENTS + first + c < pc.n) {
-        wg_stage[kept + first + c - at] = owned_vectors[k][c];
+        // Only out of place (in place takes select and unique alone).
+        stage_position(kept + first + c - at, first + c);
       }
     }
   }
@@ -388,18 +411,32 @@ bool kept_in_place(uint tile, uint tile_prefix, uint kept) {
 // Partition: the rejected ones after them go to the rejected output, from position
 // (rejected elements before the tile) on.
 void write_staged(uint tile, uint tile_prefix, uint kept) {
-  if (IN_PLACE && kept_in_place(tile, tile_prefix, kept)) return;
-  tile_prefix += chunk_base();
-  for (uint i = gl_LocalInvocationIndex; i < kept; i += WORKGROUP_SIZE) {
-    store_kept(tile_prefix + i, wg_stage[i]);
+  if (IN_PLACE) {
+    if (kept_in_place(tile, tile_prefix, kept)) return;
+    for (uint i = gl_LocalInvocationIndex; i < kept; i += WORKGROUP_SIZE) {
+      store_kept(chunk_base() + tile_prefix + i, wg_stage[i]);
+    }
+    return;
   }
-  if (!PARTITION) return;
   const uint tile_start = tile * TILE_ELEMENTS;
   const uint remaining = pc.n - tile_start;
   const uint tile_elements = remaining < TILE_ELEMENTS ? remaining : TILE_ELEMENTS;
+  const uint staged = PARTITION ? tile_elements : kept;
+  tile_prefix += chunk_base();
   const uint rejected_before = chunk_start() + tile_start - tile_prefix;
-  for (uint i = kept + gl_LocalInvocationIndex; i < tile_elements; i += WORKGROUP_SIZE) {
-    write_rejected(rejected_before + i - kept, wg_stage[i]);
+  // Every read first, then every write: one round trip to the L2 for all of them.
+  T values[ELEMENTS_PER_THREAD];
+  [[unroll]] for (uint j = 0; j < ELEMENTS_PER_THREAD; ++j) {
+    const uint i = j * WORKGROUP_SIZE + gl_LocalInvocationIndex;
+    if (i < staged) values[j] = in_scalars[tile_start + staged_position(i)];
+  }
+  [[unroll]] for (uint j = 0; j < ELEMENTS_PER_THREAD; ++j) {
+    const uint i = j * WORKGROUP_SIZE + gl_LocalInvocationIndex;
+    if (i < kept) {
+      out_scalars[tile_prefix + i] = values[j];
+    } else if (PARTITION && i < staged) {
+      write_rejected(rejected_before + i - kept, values[j]);
+    }
   }
 }
 
@@ -413,7 +450,7 @@ uint64_t run_length(uint previous, uint end) {
 // Run-length encoding: where the chunk's last run began (0-based over all chunks), from the
 // last tile's exclusive prefix and its own heads.
 uint64_t last_head_after(uint tile, TILE_VALUE prefix, uint kept) {
-  const uint last = kept > 0 ? tile * TILE_ELEMENTS + wg_head_position[kept - 1]
+  const uint last = kept > 0 ? tile * TILE_ELEMENTS + staged_position(kept - 1)
                              : last_head_of(prefix);
   return last != NO_HEAD ? uint64_t(chunk_start()) + last : carried_value(GS_CARRY_LAST_HEAD);
 }
@@ -431,15 +468,15 @@ void write_runs(uint tile, TILE_VALUE prefix, uint kept) {
   // The last run's length first: on lavapipe, a write after the loop was lost (as select.comp
   // says of the count).
   if (tile == pc.tile_count - 1 && gl_LocalInvocationIndex == 0) {
-    const uint last = kept > 0 ? tile_start + wg_head_position[kept - 1] : head_before;
+    const uint last = kept > 0 ? tile_start + staged_position(kept - 1) : head_before;
     run_lengths[runs_before + kept - 1] = run_length(last, pc.n);
   }
   for (uint i = gl_LocalInvocationIndex; i < kept; i += WORKGROUP_SIZE) {
     const uint run = runs_before + i;
-    out_scalars[run] = in_scalars[tile_start + wg_head_position[i]];
+    out_scalars[run] = in_scalars[tile_start + staged_position(i)];
     if (run == 0) continue;  // element 0
-    const uint previous = i == 0 ? head_before : tile_start + wg_head_position[i - 1];
-    run_lengths[run - 1] = run_length(previous, tile_start + wg_head_position[i]);
+    const uint previous = i == 0 ? head_before : tile_start + staged_position(i - 1);
+    run_lengths[run - 1] = run_length(previous, tile_start + staged_position(i));
   }
 }
 

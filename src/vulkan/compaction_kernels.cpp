@@ -162,15 +162,28 @@ CompactionKernels::CompactionKernels(std::shared_ptr<const Context> context,
   in_place_spec_ = spec_;
   in_place_spec_[GS_SPEC_COMPACTION] = GS_COMPACTION_SPEC(
       operation_code(spec.compaction), predicate_code(spec.predicate), flag_words, 1u);
-  // The workgroup stages its tile's kept elements in shared memory (compaction.glsl); run-length
-  // encoding their positions, 32-bit, and each subgroup's last head.
+  // The workgroup stages its tile in shared memory (compaction.glsl): out of place where each
+  // staged element lies in the tile, 16 bits an element, in place (select and unique) the
+  // elements themselves; run-length encoding also each subgroup's last head.
   const bool rle = spec.compaction == Compaction::run_length_encode;
   output_element_bytes_ = rle ? 8 : size_of(spec.dtype);
   input_element_bytes_ =
       flagged ? std::max(size_of(spec.dtype), size_of(spec.flags_dtype)) : size_of(spec.dtype);
+  if (shape_.elements() > (std::size_t{1} << 16)) {
+    throw UsageError(
+        "a compaction tile holds at most 65536 elements (positions in a tile are "
+        "staged in 16 bits); " +
+        std::to_string(shape_.workgroup_size) + " x " + std::to_string(shape_.vectors_per_thread) +
+        " vectors hold " + std::to_string(shape_.elements()));
+  }
   const std::size_t subgroups = shape_.workgroup_size / shape_.subgroup_size;
-  const std::size_t shared = std::size_t{shape_.elements()} * (rle ? 4 : size_of(spec.dtype)) +
-                             (rle ? 4 : 2) * subgroups * 4 + 64;
+  const bool may_run_in_place = spec.compaction == Compaction::select_if ||
+                                spec.compaction == Compaction::select_flagged ||
+                                spec.compaction == Compaction::unique;
+  const std::size_t staged_bytes =
+      std::size_t{shape_.elements()} *
+      std::max<std::size_t>(2, may_run_in_place ? size_of(spec.dtype) : 0);
+  const std::size_t shared = staged_bytes + (rle ? 4 : 2) * subgroups * 4 + 64;
   if (shared > context_->limits().maxComputeSharedMemorySize) {
     throw UsageError("a compaction tile of " + std::to_string(shape_.elements()) + " " +
                      std::string(to_string(spec.dtype)) + " elements needs more shared memory (" +
