@@ -55,6 +55,10 @@ struct Options {
   // outputs through buffer device addresses, or where the device has none, the compaction is
   // refused (docs/protocol.md, "Compaction in chunks").
   std::size_t output_binding_elements = 0;
+  // Vulkan compaction: whether chunks whose outputs reach past one binding may write them
+  // through buffer device addresses. Unset: where the device has them; false: as on a device
+  // without them (one binding is the limit); true on a device without them is refused.
+  std::optional<bool> wide_outputs;
 };
 
 // A Scanner with test or experiment knobs.

@@ -176,6 +176,11 @@ CompactionKernels::CompactionKernels(std::shared_ptr<const Context> context,
   if (options.output_binding_elements != 0) {
     binding_output_elements_ = std::min(binding_output_elements_, options.output_binding_elements);
   }
+  wide_ = options.wide_outputs.value_or(context_->has_buffer_device_address());
+  if (wide_ && !context_->has_buffer_device_address()) {
+    throw UsageError("outputs past one binding need bufferDeviceAddress, which " +
+                     context_->info().name + " does not have");
+  }
   const std::size_t subgroups = shape_.workgroup_size / shape_.subgroup_size;
   const std::size_t shared = std::size_t{shape_.elements()} * (rle ? 4 : size_of(spec.dtype)) +
                              (rle ? 4 : 2) * subgroups * 4 + 64;

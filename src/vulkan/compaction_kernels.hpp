@@ -74,7 +74,7 @@ class CompactionKernels {
   // pipeline runs it; else the wide one (testing::Options::output_binding_elements shrinks
   // the binding for tests).
   bool binding_holds(std::size_t first, std::size_t n) const;
-  bool writes_wide() const { return context_->has_buffer_device_address(); }
+  bool writes_wide() const { return wide_; }
   // Bytes of one spine half that a run on n elements uses (in place: with the claim words).
   std::size_t spine_bytes(std::size_t n, bool in_place = false) const;
   // Records one run on n >= 1 elements, chunk `chunk` of a compaction: the first zeroes the
@@ -107,6 +107,7 @@ class CompactionKernels {
   std::size_t output_element_bytes_ = 0;
   // Output elements one binding of the outputs holds (the widest output's), below 2^32.
   std::size_t binding_output_elements_ = 0;
+  bool wide_ = false;  // chunks past the binding may run the wide pipeline
   bool resets_control_ = false;
   bool statistics_ = false;
 };

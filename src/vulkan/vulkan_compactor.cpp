@@ -45,11 +45,12 @@ RunResult VulkanCompactor::run(const detail::BufferImpl& in, detail::BufferImpl&
   if (wide(n - 1 - (n - 1) % chunk)) {
     const VulkanBuffer* outputs[] = {vulkan_buffer(&out), vulkan_buffer(second)};
     for (const VulkanBuffer* output : outputs) {
-      if (output && output->device_address() == 0) {
+      if (output && (output->device_address() == 0 || !kernels_.writes_wide())) {
         throw UsageError("the outputs of " + std::to_string(n) +
                          " elements reach past one storage-buffer binding on " +
                          context_->info().name +
-                         ", which takes an output buffer with a device address");
+                         ", which takes bufferDeviceAddress and an output buffer with a "
+                         "device address");
       }
     }
   }
