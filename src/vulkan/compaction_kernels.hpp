@@ -74,6 +74,8 @@ class CompactionKernels {
   // pipeline runs it; else the wide one (testing::Options::output_binding_elements shrinks
   // the binding for tests).
   bool binding_holds(std::size_t first, std::size_t n) const;
+  // Whether the wide pipeline may run: the device has buffer device addresses (unless
+  // testing::Options::wide_outputs says no).
   bool writes_wide() const { return wide_; }
   // Bytes of one spine half that a run on n elements uses (in place: with the claim words).
   std::size_t spine_bytes(std::size_t n, bool in_place = false) const;
