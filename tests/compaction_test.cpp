@@ -3,9 +3,9 @@
 // predicate and by flags), run-length encoding (runs shorter and far longer than a tile); every
 // dtype, odd sizes, all and none kept, one run and every element its own run, every blocking rate
 // in both tile states, statistics, csdl, logical subgroups of 4, repeated runs, compaction in
-// chunks, the refusals, and select and unique in place. Inputs are random (seed printed),
-// outputs poisoned before each run and checked whole: the kept elements, the count, and that
-// nothing past the count was written.
+// chunks, outputs beyond one binding (Vulkan), the refusals, and select and unique in place. Inputs
+// are random (seed printed), outputs poisoned before each run and checked whole: the kept elements,
+// the count, and that nothing past the count was written.
 #include <gtest/gtest.h>
 
 #include <algorithm>
