@@ -91,8 +91,9 @@ void main() {
   // whenever the last tile was partial and held more than one element; the cause is not
   // understood yet.
   add_run_count(tile, before, kept);
-  // The loop's barriers made the staged elements visible. The counts stay below 2^32: the
-  // outputs fit one binding (CompactionKernels::max_total_elements).
+  // The loop's barriers made the staged elements visible. The counts within the chunk stay
+  // below 2^32 (CompactionKernels::max_elements); the chunk's output base is 64-bit in the
+  // wide build (compaction.glsl's chunk_base).
   if (RLE) {
     write_runs(tile, before, count_of(kept));
   } else {

@@ -3,13 +3,14 @@
 // predicate and by flags), run-length encoding (runs shorter and far longer than a tile); every
 // dtype, odd sizes, all and none kept, one run and every element its own run, every blocking rate
 // in both tile states, statistics, csdl, logical subgroups of 4, repeated runs, compaction in
-// chunks, the refusals, and select and unique in place. Inputs are random (seed printed),
-// outputs poisoned before each run and checked whole: the kept elements, the count, and that
-// nothing past the count was written.
+// chunks, outputs beyond one binding (Vulkan), the refusals, and select and unique in place. Inputs
+// are random (seed printed), outputs poisoned before each run and checked whole: the kept elements,
+// the count, and that nothing past the count was written.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -18,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "core/backend.hpp"
 #include "core/reference.hpp"
 #include "gpuscan/compaction_bench.hpp"
 #include "gpuscan/compactor.hpp"
@@ -834,6 +836,91 @@ TEST_P(CompactionTest, RepeatedChunkedRunsStayCorrect) {
   }
 }
 
+// Outputs beyond one binding (docs/protocol.md, "Compaction in chunks"): one binding taken to
+// hold `window` output elements (Options::output_binding_elements) and chunks of a few tiles,
+// so that a run's first chunks write through the binding and its later ones through buffer
+// device addresses (the wide pipeline), the count, partition's rejected elements' place and
+// rle's open run carried from the one to the other; also every chunk wide, and one wide run
+// without chunks. Every operation, odd n, every other tile blocked, outputs poisoned. Without
+// bufferDeviceAddress such a compaction is refused.
+TEST_P(CompactionTest, OutputsBeyondOneBinding) {
+  if (backend() != Backend::vulkan) GTEST_SKIP() << "Vulkan's output bindings";
+  const std::size_t n = 300007;
+  struct Layout {
+    std::size_t window, chunk;
+  };
+  // Three chunks (u32: 8 tiles each) fit the window of 100000, seven do not; a window smaller
+  // than any chunk; one run of n elements past the window.
+  const std::vector<Layout> layouts{{100000, 32768}, {1000, 32768}, {100000, 0}};
+  Options probe = options();
+  probe.output_binding_elements = 1000;
+  const bool wide =
+      make_compactor(device(), {Compaction::unique, DType::u32}, probe).max_elements() == SIZE_MAX;
+  if (is_cpu()) {
+    ASSERT_TRUE(wide) << "lavapipe has bufferDeviceAddress";
+  }
+  // Without bufferDeviceAddress (as on this device with wide_outputs = false, or on a device
+  // that lacks it) the binding's worth is the limit, refused with its reason; in place too
+  // runs past it (one run over its own binding).
+  Options narrow = probe;
+  narrow.wide_outputs = false;
+  for (const Options& o : wide ? std::vector<Options>{narrow} : std::vector<Options>{probe}) {
+    Buffer in = device().allocate(n * 4), out = device().allocate(n * 4),
+           count = device().allocate(8);
+    Compactor unique = make_compactor(device(), {Compaction::unique, DType::u32}, o);
+    EXPECT_EQ(unique.max_elements(), 1000u);
+    try {
+      unique.run(in, out, count, 1001);
+      ADD_FAILURE() << "1001 elements past a binding of 1000 without bufferDeviceAddress ran";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("bufferDeviceAddress"), std::string::npos) << e.what();
+    }
+    expect_compaction_matches(device(), {Compaction::unique, DType::u32}, o,
+                              random_values(DType::u32, 1000, rng, 3), 0);
+    expect_in_place_matches(device(), unique, random_values(DType::u32, 5001, rng, 3), 0);
+  }
+  if (!wide) return;
+  for (DType dtype : {DType::u32, DType::i64}) {
+    for (const Layout& layout : layouts) {
+      Options o = options();
+      o.output_binding_elements = layout.window;
+      o.chunk_elements = layout.chunk;
+      o.blocking_mask = 1;
+      SCOPED_TRACE(std::string(to_string(dtype)) + ", window " + std::to_string(layout.window) +
+                   ", chunks of " + std::to_string(layout.chunk) + ", n = " + std::to_string(n));
+      const std::vector<std::byte> values = random_values(dtype, n, rng);
+      expect_compaction_matches(device(), {Compaction::select_if, dtype, Predicate::lt}, o, values,
+                                middle(dtype));
+      expect_compaction_matches(device(), {Compaction::partition, dtype, Predicate::lt}, o, values,
+                                middle(dtype));
+      for (DType flags_dtype : {DType::u32, DType::u64}) {
+        const std::vector<std::byte> flags = random_flags(flags_dtype, n, rng);
+        expect_compaction_matches(device(),
+                                  {Compaction::select_flagged, dtype, Predicate::lt, flags_dtype},
+                                  o, values, 0, flags);
+        expect_compaction_matches(
+            device(), {Compaction::partition_flagged, dtype, Predicate::lt, flags_dtype}, o, values,
+            0, flags);
+      }
+      // Runs of 1 to 15, and one run over the window's end and several chunks.
+      std::vector<std::byte> runs = random_values(dtype, n, rng, 8);
+      for (std::size_t i = 90000; i < 140000; ++i) set_value(dtype, runs, i, 1000);
+      expect_compaction_matches(device(), {Compaction::unique, dtype}, o, runs, 0);
+      expect_compaction_matches(device(), {Compaction::run_length_encode, dtype}, o, runs, 0);
+      if (layout.chunk == 0) {
+        // All kept and none: partition's rejected output empty and full.
+        expect_compaction_matches(device(), {Compaction::partition, dtype, Predicate::le}, o,
+                                  values, 500);
+        expect_compaction_matches(device(), {Compaction::partition, dtype, Predicate::gt}, o,
+                                  values, 500);
+        // In place stays one run over its one binding, whatever the window.
+        Compactor in_place = make_compactor(device(), {Compaction::unique, dtype}, o);
+        expect_in_place_matches(device(), in_place, runs, 0);
+      }
+    }
+  }
+}
+
 // Past 2^32 elements on CUDA (opt-in, GPUSCAN_LARGE_TESTS=1: about 69 GB of device memory and
 // 30 s): select-if over 2^32 + 2^20 + 7 u32 elements in the library's own chunks, and a run of
 // more than 2^32 elements (its 64-bit length) with run-length encoding.
@@ -887,6 +974,153 @@ TEST_P(CompactionTest, CudaPast2To32Elements) {
   EXPECT_EQ(l[0], m);
   EXPECT_EQ(l[1], 1u);
   EXPECT_EQ(l[2], n - m - 1);
+}
+
+// Downloads the first `count` elements of `buffer` in slices and compares element j with
+// expected(j), asked for j = 0, 1, ... in order.
+template <class E, class Expected>
+void expect_elements_in_slices(Device& device, const Buffer& buffer, std::size_t count,
+                               Expected expected, const char* what) {
+  const std::size_t slice = std::size_t{1} << 26;
+  std::vector<E> got(std::min(slice, count));
+  for (std::size_t first = 0; first < count; first += slice) {
+    const std::size_t m = std::min(slice, count - first);
+    device.impl()->download(*buffer.impl(), std::as_writable_bytes(std::span(got).first(m)),
+                            first * sizeof(E));
+    for (std::size_t j = 0; j < m; ++j) {
+      const E want = expected(first + j);
+      ASSERT_EQ(got[j], want) << what << " " << first + j << " of " << count;
+    }
+  }
+}
+
+// Past 2^32 elements on Vulkan (opt-in, GPUSCAN_LARGE_TESTS=1: about 69 GB of device memory and
+// 52 GB of host memory; a device with bufferDeviceAddress): output positions past 2^32 through
+// the wide pipeline (docs/protocol.md, "Compaction in chunks"). Select-if keeping all but about
+// 1 in 8192 of 2^32 + 2^20 + 7 u32 in the library's own chunks; partition keeping those (kept
+// past 2^32) and keeping the others (rejected past 2^32) in chunks of 2^28 + 2^16, whose last
+// starts past 2^32 (the high word of its first element); run-length encoding with more than
+// 2^32 runs and a run over 2^32. Outputs poisoned, checked whole against the host.
+TEST_P(CompactionTest, VulkanPast2To32Elements) {
+  if (backend() != Backend::vulkan) GTEST_SKIP() << "a Vulkan test";
+  const char* large = std::getenv("GPUSCAN_LARGE_TESTS");
+  if (!large || std::string(large) != "1") GTEST_SKIP() << "set GPUSCAN_LARGE_TESTS=1";
+  if (Compactor(device(), {Compaction::unique, DType::u32}).max_elements() != SIZE_MAX) {
+    GTEST_SKIP() << device().info().name << " lacks bufferDeviceAddress: its outputs must fit "
+                 << "one binding";
+  }
+  const std::size_t n = (std::size_t{1} << 32) + (std::size_t{1} << 20) + 7;
+  const std::uint64_t salt = rng();
+  // About 1 in 8192 elements is the marker (select-if's rejected ones); the others differ from
+  // their neighbours and from the element 2^32 before them.
+  const auto marked = [&](std::size_t i) {
+    return ((i ^ salt) * 0x9E3779B97F4A7C15ull) >> 51 == 0;
+  };
+  constexpr std::uint32_t marker = 0xFFFFFFFFu;
+  std::vector<std::uint32_t> x(n);
+  std::size_t marks = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    x[i] = marked(i) ? marker
+                     : static_cast<std::uint32_t>(i) ^
+                           (static_cast<std::uint32_t>(i >> 32) * 0x9E3779B9u);
+    if (x[i] == marker) ++marks;
+  }
+  std::vector<std::byte> poison_bytes(n * 8, std::byte{0xA5});
+  const auto poisoned = [&](std::size_t elements, std::size_t bytes) {
+    Buffer buffer = device().allocate(elements * bytes);
+    device().upload(buffer, std::span(poison_bytes).first(elements * bytes));
+    return buffer;
+  };
+  Buffer in = device().allocate(n * 4), count = device().allocate(8);
+  device().upload(in, std::as_bytes(std::span(x)));
+  std::uint64_t got = 0;
+  // The unmarked elements and the marked ones, each in order, as a function of position.
+  std::vector<std::size_t> marked_at;
+  marked_at.reserve(marks);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (x[i] == marker) marked_at.push_back(i);
+  }
+  const auto unmarked = [&](std::size_t j) {
+    // Element j of the unmarked: j plus the marked ones before it.
+    std::size_t lo = 0, hi = marked_at.size();  // first m with marked_at[m] - m > j
+    while (lo < hi) {
+      const std::size_t mid = (lo + hi) / 2;
+      if (marked_at[mid] - mid <= j) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return x[j + lo];
+  };
+  const auto the_marker = [&](std::size_t) { return marker; };
+  {
+    SCOPED_TRACE("select-if, the library's chunks");
+    Buffer out = poisoned(n, 4);
+    Compactor select(device(), {Compaction::select_if, DType::u32, Predicate::lt});
+    select.run(in, out, count, n, Value::of(marker));
+    device().download(count, std::as_writable_bytes(std::span(&got, 1)));
+    ASSERT_EQ(got, n - marks);
+    ASSERT_GT(got, std::uint64_t{1} << 32);
+    expect_elements_in_slices<std::uint32_t>(device(), out, n - marks, unmarked, "kept");
+  }
+  {
+    Options chunked = options();
+    chunked.chunk_elements = (std::size_t{1} << 28) + (std::size_t{1} << 16);
+    Buffer selected = poisoned(n, 4), rejected = poisoned(n, 4);
+    Compactor lt =
+        make_compactor(device(), {Compaction::partition, DType::u32, Predicate::lt}, chunked);
+    SCOPED_TRACE("partition, kept past 2^32");
+    lt.run_partition(in, selected, rejected, count, n, Value::of(marker));
+    device().download(count, std::as_writable_bytes(std::span(&got, 1)));
+    ASSERT_EQ(got, n - marks);
+    expect_elements_in_slices<std::uint32_t>(device(), selected, n - marks, unmarked, "selected");
+    expect_elements_in_slices<std::uint32_t>(device(), rejected, marks, the_marker, "rejected");
+    SCOPED_TRACE("partition, rejected past 2^32");
+    device().upload(selected, std::span(poison_bytes).first(n * 4));
+    device().upload(rejected, std::span(poison_bytes).first(n * 4));
+    Compactor eq =
+        make_compactor(device(), {Compaction::partition, DType::u32, Predicate::eq}, chunked);
+    eq.run_partition(in, selected, rejected, count, n, Value::of(marker));
+    device().download(count, std::as_writable_bytes(std::span(&got, 1)));
+    ASSERT_EQ(got, marks);
+    expect_elements_in_slices<std::uint32_t>(device(), selected, marks, the_marker, "selected");
+    expect_elements_in_slices<std::uint32_t>(device(), rejected, n - marks, unmarked, "rejected");
+  }
+  {
+    SCOPED_TRACE("run-length encoding, the library's chunks");
+    // Each marked element repeats the one before it (a run of two or more), and one run covers
+    // [2^32 - 1000, 2^32 + 5000).
+    for (std::size_t i = 1; i < n; ++i) {
+      if (marked(i)) x[i] = x[i - 1];
+    }
+    const std::size_t over = std::size_t{1} << 32;
+    for (std::size_t i = over - 1000; i < over + 5000; ++i) x[i] = 12345u;
+    device().upload(in, std::as_bytes(std::span(x)));
+    std::size_t runs = 1;
+    for (std::size_t i = 1; i < n; ++i) runs += x[i] != x[i - 1];
+    Buffer values = poisoned(n, 4), lengths = poisoned(n, 8);
+    Compactor rle(device(), {Compaction::run_length_encode, DType::u32});
+    rle.run_length_encode(in, values, lengths, count, n);
+    device().download(count, std::as_writable_bytes(std::span(&got, 1)));
+    ASSERT_EQ(got, runs);
+    ASSERT_GT(got, std::uint64_t{1} << 32);
+    // The runs in order (the checks ask for run 0, 1, ...): where run r starts and ends.
+    const auto walk = [&] {
+      return [&, start = std::size_t{0}, end = std::size_t{0}](bool length) mutable {
+        start = end;
+        for (end = start + 1; end < n && x[end] == x[start];) ++end;
+        return length ? std::uint64_t{end - start} : std::uint64_t{x[start]};
+      };
+    };
+    expect_elements_in_slices<std::uint32_t>(
+        device(), values, runs,
+        [next = walk()](std::size_t) mutable { return static_cast<std::uint32_t>(next(false)); },
+        "value");
+    expect_elements_in_slices<std::uint64_t>(
+        device(), lengths, runs, [next = walk()](std::size_t) mutable { return next(true); },
+        "length of run");
+  }
 }
 
 TEST_P(CompactionTest, RefusesWhatItCannotDo) {

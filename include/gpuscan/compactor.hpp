@@ -105,9 +105,11 @@ class Compactor {
   // than one kernel run takes go in chunks, one single-pass run after the other with the
   // running count (and unique's and run-length encoding's last element and last run) carried
   // on the device, no host round trip between them (docs/protocol.md, "Compaction in
-  // chunks"). CUDA: no limit but memory. Vulkan: the outputs must fit one storage-buffer
-  // binding (maxStorageBufferRange: 2^30 - 8 u32 on an H100; half that for run-length
-  // encoding's 8-byte lengths), as the scatter addresses them through one.
+  // chunks"). CUDA: no limit but memory. Vulkan: none either where the device has
+  // bufferDeviceAddress (chunks whose outputs reach past one storage-buffer binding write them
+  // through buffer device addresses); without it the outputs must fit one binding
+  // (maxStorageBufferRange: 2^30 - 8 u32 on an H100; half that for run-length encoding's 8-byte
+  // lengths), as the scatter then addresses them through one.
   std::size_t max_elements() const;
 
  private:

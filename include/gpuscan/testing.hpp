@@ -49,6 +49,16 @@ struct Options {
   // larger compactions too, the running count carried on the device (rounded down to whole
   // tiles, at least one).
   std::size_t chunk_elements = 0;
+  // Vulkan compaction: output elements one storage-buffer binding is taken to hold (at most
+  // what the device's maxStorageBufferRange allows), so that a test of a few hundred thousand
+  // elements has chunks whose outputs reach past it: those run the pipeline that writes the
+  // outputs through buffer device addresses, or where the device has none, the compaction is
+  // refused (docs/protocol.md, "Compaction in chunks").
+  std::size_t output_binding_elements = 0;
+  // Vulkan compaction: whether chunks whose outputs reach past one binding may write them
+  // through buffer device addresses. Unset: where the device has them; false: as on a device
+  // without them (one binding is the limit); true on a device without them is refused.
+  std::optional<bool> wide_outputs;
 };
 
 // A Scanner with test or experiment knobs.

@@ -36,6 +36,19 @@ const uint FLAG_WORDS = (COMPACTION >> 8) & 15u;
 #define GS_COMPACT_RUNS 0
 #endif
 const bool RLE = GS_COMPACT_RUNS != 0;
+// Outputs beyond one binding are a build of their own too (GS_COMPACT_WIDE: docs/protocol.md,
+// "Compaction in chunks"): it writes them through 64-bit buffer device addresses, which only
+// a device with bufferDeviceAddress may even load, so the one-binding builds stay free of them.
+#ifndef GS_COMPACT_WIDE
+#define GS_COMPACT_WIDE 0
+#endif
+#if GS_COMPACT_WIDE
+#extension GL_EXT_buffer_reference : require
+// An output position: 64-bit where the outputs may hold more than 2^32 elements.
+#define OUT_INDEX uint64_t
+#else
+#define OUT_INDEX uint
+#endif
 // Which operations read flags, and which write the rejected elements to a second output.
 const bool FLAGGED =
     OPERATION == GS_COMPACT_SELECT_FLAGGED || OPERATION == GS_COMPACT_PARTITION_FLAGGED;
@@ -121,21 +134,34 @@ layout(binding = GS_COMPACT_BINDING_OUTPUT, std430) nonprivate buffer InPlaceSca
 };
 TV input_vector(uint v) { return IN_PLACE ? in_place_vectors[v] : in_vectors[v]; }
 T input_scalar(uint i) { return IN_PLACE ? in_place_scalars[i] : in_scalars[i]; }
-void store_kept(uint i, T x) {
+
+#if GS_COMPACT_WIDE
+// Stores x at position i of the kept elements (which = 0) or of the second output (1); below,
+// after the carry's binding.
+void store_element(uint which, OUT_INDEX i, T x);
+#endif
+void store_kept(OUT_INDEX i, T x) {
   if (IN_PLACE) {
-    in_place_scalars[i] = x;
+    in_place_scalars[uint(i)] = x;  // never the wide build: in place is one run, one binding
   } else {
+#if GS_COMPACT_WIDE
+    store_element(0, i, x);
+#else
     out_scalars[i] = x;
+#endif
   }
 }
 
 // Compaction in chunks (docs/protocol.md, "Compaction in chunks"): the carry the chunk before
 // left (compaction_interface.h), read by every workgroup, and the one this chunk leaves for
-// the next, written by its last tile. A run with no chunk before it reads nothing.
+// the next, written by its last tile. A run with no chunk before it reads nothing. The wide
+// build also finds the outputs' device addresses here, after the two slots.
 layout(binding = GS_COMPACT_BINDING_CARRY, std430) buffer ChunkCarry {
   uint carry_words[];
 };
+#if !GS_COMPACT_WIDE
 uint chunk_start() { return pc.row_length; }
+#endif
 bool has_carry() { return pc.row_phase != 0u; }
 uint carried_word(uint word) {
   return carry_words[((pc.row_phase + 1u) & 1u) * GS_CARRY_WORDS + word];
@@ -143,8 +169,44 @@ uint carried_word(uint word) {
 uint64_t carried_value(uint word) {
   return packUint2x32(uvec2(carried_word(word), carried_word(word + 1u)));
 }
-// The kept elements before the chunk (within one binding of the outputs: below 2^32).
+// The kept elements before the chunk, and (wide build; above: chunk_start) the chunk's first
+// element: in the one-binding builds below 2^32 (the kept ones are at most the first element,
+// and the chunk ends within the binding: CompactionKernels::binding_holds), in the wide build
+// 64-bit.
+#if GS_COMPACT_WIDE
+uint64_t chunk_base() { return has_carry() ? carried_value(GS_CARRY_COUNT) : 0ul; }
+uint64_t chunk_start() { return packUint2x32(uvec2(pc.row_length, pc.lead_hi)); }
+
+// The outputs as 64-bit pointers: each store converts its own address (a uint64 position
+// times the element's bytes, so that no 32-bit index, which SPIR-V's access chains take as
+// signed, limits it).
+#if T_WORDS == 2
+layout(buffer_reference, std430, buffer_reference_align = 8) writeonly buffer ElementAt {
+  T element;
+};
+#else
+layout(buffer_reference, std430, buffer_reference_align = 4) writeonly buffer ElementAt {
+  T element;
+};
+#endif
+layout(buffer_reference, std430, buffer_reference_align = 8) writeonly buffer LengthAt {
+  uint64_t value;
+};
+// The outputs' addresses, read once before the stores (load_output_addresses): a store through
+// a pointer might alias the carry's words, so an address read at each store would be read again.
+uint64_t output_addresses[2];
+void load_output_addresses() {
+  [[unroll]] for (uint k = 0; k < 2; ++k) {
+    const uint word = GS_COMPACT_OUTPUT_ADDRESS + 2 * k;
+    output_addresses[k] = packUint2x32(uvec2(carry_words[word], carry_words[word + 1u]));
+  }
+}
+void store_element(uint which, OUT_INDEX i, T x) {
+  ElementAt(output_addresses[which] + i * uint64_t(T_WORDS * 4)).element = x;
+}
+#else
 uint chunk_base() { return has_carry() ? carried_word(GS_CARRY_COUNT) : 0u; }
+#endif
 T carried_last_element() {
   return t_from_words(uvec2(carried_word(GS_CARRY_LAST_ELEMENT),
                             carried_word(GS_CARRY_LAST_ELEMENT + 1u)));
@@ -391,11 +453,27 @@ void stage_kept(uint tile) {
   }
 }
 
-void write_rejected(uint i, T x) {
+void write_rejected(OUT_INDEX i, T x) {
+#if GS_COMPACT_WIDE
+  store_element(1, i, x);
+#else
   const uvec2 words = t_to_words(x);
   rejected_words[T_WORDS * i] = words.x;
   if (T_WORDS == 2) rejected_words[T_WORDS * i + 1] = words.y;
+#endif
 }
+
+// Run-length encoding's value and length of run `run`. In the one-binding builds plain
+// stores, not functions, so that those builds' SPIR-V stays what it was before the wide one.
+#if GS_COMPACT_WIDE
+void write_run_value(OUT_INDEX run, T x) { store_element(0, run, x); }
+void write_run_length(OUT_INDEX run, uint64_t length) {
+  LengthAt(output_addresses[1] + run * 8ul).value = length;
+}
+#else
+#define write_run_value(run, x) out_scalars[run] = (x)
+#define write_run_length(run, length) run_lengths[run] = (length)
+#endif
 
 // Whether tile `tile` with `kept` elements kept after `tile_prefix` ones keeps every element
 // and they are all in place already (every element before it was kept too). In place such a
@@ -411,19 +489,22 @@ bool kept_in_place(uint tile, uint tile_prefix, uint kept) {
 // Partition: the rejected ones after them go to the rejected output, from position
 // (rejected elements before the tile) on.
 void write_staged(uint tile, uint tile_prefix, uint kept) {
-  if (IN_PLACE) {
+  if (IN_PLACE) {  // one run, one binding: never the wide build
     if (kept_in_place(tile, tile_prefix, kept)) return;
     for (uint i = gl_LocalInvocationIndex; i < kept; i += WORKGROUP_SIZE) {
       store_kept(chunk_base() + tile_prefix + i, wg_stage[i]);
     }
     return;
   }
+#if GS_COMPACT_WIDE
+  load_output_addresses();
+#endif
   const uint tile_start = tile * TILE_ELEMENTS;
   const uint remaining = pc.n - tile_start;
   const uint tile_elements = remaining < TILE_ELEMENTS ? remaining : TILE_ELEMENTS;
   const uint staged = PARTITION ? tile_elements : kept;
-  tile_prefix += chunk_base();
-  const uint rejected_before = chunk_start() + tile_start - tile_prefix;
+  const OUT_INDEX kept_before = tile_prefix + chunk_base();
+  const OUT_INDEX rejected_before = chunk_start() + tile_start - kept_before;
   // Every read first, then every write: one round trip to the L2 for all of them.
   T values[ELEMENTS_PER_THREAD];
   [[unroll]] for (uint j = 0; j < ELEMENTS_PER_THREAD; ++j) {
@@ -433,7 +514,7 @@ void write_staged(uint tile, uint tile_prefix, uint kept) {
   [[unroll]] for (uint j = 0; j < ELEMENTS_PER_THREAD; ++j) {
     const uint i = j * WORKGROUP_SIZE + gl_LocalInvocationIndex;
     if (i < kept) {
-      out_scalars[tile_prefix + i] = values[j];
+      store_kept(kept_before + i, values[j]);
     } else if (PARTITION && i < staged) {
       write_rejected(rejected_before + i - kept, values[j]);
     }
@@ -463,20 +544,23 @@ uint64_t last_head_after(uint tile, TILE_VALUE prefix, uint kept) {
 // holding the next run's head, or the last tile, and no tile waits on a successor.
 void write_runs(uint tile, TILE_VALUE prefix, uint kept) {
   const uint tile_start = tile * TILE_ELEMENTS;
-  const uint runs_before = chunk_base() + count_of(prefix);
+  const OUT_INDEX runs_before = chunk_base() + count_of(prefix);
   const uint head_before = last_head_of(prefix);  // the last head before the tile
+#if GS_COMPACT_WIDE
+  load_output_addresses();
+#endif
   // The last run's length first: on lavapipe, a write after the loop was lost (as select.comp
   // says of the count).
   if (tile == pc.tile_count - 1 && gl_LocalInvocationIndex == 0) {
     const uint last = kept > 0 ? tile_start + staged_position(kept - 1) : head_before;
-    run_lengths[runs_before + kept - 1] = run_length(last, pc.n);
+    write_run_length(runs_before + kept - 1, run_length(last, pc.n));
   }
   for (uint i = gl_LocalInvocationIndex; i < kept; i += WORKGROUP_SIZE) {
-    const uint run = runs_before + i;
-    out_scalars[run] = in_scalars[tile_start + staged_position(i)];
+    const OUT_INDEX run = runs_before + i;
+    write_run_value(run, in_scalars[tile_start + staged_position(i)]);
     if (run == 0) continue;  // element 0
     const uint previous = i == 0 ? head_before : tile_start + staged_position(i - 1);
-    run_lengths[run - 1] = run_length(previous, tile_start + staged_position(i));
+    write_run_length(run - 1, run_length(previous, tile_start + staged_position(i)));
   }
 }
 

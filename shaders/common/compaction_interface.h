@@ -46,6 +46,13 @@
 #define GS_CARRY_LAST_HEAD 2     // run-length encoding: where the last run began (0-based)
 #define GS_CARRY_LAST_ELEMENT 4  // the chunk's last element's bits (unique, rle)
 #define GS_CARRY_WORDS 8
+// The wide build (outputs beyond one binding, through buffer device addresses: docs/protocol.md,
+// "Compaction in chunks") reads the outputs' device addresses after the two slots, written by
+// the host before the run's first chunk: the kept elements' (rle: the values'), and the second
+// output's (partition's rejected, rle's lengths), each low word first.
+#define GS_COMPACT_OUTPUT_ADDRESS (2 * GS_CARRY_WORDS)
+#define GS_COMPACT_AUX_ADDRESS (2 * GS_CARRY_WORDS + 2)
+#define GS_COMPACT_CARRY_BUFFER_WORDS (2 * GS_CARRY_WORDS + 4)
 #if GS_COMPACT_BINDING_INPUT_VECTORS != GS_BINDING_INPUT_VECTORS || GS_BINDING_SPINE_WORDS != 4 || \
     GS_BINDING_CONTROL != 6 || GS_COMPACT_BINDING_CARRY != GS_BINDING_SEGMENT_STARTS
 #error "compaction bindings must keep the input, spine and control words where interface.h has them"
@@ -60,7 +67,8 @@
 // The compaction kernels take no rows: their chunk's place in the push constants' row fields.
 // row_length: the chunk's first element (a run of n elements with no chunk before it: 0);
 // row_phase: the chunk's number (0: no carry to read); lead_lo: 1 if a chunk follows (the
-// last tile then writes the carry).
+// last tile then writes the carry); lead_hi: the high word of the chunk's first element (read
+// by the wide build only; below one binding of the outputs it is 0).
 #define GS_COMPACTION_SPEC(operation, predicate, flag_words, in_place) \
   ((operation) | ((predicate) << 4) | ((flag_words) << 8) | ((in_place) << 12))
 // In place, each tile has a 32-bit claim word after the tile-state words of its spine half

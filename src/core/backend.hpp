@@ -61,7 +61,8 @@ class CompactorImpl {
   // but the last holds (a whole number of tiles, so that chunks start on aligned vectors).
   virtual std::size_t max_elements() const = 0;
   virtual std::size_t chunk_granule() const = 0;
-  // The most elements one call takes, in chunks (Vulkan: what one binding of the outputs holds).
+  // The most elements one call takes, in chunks (Vulkan without bufferDeviceAddress: what one
+  // binding of the outputs holds).
   virtual std::size_t max_total_elements() const { return SIZE_MAX; }
   // Compacts n >= 1 elements (checked by Compactor) in chunks of `chunk` elements, one run of
   // the single-pass kernel after the other, the running count carried on the device (DESIGN

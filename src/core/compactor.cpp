@@ -163,11 +163,13 @@ RunResult Compactor::checked_run(const Buffer& in, Buffer& out, Buffer& count, s
     device_->upload(*count.impl(), std::as_bytes(std::span(&zero, 1)));
     return {};
   }
-  if (n > impl_->max_total_elements()) {
+  // In place writes over its input, within its one run (below).
+  if (!in_place && n > impl_->max_total_elements()) {
     throw UsageError(std::to_string(n) + " elements are more than one compaction takes on " +
                      device_->info().name + " (at most " +
                      std::to_string(impl_->max_total_elements()) +
-                     ": the outputs must fit one storage-buffer binding)");
+                     ": without bufferDeviceAddress the outputs must fit one storage-buffer "
+                     "binding)");
   }
   if (in_place && n > impl_->max_elements()) {
     // The in-place kernel's claim words and its test for tiles already in place are per run.

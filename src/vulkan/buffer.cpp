@@ -16,10 +16,14 @@ VulkanBuffer::VulkanBuffer(std::shared_ptr<const Context> context, std::size_t b
       size_(bytes),
       allocated_(std::max<std::size_t>(32, (bytes + 31) & ~std::size_t{31})) {
   VkDevice device = context_->device();
+  // Device buffers get a device address where the device has them, so that compaction can
+  // write outputs larger than one binding (docs/protocol.md, "Compaction in chunks").
+  const bool addressed = memory == Memory::device && context_->has_buffer_device_address();
   VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   info.size = allocated_;
   info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  if (addressed) info.usage |= VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   check(context_->vk().vkCreateBuffer(device, &info, nullptr, &buffer_), "vkCreateBuffer");
 
@@ -44,7 +48,10 @@ VulkanBuffer::VulkanBuffer(std::shared_ptr<const Context> context, std::size_t b
     context_->vk().vkDestroyBuffer(device, buffer_, nullptr);
     throw DeviceError(context_->info().name + ": no suitable memory type for a buffer");
   }
+  VkMemoryAllocateFlagsInfo address_flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
+  address_flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
   VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  if (addressed) alloc.pNext = &address_flags;
   alloc.allocationSize = requirements.size;
   alloc.memoryTypeIndex = static_cast<std::uint32_t>(type);
   const VkResult allocated = context_->vk().vkAllocateMemory(device, &alloc, nullptr, &memory_);
@@ -54,6 +61,11 @@ VulkanBuffer::VulkanBuffer(std::shared_ptr<const Context> context, std::size_t b
                       " bytes of device memory (" + result_name(allocated) + ")");
   }
   check(context_->vk().vkBindBufferMemory(device, buffer_, memory_, 0), "vkBindBufferMemory");
+  if (addressed) {
+    VkBufferDeviceAddressInfo address{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
+    address.buffer = buffer_;
+    device_address_ = context_->vk().vkGetBufferDeviceAddress(device, &address);
+  }
   if (memory == Memory::staging) {
     void* pointer = nullptr;
     check(context_->vk().vkMapMemory(device, memory_, 0, VK_WHOLE_SIZE, 0, &pointer),

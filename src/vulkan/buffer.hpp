@@ -27,6 +27,10 @@ class VulkanBuffer : public detail::BufferImpl {
   std::size_t allocated() const { return allocated_; }
   VkBuffer handle() const { return buffer_; }
   std::byte* mapped() const { return mapped_; }  // staging buffers only
+  // The buffer's device address, for shaders that address it through 64-bit pointers
+  // (GL_EXT_buffer_reference); 0 where the device lacks bufferDeviceAddress, and for staging
+  // buffers.
+  VkDeviceAddress device_address() const { return device_address_; }
 
  private:
   std::shared_ptr<const Context> context_;
@@ -35,6 +39,7 @@ class VulkanBuffer : public detail::BufferImpl {
   VkBuffer buffer_ = VK_NULL_HANDLE;
   VkDeviceMemory memory_ = VK_NULL_HANDLE;
   std::byte* mapped_ = nullptr;
+  VkDeviceAddress device_address_ = 0;
 };
 
 // Copies between host memory and a device buffer through a bounded staging buffer.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
+#include <stdexcept>
 
 #include "core/options.hpp"
 #include "gpuscan/error.hpp"
@@ -130,11 +132,10 @@ CompactionKernels::CompactionKernels(std::shared_ptr<const Context> context,
   // Run-length encoding has builds of its own: its tile value is two words, the others' one.
   const std::string kernel =
       spec.compaction == Compaction::run_length_encode ? "select_runs" : "select";
-  shader_ = kernel_name(kernel, spec.dtype);
-  if (can_pack && options.tile_state != testing::TileState::split) {
-    shader_ = kernel_name(kernel + "_packed", spec.dtype);
-    spine_word_bytes_ = sizeof(std::uint64_t);
-  }
+  const bool packed = can_pack && options.tile_state != testing::TileState::split;
+  shader_ = kernel_name(kernel + (packed ? "_packed" : ""), spec.dtype);
+  wide_shader_ = kernel_name(kernel + (packed ? "_wide_packed" : "_wide"), spec.dtype);
+  if (packed) spine_word_bytes_ = sizeof(std::uint64_t);
   const detail::ScanPolicy& policy = policy_for(context_->info(), size_of(spec.dtype));
   spec_[GS_SPEC_SUBGROUP_SIZE] = shape_.subgroup_size;
   spec_[GS_SPEC_WORKGROUP_SIZE] = shape_.workgroup_size;
@@ -176,6 +177,18 @@ CompactionKernels::CompactionKernels(std::shared_ptr<const Context> context,
         std::to_string(shape_.workgroup_size) + " x " + std::to_string(shape_.vectors_per_thread) +
         " vectors hold " + std::to_string(shape_.elements()));
   }
+  // The scatter's indices into a binding are 32-bit (compaction.glsl); a test may shrink it.
+  binding_output_elements_ =
+      std::min((context_->info().max_binding_bytes & ~std::size_t{31}) / output_element_bytes_,
+               (std::size_t{1} << 32) - 1);
+  if (options.output_binding_elements != 0) {
+    binding_output_elements_ = std::min(binding_output_elements_, options.output_binding_elements);
+  }
+  wide_ = options.wide_outputs.value_or(context_->has_buffer_device_address());
+  if (wide_ && !context_->has_buffer_device_address()) {
+    throw UsageError("outputs past one binding need bufferDeviceAddress, which " +
+                     context_->info().name + " does not have");
+  }
   const std::size_t subgroups = shape_.workgroup_size / shape_.subgroup_size;
   const bool may_run_in_place = spec.compaction == Compaction::select_if ||
                                 spec.compaction == Compaction::select_flagged ||
@@ -204,12 +217,15 @@ std::size_t CompactionKernels::max_elements() const {
 }
 
 std::size_t CompactionKernels::max_total_elements() const {
-  // The scatter addresses the outputs through one binding each, with 32-bit indices
-  // (DESIGN 3e; beyond it would take buffer device addresses). Run-length encoding's lengths
-  // take 8 bytes an element.
-  const std::size_t by_binding =
-      (context_->info().max_binding_bytes & ~std::size_t{31}) / output_element_bytes_;
-  return std::min(by_binding, (std::size_t{1} << 32) - 1);
+  // Chunks whose outputs may lie past one binding run the wide pipeline, which needs buffer
+  // device addresses; without them the outputs must fit one binding each (run-length
+  // encoding's lengths take 8 bytes an element).
+  return writes_wide() ? SIZE_MAX : binding_output_elements_;
+}
+
+bool CompactionKernels::binding_holds(std::size_t first, std::size_t n) const {
+  // A chunk's kept elements, rejected ones and run lengths lie at positions below its end.
+  return first + n <= binding_output_elements_;
 }
 
 std::size_t CompactionKernels::spine_bytes(std::size_t n, bool in_place) const {
@@ -234,9 +250,11 @@ void CompactionKernels::record(VkCommandBuffer cmd, const CompactionBuffers& buf
   }
   PushConstants push{};
   // compaction_interface.h: the chunk in the row fields.
+  if (chunk.wide && in_place) throw std::logic_error("an in-place run is never wide");
   push.row_length = static_cast<std::uint32_t>(chunk.first);
   push.row_phase = chunk.index;
   push.lead_lo = chunk.more ? 1u : 0u;
+  push.lead_hi = static_cast<std::uint32_t>(std::uint64_t{chunk.first} >> 32);
   push.n = static_cast<std::uint32_t>(n);
   push.tile_count = ceil_div(n, shape_.elements());
   push.blocking_mask = blocking_mask_;
@@ -251,6 +269,13 @@ void CompactionKernels::record(VkCommandBuffer cmd, const CompactionBuffers& buf
   // The last tile adds the run's count to what the count buffer holds: zero, or the count
   // of the chunks before.
   if (chunk.index == 0) vk.vkCmdFillBuffer(cmd, buffers.count.handle(), 0, 8, 0);
+  if (chunk.wide) {
+    // The barrier on the chunk before (above) ordered its reads of these words first.
+    const std::array<VkDeviceAddress, 2> addresses{
+        buffers.out.device_address(), buffers.second ? buffers.second->device_address() : 0};
+    vk.vkCmdUpdateBuffer(cmd, buffers.carry.handle(), GS_COMPACT_OUTPUT_ADDRESS * 4,
+                         sizeof(addresses), addresses.data());
+  }
   if (chunk.index == 0 && (resets_control_ || turn.clear_bytes == 0)) {
     vk.vkCmdFillBuffer(cmd, buffers.control.handle(), 0, GS_CONTROL_RUN_WORDS * 4, 0);
   } else if (chunk.index > 0 && resets_control_) {
@@ -265,8 +290,9 @@ void CompactionKernels::record(VkCommandBuffer cmd, const CompactionBuffers& buf
   const std::uint32_t width = std::min(push.tile_count, max_x);
   const std::uint32_t height = ceil_div(push.tile_count, width);
   push.grid_width = width;
-  vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
-                       pipelines_->get(shader_, in_place ? in_place_spec_ : spec_));
+  vk.vkCmdBindPipeline(
+      cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
+      pipelines_->get(chunk.wide ? wide_shader_ : shader_, in_place ? in_place_spec_ : spec_));
   vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines_->layout(), 0, 1, &set,
                              0, nullptr);
   vk.vkCmdPushConstants(cmd, pipelines_->layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push),

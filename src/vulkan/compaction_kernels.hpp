@@ -22,7 +22,8 @@ namespace gpuscan::vulkan {
 // `second`: partition's rejected output, run-length encoding's lengths, else null. `carry`:
 // what a chunk hands the next (2 * GS_CARRY_WORDS words, compaction_interface.h). A chunk of
 // a longer input sees its input and flags from element `in_offset` on: a binding offset,
-// which a whole number of tiles meets; the outputs are bound whole.
+// which a whole number of tiles meets; the outputs are bound whole (as much of them as one
+// binding takes), and a wide chunk addresses them through their device addresses.
 struct CompactionBuffers {
   const VulkanBuffer& in;
   const VulkanBuffer& out;
@@ -36,12 +37,15 @@ struct CompactionBuffers {
 };
 
 // Where a run lies among the chunks of one compaction: its number (0: the first, no carry to
-// read), its first element, and whether another chunk follows (its last tile then writes
-// the carry).
+// read), its first element, whether another chunk follows (its last tile then writes the
+// carry), and whether its outputs may lie beyond what one binding of them holds
+// (CompactionKernels::binding_holds): then the wide pipeline writes them through buffer
+// device addresses (docs/protocol.md, "Compaction in chunks").
 struct CompactionChunk {
   std::uint32_t index = 0;
   std::size_t first = 0;
   bool more = false;
+  bool wide = false;
 };
 
 // One descriptor set over a CompactionBuffers (bindings of
@@ -60,10 +64,19 @@ class CompactionKernels {
                     std::shared_ptr<PipelineCache> pipelines, const CompactSpec& spec,
                     const testing::Options& options);
 
-  // The most elements one run (chunk) may take on this device, and one compaction: its
-  // outputs are bound whole, so they must fit one binding.
+  // The most elements one run (chunk) may take on this device, and one compaction: any n
+  // where the device has buffer device addresses (the wide pipeline writes the outputs past
+  // one binding), else what one binding of the outputs holds.
   std::size_t max_elements() const;
   std::size_t max_total_elements() const;
+  // Whether a chunk of `n` elements from element `first` on writes only within what one
+  // binding of each output holds (all its positions lie below first + n): the one-binding
+  // pipeline runs it; else the wide one (testing::Options::output_binding_elements shrinks
+  // the binding for tests).
+  bool binding_holds(std::size_t first, std::size_t n) const;
+  // Whether the wide pipeline may run: the device has buffer device addresses (unless
+  // testing::Options::wide_outputs says no).
+  bool writes_wide() const { return wide_; }
   // Bytes of one spine half that a run on n elements uses (in place: with the claim words).
   std::size_t spine_bytes(std::size_t n, bool in_place = false) const;
   // Records one run on n >= 1 elements, chunk `chunk` of a compaction: the first zeroes the
@@ -71,7 +84,9 @@ class CompactionKernels {
   // tile counter, so that statistics add up), after a barrier on the chunk before; takes the
   // spine's next half, dispatches. Inputs must be visible to compute; the outputs are
   // written by compute. `in_place`: buffers.out is buffers.in, and the in-place kernel runs
-  // (docs/protocol.md, "In-place compaction"; one chunk only).
+  // (docs/protocol.md, "In-place compaction"; one chunk only, never wide). A wide chunk
+  // (chunk.wide) first writes the outputs' device addresses to the carry buffer
+  // (compaction_interface.h, GS_COMPACT_OUTPUT_ADDRESS).
   void record(VkCommandBuffer cmd, const CompactionBuffers& buffers, VkDescriptorSet set,
               std::size_t n, Value constant, bool in_place = false,
               const CompactionChunk& chunk = {}) const;
@@ -84,6 +99,7 @@ class CompactionKernels {
   TileShape shape_;
   std::uint32_t blocking_mask_;
   std::string shader_;
+  std::string wide_shader_;  // the outputs through buffer device addresses
   SpecConstants spec_{};
   SpecConstants in_place_spec_{};  // spec_ for the in-place kernel, a pipeline of its own
   std::size_t spine_word_bytes_ = sizeof(std::uint32_t);  // 8 for the packed tile state
@@ -91,6 +107,9 @@ class CompactionKernels {
   // flags) and the largest output binding (the outputs, or run-length encoding's lengths).
   std::size_t input_element_bytes_ = 0;
   std::size_t output_element_bytes_ = 0;
+  // Output elements one binding of the outputs holds (the widest output's), below 2^32.
+  std::size_t binding_output_elements_ = 0;
+  bool wide_ = false;  // chunks past the binding may run the wide pipeline
   bool resets_control_ = false;
   bool statistics_ = false;
 };

@@ -67,6 +67,7 @@ DeviceFeatures DeviceFeatures::supported(VkPhysicalDevice physical, const Device
   features.float64 = has.features.shaderFloat64;
   features.int64_atomics = features.int64 && has12.shaderBufferInt64Atomics;
   features.push_descriptor = has_extension(physical, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+  features.buffer_device_address = features.int64 && has12.bufferDeviceAddress;
   return features;
 }
 
@@ -104,6 +105,7 @@ DeviceFeatures DeviceFeatures::enabled(const void* chain, const DeviceInfo& info
   features.float64 = core != nullptr && core->shaderFloat64;
   features.int64_atomics = features.int64 && v12->shaderBufferInt64Atomics;
   features.push_descriptor = true;  // required by gpuscan/vulkan.hpp: the caller says so
+  features.buffer_device_address = features.int64 && v12->bufferDeviceAddress;
   return features;
 }
 
@@ -122,6 +124,7 @@ Context::Context(std::shared_ptr<Instance> instance, const Instance::PhysicalDev
   use12.vulkanMemoryModel = VK_TRUE;
   use12.shaderSubgroupExtendedTypes = features_.int64;
   use12.shaderBufferInt64Atomics = features_.int64_atomics;
+  use12.bufferDeviceAddress = features_.buffer_device_address;
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR use_statistics{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
   use_statistics.pipelineExecutableInfo = VK_TRUE;

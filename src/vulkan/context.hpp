@@ -26,6 +26,9 @@ struct DeviceFeatures {
   bool float64 = false;
   bool int64_atomics = false;  // shaderBufferInt64Atomics (the packed tile state)
   bool push_descriptor = false;
+  // bufferDeviceAddress (Vulkan 1.2): compaction's outputs beyond one storage-buffer binding
+  // (docs/protocol.md, "Compaction in chunks").
+  bool buffer_device_address = false;
 
   // What `physical` supports (required features missing: a DeviceError).
   static DeviceFeatures supported(VkPhysicalDevice physical, const DeviceInfo& info);
@@ -71,6 +74,9 @@ class Context {
   bool has_float64() const { return features_.float64; }
   bool has_int64_atomics() const { return features_.int64_atomics; }
   bool has_push_descriptor() const { return features_.push_descriptor; }
+  // Whether shaders may address buffers through 64-bit device addresses (gpuscan's own
+  // buffers are then created with them: VulkanBuffer::device_address).
+  bool has_buffer_device_address() const { return features_.buffer_device_address; }
   // Whether the driver reports compiler statistics of pipelines (registers, ...).
   bool has_pipeline_statistics() const { return pipeline_statistics_; }
 

@@ -18,7 +18,7 @@ VulkanCompactor::VulkanCompactor(std::shared_ptr<const Context> context,
       spec_(spec),
       kernels_(context, pipelines, spec, options),
       control_(context, ScanKernels::control_bytes),
-      carry_(context, 2 * GS_CARRY_WORDS * sizeof(std::uint32_t)),
+      carry_(context, GS_COMPACT_CARRY_BUFFER_WORDS * sizeof(std::uint32_t)),
       timestamps_(context, 1) {}
 
 RunResult VulkanCompactor::run(const detail::BufferImpl& in, detail::BufferImpl& out,
@@ -37,6 +37,23 @@ RunResult VulkanCompactor::run(const detail::BufferImpl& in, detail::BufferImpl&
   const auto vulkan_buffer = [](const detail::BufferImpl* buffer) {
     return buffer ? &dynamic_cast<const VulkanBuffer&>(*buffer) : nullptr;
   };
+  // Chunks whose outputs may reach past what one binding holds write them through buffer
+  // device addresses (the wide pipeline); in place is one run over one binding.
+  const auto wide = [&](std::size_t first) {
+    return !in_place && !kernels_.binding_holds(first, std::min(chunk, n - first));
+  };
+  if (wide(n - 1 - (n - 1) % chunk)) {
+    const VulkanBuffer* outputs[] = {vulkan_buffer(&out), vulkan_buffer(second)};
+    for (const VulkanBuffer* output : outputs) {
+      if (output && (output->device_address() == 0 || !kernels_.writes_wide())) {
+        throw UsageError("the outputs of " + std::to_string(n) +
+                         " elements reach past one storage-buffer binding on " +
+                         context_->info().name +
+                         ", which takes bufferDeviceAddress and an output buffer with a "
+                         "device address");
+      }
+    }
+  }
   std::vector<CompactionBuffers> buffers;
   std::vector<std::unique_ptr<CompactionBindingSet>> sets;
   for (std::size_t first = 0; first < n; first += chunk) {
@@ -49,16 +66,16 @@ RunResult VulkanCompactor::run(const detail::BufferImpl& in, detail::BufferImpl&
                                                           size_of(spec_.flags_dtype)));
   }
   try {
-    return timed_run(
-        context_, timestamps_, control_, spec_.algorithm == Algorithm::csdl,
-        kernels_.counts_statistics(), [&](VkCommandBuffer cmd) {
-          for (std::size_t c = 0; c < buffers.size(); ++c) {
-            const std::size_t first = c * chunk;
-            const CompactionChunk where{static_cast<std::uint32_t>(c), first, first + chunk < n};
-            kernels_.record(cmd, buffers[c], sets[c]->handle(), std::min(chunk, n - first),
-                            constant, in_place, where);
-          }
-        });
+    return timed_run(context_, timestamps_, control_, spec_.algorithm == Algorithm::csdl,
+                     kernels_.counts_statistics(), [&](VkCommandBuffer cmd) {
+                       for (std::size_t c = 0; c < buffers.size(); ++c) {
+                         const std::size_t first = c * chunk;
+                         const CompactionChunk where{static_cast<std::uint32_t>(c), first,
+                                                     first + chunk < n, wide(first)};
+                         kernels_.record(cmd, buffers[c], sets[c]->handle(),
+                                         std::min(chunk, n - first), constant, in_place, where);
+                       }
+                     });
   } catch (const ForwardProgressError& e) {
     // csdl gave up: its prefixes are wrong, and in place some were scattered over the input.
     if (!in_place) throw;
