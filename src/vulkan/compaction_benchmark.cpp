@@ -73,9 +73,12 @@ testing::CompactionBenchResult VulkanDevice::benchmark_compaction(
   const CompactionKernels compaction(context_, pipelines_, c.spec, c.options);
   const ScanKernels copy(context_, pipelines_, c.spec.dtype, Op::add, Kind::inclusive, std::nullopt,
                          testing::Options{});
-  if (c.n > compaction.max_elements() || c.n > copy.max_elements()) {
+  // One run through the bindings: the benchmark never takes the chunked or wide paths, so its
+  // outputs (run-length encoding's lengths: 8 bytes an element) must fit one binding too.
+  if (c.n > compaction.max_elements() || c.n > copy.max_elements() ||
+      !compaction.binding_holds(0, c.n)) {
     throw UsageError(std::to_string(c.n) + " elements are more than one run takes on " +
-                     info().name);
+                     info().name + " (its input and outputs must fit one binding each)");
   }
   VulkanBuffer in(context_, c.n * element), out(context_, c.n * element);
   VulkanBuffer count(context_, 8), control(context_, ScanKernels::control_bytes);
