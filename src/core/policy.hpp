@@ -37,6 +37,8 @@ struct ScanPolicy {
   // Tiles of the compaction kernels (DESIGN 3e), where the backend takes them from this
   // table (Vulkan; CUDA has a table per operation); zero: `shape`.
   TileShapePolicy compaction_shape{};
+  // Run-length encoding's tiles (its tile value and write differ); zero: compaction_shape.
+  TileShapePolicy compaction_runs_shape{};
 };
 
 // The first row for `devices`, the element size and the kind of type; a table ends with

@@ -80,9 +80,13 @@ BindingSet::Buffers compaction_bindings(const CompactionBuffers& buffers) {
 // The scan's policy row with the compaction kernels' own tile shape where it has one
 // (policy.cpp: smaller tiles than the scan's run compaction faster); the options may still
 // fix either part of the shape (choose_shape).
-detail::ScanPolicy compaction_policy(const DeviceInfo& device, DType dtype) {
-  detail::ScanPolicy policy = policy_for(device, size_of(dtype));
+detail::ScanPolicy compaction_policy(const DeviceInfo& device, const CompactSpec& spec) {
+  detail::ScanPolicy policy = policy_for(device, size_of(spec.dtype));
   if (policy.compaction_shape.workgroup_size != 0) policy.shape = policy.compaction_shape;
+  if (spec.compaction == Compaction::run_length_encode &&
+      policy.compaction_runs_shape.workgroup_size != 0) {
+    policy.shape = policy.compaction_runs_shape;
+  }
   return policy;
 }
 
@@ -109,8 +113,8 @@ CompactionKernels::CompactionKernels(std::shared_ptr<const Context> context,
                                      const CompactSpec& spec, const testing::Options& options)
     : context_(std::move(context)),
       pipelines_(std::move(pipelines)),
-      shape_(choose_shape(*context_, spec.dtype, compaction_policy(context_->info(), spec.dtype),
-                          options)),
+      shape_(
+          choose_shape(*context_, spec.dtype, compaction_policy(context_->info(), spec), options)),
       blocking_mask_(options.blocking_mask.value_or(GS_NO_BLOCKING)),
       statistics_(options.statistics) {
   // The count is 64-bit in every variant.

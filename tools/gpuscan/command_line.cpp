@@ -217,8 +217,9 @@ std::variant<Command, int> parse_command_line(int argc, const char* const* argv,
   bench_cmd->add_option(
       "--vectors-per-thread", bench.options.vectors_per_thread,
       "16-byte vectors (four 32-bit or two 64-bit elements) per thread (Vulkan: default 4, on "
-      "a GPU 6, 8 for 64-bit types, 3 under 4 MiB; Vulkan compaction on a GPU: 2 for 32-bit "
-      "types; CUDA: 4, 6 or 8, default 6, 4 under 8 MiB; CUDA compaction: its operation's, 8 "
+      "a GPU 6, 8 for 64-bit types, 3 under 4 MiB; Vulkan compaction on a GPU: 4 for 32-bit "
+      "types, 5 for rle; CUDA: 4, 6 or 8, default 6, 4 under 8 MiB; CUDA compaction: its "
+      "operation's, 8 "
       "for select, unique and rle, 4 for select-flagged and the partitions)");
   bench_cmd->add_option(
       "--subgroup-size", bench.options.subgroup_size,
