@@ -39,6 +39,9 @@ struct ScanPolicy {
   TileShapePolicy compaction_shape{};
   // Run-length encoding's tiles (its tile value and write differ); zero: compaction_shape.
   TileShapePolicy compaction_runs_shape{};
+  // In-place compaction's tiles (select and unique), which stage values, not positions;
+  // zero: compaction_shape.
+  TileShapePolicy compaction_in_place_shape{};
 };
 
 // The first row for `devices`, the element size and the kind of type; a table ends with

@@ -80,13 +80,15 @@ BindingSet::Buffers compaction_bindings(const CompactionBuffers& buffers) {
 // The scan's policy row with the compaction kernels' own tile shape where it has one
 // (policy.cpp: smaller tiles than the scan's run compaction faster); the options may still
 // fix either part of the shape (choose_shape).
-detail::ScanPolicy compaction_policy(const DeviceInfo& device, const CompactSpec& spec) {
+detail::ScanPolicy compaction_policy(const DeviceInfo& device, const CompactSpec& spec,
+                                     bool in_place) {
   detail::ScanPolicy policy = policy_for(device, size_of(spec.dtype));
-  if (policy.compaction_shape.workgroup_size != 0) policy.shape = policy.compaction_shape;
-  if (spec.compaction == Compaction::run_length_encode &&
-      policy.compaction_runs_shape.workgroup_size != 0) {
-    policy.shape = policy.compaction_runs_shape;
-  }
+  const auto take = [&](const detail::TileShapePolicy& shape) {
+    if (shape.workgroup_size != 0) policy.shape = shape;
+  };
+  take(policy.compaction_shape);
+  if (spec.compaction == Compaction::run_length_encode) take(policy.compaction_runs_shape);
+  if (in_place) take(policy.compaction_in_place_shape);
   return policy;
 }
 
@@ -113,8 +115,10 @@ CompactionKernels::CompactionKernels(std::shared_ptr<const Context> context,
                                      const CompactSpec& spec, const testing::Options& options)
     : context_(std::move(context)),
       pipelines_(std::move(pipelines)),
-      shape_(
-          choose_shape(*context_, spec.dtype, compaction_policy(context_->info(), spec), options)),
+      shape_(choose_shape(*context_, spec.dtype, compaction_policy(context_->info(), spec, false),
+                          options)),
+      in_place_shape_(choose_shape(*context_, spec.dtype,
+                                   compaction_policy(context_->info(), spec, true), options)),
       blocking_mask_(options.blocking_mask.value_or(GS_NO_BLOCKING)),
       statistics_(options.statistics) {
   // The count is 64-bit in every variant.
@@ -167,6 +171,8 @@ CompactionKernels::CompactionKernels(std::shared_ptr<const Context> context,
   in_place_spec_ = spec_;
   in_place_spec_[GS_SPEC_COMPACTION] = GS_COMPACTION_SPEC(
       operation_code(spec.compaction), predicate_code(spec.predicate), flag_words, 1u);
+  in_place_spec_[GS_SPEC_WORKGROUP_SIZE] = in_place_shape_.workgroup_size;
+  in_place_spec_[GS_SPEC_VECTORS_PER_THREAD] = in_place_shape_.vectors_per_thread;
   // The workgroup stages its tile in shared memory (compaction.glsl): out of place where each
   // staged element lies in the tile, 16 bits an element, in place (select and unique) the
   // elements themselves; run-length encoding also each subgroup's last head.
@@ -197,12 +203,14 @@ CompactionKernels::CompactionKernels(std::shared_ptr<const Context> context,
   const bool may_run_in_place = spec.compaction == Compaction::select_if ||
                                 spec.compaction == Compaction::select_flagged ||
                                 spec.compaction == Compaction::unique;
-  const std::size_t staged_bytes =
-      std::size_t{shape_.elements()} *
-      std::max<std::size_t>(2, may_run_in_place ? size_of(spec.dtype) : 0);
+  const std::size_t staged_elements =
+      std::max(shape_.elements(), may_run_in_place ? in_place_shape_.elements() : 0u);
+  const std::size_t staged_bytes = std::max<std::size_t>(
+      std::size_t{shape_.elements()} * 2,
+      may_run_in_place ? std::size_t{in_place_shape_.elements()} * size_of(spec.dtype) : 0);
   const std::size_t shared = staged_bytes + (rle ? 4 : 2) * subgroups * 4 + 64;
   if (shared > context_->limits().maxComputeSharedMemorySize) {
-    throw UsageError("a compaction tile of " + std::to_string(shape_.elements()) + " " +
+    throw UsageError("a compaction tile of " + std::to_string(staged_elements) + " " +
                      std::string(to_string(spec.dtype)) + " elements needs more shared memory (" +
                      std::to_string(shared) + " bytes) than " + context_->info().name + " has");
   }
@@ -216,7 +224,8 @@ std::size_t CompactionKernels::max_elements() const {
   const std::size_t by_binding =
       (context_->info().max_binding_bytes & ~std::size_t{31}) / input_element_bytes_;
   // Element indices and counts within a run are 32-bit in the shader.
-  const std::size_t by_index = (std::size_t{1} << 32) - shape_.elements();
+  const std::size_t by_index =
+      (std::size_t{1} << 32) - std::max(shape_.elements(), in_place_shape_.elements());
   return std::min(by_binding, by_index);
 }
 
@@ -233,7 +242,7 @@ bool CompactionKernels::binding_holds(std::size_t first, std::size_t n) const {
 }
 
 std::size_t CompactionKernels::spine_bytes(std::size_t n, bool in_place) const {
-  const std::size_t tiles = ceil_div(n, shape_.elements());
+  const std::size_t tiles = ceil_div(n, tile_shape(in_place).elements());
   // In place, a 32-bit claim word a tile after the tile-state words (in_place.glsl), rounded
   // up to the 64-bit words the packed state clears in.
   const std::size_t claims = in_place ? (tiles * 4 + 7) / 8 * 8 : 0;
@@ -260,7 +269,7 @@ void CompactionKernels::record(VkCommandBuffer cmd, const CompactionBuffers& buf
   push.lead_lo = chunk.more ? 1u : 0u;
   push.lead_hi = static_cast<std::uint32_t>(std::uint64_t{chunk.first} >> 32);
   push.n = static_cast<std::uint32_t>(n);
-  push.tile_count = ceil_div(n, shape_.elements());
+  push.tile_count = ceil_div(n, tile_shape(in_place).elements());
   push.blocking_mask = blocking_mask_;
   push.init_lo = static_cast<std::uint32_t>(constant.bits);
   push.init_hi = static_cast<std::uint32_t>(constant.bits >> 32);

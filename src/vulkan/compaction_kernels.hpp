@@ -90,13 +90,16 @@ class CompactionKernels {
   void record(VkCommandBuffer cmd, const CompactionBuffers& buffers, VkDescriptorSet set,
               std::size_t n, Value constant, bool in_place = false,
               const CompactionChunk& chunk = {}) const;
+  // The tiles out of place, and in place (a shape of its own: it stages values).
   const TileShape& shape() const { return shape_; }
+  const TileShape& tile_shape(bool in_place) const { return in_place ? in_place_shape_ : shape_; }
   bool counts_statistics() const { return statistics_; }
 
  private:
   std::shared_ptr<const Context> context_;
   std::shared_ptr<PipelineCache> pipelines_;
   TileShape shape_;
+  TileShape in_place_shape_;
   std::uint32_t blocking_mask_;
   std::string shader_;
   std::string wide_shader_;  // the outputs through buffer device addresses

@@ -29,11 +29,14 @@ constexpr std::array kPolicies{
                "stages 16-bit positions, the look-back's 32 tiles a round trip bound small "
                "tiles; on an H100 at 2^28 every operation 1.03-1.27x faster than 256 x 2, "
                "256 x 3 within 3%, 512 x 2 and 1024 x 2 slower but for run-length encoding, "
-               "whose two-word tile value takes 256 x 5 (13% faster than 256 x 4 at 2^28)",
+               "whose two-word tile value takes 256 x 5 (13% faster than 256 x 4 at 2^28). In "
+               "place keeps 256 x 2, where it was measured: it stages values, and 256 x 4's "
+               "16 KiB of them would hold two workgroups a multiprocessor (48 KiB in all)",
                {256, 4},
                false,
                {256, 4},
-               {256, 5}},
+               {256, 5},
+               {256, 2}},
     ScanPolicy{"gpu",
                8,
                {256, 8},
@@ -54,7 +57,13 @@ constexpr std::array kPolicies{
                1,
                false,
                "a CPU driver runs workgroups far out of order (tiles from a counter, so that a "
-               "look-back never walks through hundreds of unstarted tiles) and caps loops"},
+               "look-back never walks through hundreds of unstarted tiles) and caps loops. "
+               "In-place compaction on GPUs' 256 x 2, so that its own shape is tested here",
+               {},
+               false,
+               {},
+               {},
+               {256, 2}},
     ScanPolicy{"cpu", 8, {256, 4}, {}, 0, 1, false, "as for 32-bit types"},
 };
 
