@@ -69,16 +69,12 @@ bool look_back(uint tile, inout uint cursor, inout TILE_VALUE prefix, uint early
   if (FALLBACK && !starved) starved = read_starved();
   for (;;) {
     TILE_WORD words[LOOKBACK_DEPTH];
-    // Unrolled (the depth is a specialization constant): a rolled loop kept `words` in local
-    // memory on an NVIDIA driver (docs/performance.md, K25).
-    [[unroll]] for (uint depth = 0; depth < LOOKBACK_DEPTH; ++depth) {
-      words[depth] = read_window(cursor, depth);
-    }
+    for (uint depth = 0; depth < LOOKBACK_DEPTH; ++depth) words[depth] = read_window(cursor, depth);
     if (STATISTICS) ++step_count;
     // Take the windows in order while they are all READY; stop at an INCLUSIVE tile (done)
     // or at a tile not ready yet (read again from there).
     bool moved = false;
-    [[unroll]] for (uint depth = 0; depth < LOOKBACK_DEPTH; ++depth) {
+    for (uint depth = 0; depth < LOOKBACK_DEPTH; ++depth) {
       uint state = tile_state(words[depth]);
       TILE_VALUE value = tile_value(words[depth]);
       const uint back = depth * WINDOW + window_slot();
