@@ -36,6 +36,15 @@ constexpr bool takes_flags(Compaction compaction) {
 constexpr bool is_partition(Compaction compaction) {
   return compaction == Compaction::partition || compaction == Compaction::partition_flagged;
 }
+// Whether an operation writes a second output (a partition's rejected elements, rle's
+// lengths), and so whether it may run in place (its output over its input): the operations of
+// one output may (DESIGN 3e), wherever the backend compacts in place at all.
+constexpr bool writes_second_output(Compaction compaction) {
+  return is_partition(compaction) || compaction == Compaction::run_length_encode;
+}
+constexpr bool runs_in_place(Compaction compaction) {
+  return !writes_second_output(compaction);
+}
 // select-if's built-in predicates: x < c, x <= c, ... (floats: every comparison with NaN is
 // false, except ne).
 enum class Predicate { lt, le, gt, ge, eq, ne };

@@ -257,8 +257,7 @@ gpuscan_status gpuscan_compact_host(gpuscan_device device, const gpuscan_compact
     const gpuscan::CompactSpec spec = compact_spec_of(c_spec);
     const std::size_t element = gpuscan::size_of(spec.dtype);
     const std::size_t flag_size = gpuscan::size_of(spec.flags_dtype);
-    const bool rle = spec.compaction == gpuscan::Compaction::run_length_encode;
-    const bool two_outputs = rle || gpuscan::is_partition(spec.compaction);
+    const bool two_outputs = gpuscan::writes_second_output(spec.compaction);
     const bool flagged = gpuscan::takes_flags(spec.compaction);
     if (n > SIZE_MAX / 8) {
       throw gpuscan::UsageError("n = " + std::to_string(n) + " elements do not fit in memory");

@@ -22,8 +22,7 @@ namespace gpuscan::detail {
 inline bool bench_times_in_place(Compaction compaction) {
   const char* value = std::getenv("GPUSCAN_BENCH_IN_PLACE");
   const bool asked = value != nullptr && std::strcmp(value, "0") != 0;
-  return asked && (compaction == Compaction::select_if ||
-                   compaction == Compaction::select_flagged || compaction == Compaction::unique);
+  return asked && runs_in_place(compaction);
 }
 
 // The in-place runs of one benchmark case, as a backend measured them.

@@ -74,7 +74,7 @@ void CompactPlanImpl::enqueue(const void* in, const CompactOutputs& outputs, std
     throw UsageError(flags ? name + " takes no flags" : name + " needs d_flags");
   }
   const bool rle = spec.compaction == Compaction::run_length_encode;
-  const bool two_outputs = rle || is_partition(spec.compaction);
+  const bool two_outputs = writes_second_output(spec.compaction);
   if (!two_outputs && outputs.second != nullptr) {
     throw UsageError(name + " writes one output and the count, not a second output");
   }
@@ -212,7 +212,7 @@ void CompactPlan::enqueue(const void* d_in, void* d_out, std::uint64_t* d_count,
                           cudaStream_t stream, void* workspace, std::size_t workspace_bytes,
                           std::optional<Value> constant, const void* d_flags) const {
   const Compaction c = spec().compaction;
-  if (is_partition(c) || c == Compaction::run_length_encode) {
+  if (writes_second_output(c)) {
     throw UsageError(std::string(to_string(c)) + " writes two outputs: call " +
                      (is_partition(c) ? "enqueue_partition" : "enqueue_run_length_encode"));
   }

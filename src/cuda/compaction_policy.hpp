@@ -23,7 +23,7 @@ struct CompactionPolicy {
 
 // H100, u32 and u64 at 2^28, CUB and memcpy in the same process (docs/performance.md K8-K12
 // for the tiles, K15 for the registers). select-if, unique and run-length encoding run
-// fastest with 256 threads of 8 rows and the split tile state; partition and select-flagged
+// fastest with 8 rows and the split tile state; partition and select-flagged
 // stage block by block (compaction.cuh, kWarpStaged) with 256 threads of 4 rows. Registers:
 // left to ptxas, a small code change moved unique between 64 and 81 registers (four blocks a
 // multiprocessor or three) and its time by 1.45x; the caps fix the occupancy each operation
@@ -31,11 +31,11 @@ struct CompactionPolicy {
 // choice), unique and partition; 80 (three blocks, which rle's 64 KiB of staging also
 // allows) for run-length encoding (15% faster than 117 registers and two blocks, u64 23%);
 // 48 (five blocks) for select-flagged (6% faster than 64); partition by flags 64 (48, 72 and
-// the split state no faster; K19). Threads per block (K8, K19): 256, but partition by flags
-// 128 (3% faster than 256) and unique of 8-byte types 512 (9% faster).
+// the split state no faster; K19). Threads per block (K8, K19, K26): 256, but partition by
+// flags 128 (3% faster than 256) and unique 512 (u32 8%, u64 9% faster).
 constexpr std::array kCompactionPolicies{
     CompactionPolicy{Compaction::select_if, 256, 256, 8, false, 64},
-    CompactionPolicy{Compaction::unique, 256, 512, 8, false, 64},
+    CompactionPolicy{Compaction::unique, 512, 512, 8, false, 64},
     CompactionPolicy{Compaction::run_length_encode, 256, 256, 8, false, 80},
     CompactionPolicy{Compaction::select_flagged, 256, 256, 4, true, 48},
     CompactionPolicy{Compaction::partition, 256, 256, 4, true, 64},

@@ -199,10 +199,11 @@ CompactionKernels::CompactionKernels(std::shared_ptr<const Context> context,
     throw UsageError("outputs past one binding need bufferDeviceAddress, which " +
                      context_->info().name + " does not have");
   }
-  const std::size_t subgroups = shape_.workgroup_size / shape_.subgroup_size;
-  const bool may_run_in_place = spec.compaction == Compaction::select_if ||
-                                spec.compaction == Compaction::select_flagged ||
-                                spec.compaction == Compaction::unique;
+  const bool may_run_in_place = runs_in_place(spec.compaction);
+  // The per-subgroup partials of the larger workgroup of the two shapes this spec may run.
+  const std::size_t subgroups =
+      std::max(shape_.workgroup_size, may_run_in_place ? in_place_shape_.workgroup_size : 0u) /
+      shape_.subgroup_size;
   const std::size_t staged_elements =
       std::max(shape_.elements(), may_run_in_place ? in_place_shape_.elements() : 0u);
   const std::size_t staged_bytes = std::max<std::size_t>(

@@ -97,20 +97,8 @@ __device__ __forceinline__ std::uint64_t run_length(const CompactArgs& a, std::u
   return a.chunk_start + end - a.carry_in->last_head;
 }
 
-// Thread level: which elements of a vector are kept. Without branches: a switch on the
-// run-time predicate in every element's test took select-if's kernel from 64 to 122
-// registers with 8 rows (split tile state, ptxas for sm_90). NaN: every comparison false
-// but ne, as the CPU reference.
-template <class T>
-__device__ __forceinline__ bool satisfies(Predicate p, T x, T c) {
-  const bool less = x < c;
-  const bool equal = x == c;
-  const bool greater = c < x;
-  return (p == Predicate::lt && less) | (p == Predicate::le && (less || equal)) |
-         (p == Predicate::gt && greater) | (p == Predicate::ge && (greater || equal)) |
-         (p == Predicate::eq && equal) | (p == Predicate::ne && !equal);
-}
-
+// Thread level: which elements of a vector are kept. NaN: every comparison false but ne, as
+// the CPU reference.
 // select-if's and partition's test, a functor: the kernels take any device functor
 // `bool operator()(T) const` (gpuscan/cuda_compaction.cuh); the library's own kernels take
 // this one, a built-in predicate and its constant. Built on the host.
@@ -123,12 +111,56 @@ struct BuiltinPredicate {
     std::memcpy(&c, &a.constant_bits, sizeof(T));
     return {a.predicate, c};
   }
-  __device__ __forceinline__ bool operator()(T x) const {
-    return satisfies(predicate, x, constant);
-  }
 };
 // The predicate argument of the operations that have none.
 struct NoPredicate {};
+
+// Bit e of masks[k]: whether test(rows[k].x[e]).
+template <class T, int VPT, class Test>
+__device__ __forceinline__ void test_masks(const Vector<T> (&rows)[VPT],
+                                           std::uint32_t (&masks)[VPT], const Test& test) {
+#pragma unroll
+  for (int k = 0; k < VPT; ++k) {
+    std::uint32_t mask = 0;
+#pragma unroll
+    for (int e = 0; e < Vector<T>::size; ++e) {
+      if (test(rows[k].x[e])) mask |= 1u << e;
+    }
+    masks[k] = mask;
+  }
+}
+
+// select-if's and partition's masks: a caller's functor as it is; a built-in predicate's test
+// chosen once a tile (a uniform branch), so each element costs one comparison. Six comparisons
+// an element, combined without branches, made select-if's kernel issue-bound: ncu on an H100,
+// 92% of the SM's issue throughput with the look-back and the writes left out
+// (docs/performance.md K26). A switch inside every element's test took it from 64 to 122
+// registers (K11).
+template <class T, int VPT, class Pred>
+__device__ __forceinline__ void predicate_masks(const Vector<T> (&rows)[VPT],
+                                                std::uint32_t (&masks)[VPT], const Pred& pred) {
+  test_masks<T, VPT>(rows, masks, pred);
+}
+template <class T, int VPT>
+__device__ __forceinline__ void predicate_masks(const Vector<T> (&rows)[VPT],
+                                                std::uint32_t (&masks)[VPT],
+                                                const BuiltinPredicate<T>& pred) {
+  const T c = pred.constant;
+  switch (pred.predicate) {
+    case Predicate::lt:
+      return test_masks<T, VPT>(rows, masks, [c](T x) { return x < c; });
+    case Predicate::le:
+      return test_masks<T, VPT>(rows, masks, [c](T x) { return x <= c; });
+    case Predicate::gt:
+      return test_masks<T, VPT>(rows, masks, [c](T x) { return x > c; });
+    case Predicate::ge:
+      return test_masks<T, VPT>(rows, masks, [c](T x) { return x >= c; });
+    case Predicate::eq:
+      return test_masks<T, VPT>(rows, masks, [c](T x) { return x == c; });
+    case Predicate::ne:
+      return test_masks<T, VPT>(rows, masks, [c](T x) { return x != c; });
+  }
+}
 
 // Bit e: whether flag g + e is nonzero, for the vector of elements from g (a multiple of the
 // vector's size, so whole-vector flags are 8- or 16-byte aligned).
@@ -180,6 +212,7 @@ __device__ __forceinline__ void keep_masks(const CompactArgs& a, std::uint32_t t
                                            std::uint32_t (&masks)[VPT], const Pred& pred) {
   using Shape = TileShape<T, VPT>;
   const std::uint64_t first = Shape::first(tile);
+  if constexpr (!kFlagged<kOp> && !kNeighbours<kOp>) predicate_masks<T, VPT>(rows, masks, pred);
 #pragma unroll
   for (int k = 0; k < VPT; ++k) {
     const std::uint64_t g = first + Shape::row_offset(k);
@@ -201,10 +234,7 @@ __device__ __forceinline__ void keep_masks(const CompactArgs& a, std::uint32_t t
         if (a.chunk_start + g + e == 0 || rows[k].x[e] != previous) mask |= 1u << e;
       }
     } else {
-#pragma unroll
-      for (int e = 0; e < Vector<T>::size; ++e) {
-        if (pred(rows[k].x[e])) mask |= 1u << e;
-      }
+      mask = masks[k];
     }
     // Elements past n are never kept.
     if (g + Vector<T>::size > a.n) {
