@@ -263,26 +263,33 @@ template <class T, int VPT>
 constexpr std::uint32_t kWarpPart = std::uint32_t{kWarpSize} * VPT* Vector<T>::size;
 
 // Warp level: this warp's rows' values combined in tile order (row by row, lane by lane),
-// the same in every lane. Each row is scanned across the warp; with `stage`, the warp's
-// kept elements go compacted, in tile order, to the start of its part of the stage
+// the same in every lane. Each row's counts are scanned across the warp; with `stage`, the
+// warp's kept elements go compacted, in tile order, to the start of its part of the stage
 // (run-length encoding: their positions to its part of `positions`), so that they go out
 // in coalesced writes (CUB's select does the same). Each row is staged as soon as it is
 // scanned, so its registers are free for the next; the warp's offset in the tile is not
-// needed until the write.
+// needed until the write. Rows are scanned as 32-bit counts for every operation (one shuffle
+// a step); run-length encoding's last head, the high word of its value, is taken once for
+// the warp after the rows: a warp's rows follow one another in the tile, so its last head is
+// its lanes' largest (docs/performance.md K26).
 template <class L, class T, Compaction kOp, int VPT, bool kStage>
 __device__ __forceinline__ typename L::T warp_kept(std::uint32_t tile, const Vector<T> (&rows)[VPT],
                                                    const std::uint32_t (&masks)[VPT], T* stage,
                                                    std::uint32_t* positions) {
-  using V = typename L::T;
   using Shape = TileShape<T, VPT>;
   const std::uint64_t first = Shape::first(tile);
-  V carry = L::identity();
+  std::uint32_t kept = 0;
+  std::uint32_t last_head = 0;  // run-length encoding: this lane's last head + 1, 0 if none
 #pragma unroll
   for (int k = 0; k < VPT; ++k) {
     const std::uint64_t g = first + Shape::row_offset(k);
-    const V inclusive = warp_inclusive_scan<L>(row_value<L, T>(masks[k], g));
-    std::uint32_t at = local_count(L::combine(carry, warp_shift_up<L>(inclusive)));
-    carry = L::combine(carry, warp_last(inclusive));
+    const std::uint32_t count = __popc(masks[k]);
+    const std::uint32_t inclusive = warp_inclusive_scan<RowCount>(count);
+    std::uint32_t at = kept + inclusive - count;
+    kept += warp_last(inclusive);
+    if constexpr (kRuns<kOp>) {
+      if (masks[k] != 0) last_head = static_cast<std::uint32_t>(g) + 32u - __clz(masks[k]);
+    }
     if constexpr (kStage) {
 #pragma unroll
       for (int e = 0; e < Vector<T>::size; ++e) {
@@ -294,7 +301,16 @@ __device__ __forceinline__ typename L::T warp_kept(std::uint32_t tile, const Vec
       }
     }
   }
-  return carry;
+  if constexpr (kRuns<kOp>) {
+#pragma unroll
+    for (int d = kWarpSize / 2; d > 0; d >>= 1) {
+      last_head = max(last_head, __shfl_xor_sync(kFullMask, last_head, d));
+    }
+    // No head: 0 - 1 is kNoHead.
+    return std::uint64_t{last_head - 1u} << 32 | kept;
+  } else {
+    return kept;
+  }
 }
 
 // A fallback's value of `target`: its input loaded and counted as its owner counts it, warp
