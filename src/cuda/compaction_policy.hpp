@@ -28,8 +28,9 @@ struct CompactionPolicy {
 // left to ptxas, a small code change moved unique between 64 and 81 registers (four blocks a
 // multiprocessor or three) and its time by 1.45x; the caps fix the occupancy each operation
 // runs best at, spills included: 64 (four blocks) for select-if (3% faster than ptxas's
-// choice), unique and partition; 80 (three blocks, which rle's 64 KiB of staging also
-// allows) for run-length encoding (15% faster than 117 registers and two blocks, u64 23%);
+// choice), unique and partition; 80 (three blocks) for run-length encoding (15% faster than
+// 117 registers and two blocks, u64 23%; with its positions staged in 16 bits, 48 KiB a
+// block, 64 registers and four blocks ran 2% slower than 80, K26);
 // 48 (five blocks) for select-flagged (6% faster than 64); partition by flags 64 (48, 72 and
 // the split state no faster; K19). Threads per block (K8, K19, K26): 256, but partition by
 // flags 128 (3% faster than 256) and unique 512 (u32 8%, u64 9% faster).

@@ -265,17 +265,17 @@ constexpr std::uint32_t kWarpPart = std::uint32_t{kWarpSize} * VPT* Vector<T>::s
 // Warp level: this warp's rows' values combined in tile order (row by row, lane by lane),
 // the same in every lane. Each row's counts are scanned across the warp; with `stage`, the
 // warp's kept elements go compacted, in tile order, to the start of its part of the stage
-// (run-length encoding: their positions to its part of `positions`), so that they go out
-// in coalesced writes (CUB's select does the same). Each row is staged as soon as it is
-// scanned, so its registers are free for the next; the warp's offset in the tile is not
-// needed until the write. Rows are scanned as 32-bit counts for every operation (one shuffle
-// a step); run-length encoding's last head, the high word of its value, is taken once for
+// (run-length encoding: their positions in the tile, 16 bits each, to its part of
+// `positions`), so that they go out in coalesced writes (CUB's select does the same). Each row is
+// staged as soon as it is scanned, so its registers are free for the next; the warp's offset in the
+// tile is not needed until the write. Rows are scanned as 32-bit counts for every operation (one
+// shuffle a step); run-length encoding's last head, the high word of its value, is taken once for
 // the warp after the rows: a warp's rows follow one another in the tile, so its last head is
 // its lanes' largest (docs/performance.md K26).
 template <class L, class T, Compaction kOp, int VPT, bool kStage>
 __device__ __forceinline__ typename L::T warp_kept(std::uint32_t tile, const Vector<T> (&rows)[VPT],
                                                    const std::uint32_t (&masks)[VPT], T* stage,
-                                                   std::uint32_t* positions) {
+                                                   std::uint16_t* positions) {
   using Shape = TileShape<T, VPT>;
   const std::uint64_t first = Shape::first(tile);
   std::uint32_t kept = 0;
@@ -295,7 +295,7 @@ __device__ __forceinline__ typename L::T warp_kept(std::uint32_t tile, const Vec
       for (int e = 0; e < Vector<T>::size; ++e) {
         if ((masks[k] >> e) & 1u) {
           stage[at] = rows[k].x[e];
-          if constexpr (kRuns<kOp>) positions[at] = static_cast<std::uint32_t>(g + e);
+          if constexpr (kRuns<kOp>) positions[at] = static_cast<std::uint16_t>(g + e - first);
           ++at;
         }
       }
@@ -339,7 +339,7 @@ template <class T, Compaction kOp, int VPT>
 __device__ __forceinline__ void write_warp_staged(const CompactArgs& a, std::uint32_t tile,
                                                   std::uint64_t prefix, std::uint64_t warp_before,
                                                   std::uint32_t kept_here, std::uint64_t tile_value,
-                                                  const T* stage, const std::uint32_t* positions) {
+                                                  const T* stage, const std::uint16_t* positions) {
   T* out = static_cast<T*>(a.out);
   const std::uint64_t base = chunk_base(a);
   const std::uint64_t before = base + chain_count<kOp>(prefix) + local_count(warp_before);
@@ -353,8 +353,9 @@ __device__ __forceinline__ void write_warp_staged(const CompactArgs& a, std::uin
       const std::uint64_t run = before + i;
       out[run] = stage[i];
       if (run == 0) continue;  // element 0
-      const std::uint32_t previous = i == 0 ? head_before : positions[i - 1];
-      lengths[run - 1] = run_length(a, previous, positions[i]);
+      const auto tile_first = static_cast<std::uint32_t>(TileShape<T, VPT>::first(tile));
+      const std::uint32_t previous = i == 0 ? head_before : tile_first + positions[i - 1];
+      lengths[run - 1] = run_length(a, previous, tile_first + positions[i]);
     }
     // In a chunk that another follows, the last run may go on: the next chunk writes its
     // length again.
@@ -462,7 +463,7 @@ template <class T>
 constexpr std::size_t compact_stage_bytes(Compaction op, std::uint32_t block_size,
                                           std::uint32_t rows) {
   const std::size_t elements = std::size_t{block_size} * rows * Vector<T>::size;
-  return elements * sizeof(T) + (op == Compaction::run_length_encode ? elements * 4 : 0);
+  return elements * sizeof(T) + (op == Compaction::run_length_encode ? elements * 2 : 0);
 }
 
 // The registers a thread may take are the policy's: left to ptxas, they moved with small code
@@ -478,7 +479,9 @@ __global__ void __launch_bounds__(kCompactBlockLimit) __maxnreg__(compaction_pol
   extern __shared__ uint4 stage_words[];
   T* stage = reinterpret_cast<T*>(stage_words);
   const std::uint32_t tile_elements = TileShape<T, VPT>::elements();
-  auto* positions = reinterpret_cast<std::uint32_t*>(stage + tile_elements);
+  auto* positions = reinterpret_cast<std::uint16_t*>(stage + tile_elements);
+  static_assert(kCompactBlockLimit * VPT * Vector<T>::size <= 65536,
+                "run-length encoding stages positions in the tile in 16 bits");
   const T* in = static_cast<const T*>(a.in);
   const bool looks_back = warp_id() == 0;
   // As per_tile_scan.cuh: in dispatch order the tile's loads go out first, the turn and the
@@ -510,7 +513,7 @@ __global__ void __launch_bounds__(kCompactBlockLimit) __maxnreg__(compaction_pol
   keep_masks<T, kOp, VPT>(a, tile, rows, masks, pred);
   constexpr std::uint32_t part = kWarpPart<T, VPT>;
   T* const warp_stage = stage + warp_id() * part;
-  std::uint32_t* const warp_positions = positions + warp_id() * part;
+  std::uint16_t* const warp_positions = positions + warp_id() * part;
   // KeptCount: the count; KeptRuns: as it is.
   std::uint64_t aggregate = 0;
   if constexpr (kWarpStaged<kOp>) {
