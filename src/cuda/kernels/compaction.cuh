@@ -244,19 +244,6 @@ __device__ __forceinline__ void keep_masks(const CompactArgs& a, std::uint32_t t
   }
 }
 
-// One row's local value: its count, and for run-length encoding the position of its last
-// head.
-template <class L, class T>
-__device__ __forceinline__ typename L::T row_value(std::uint32_t mask, std::uint64_t g) {
-  if constexpr (std::is_same_v<L, KeptRuns>) {
-    const std::uint64_t head =
-        mask == 0 ? kNoHead : static_cast<std::uint32_t>(g) + 31u - __clz(mask);
-    return head << 32 | static_cast<std::uint32_t>(__popc(mask));
-  } else {
-    return static_cast<std::uint32_t>(__popc(mask));
-  }
-}
-
 // The elements of a tile a warp holds: its rows, one after the other in the tile, so the
 // warp's part of `stage` is as large.
 template <class T, int VPT>
@@ -372,17 +359,15 @@ __device__ __forceinline__ void write_warp_staged(const CompactArgs& a, std::uin
 // (warp by warp, row by row, lane by lane), offsets[k] the kept elements before row k within
 // the warp, partials set `set` the warps' inclusive values; returns the tile's value.
 template <class L, class T, int VPT, int kSets>
-__device__ __forceinline__ typename L::T scan_tile(std::uint32_t tile,
-                                                   const std::uint32_t (&masks)[VPT],
+__device__ __forceinline__ typename L::T scan_tile(const std::uint32_t (&masks)[VPT],
                                                    BlockPartials<typename L::T, kSets>& partials,
                                                    int set, std::uint32_t (&offsets)[VPT]) {
+  static_assert(std::is_same_v<L, RowCount>, "the block-wide staging counts; no runs");
   using V = typename L::T;
-  using Shape = TileShape<T, VPT>;
   V carry = L::identity();
 #pragma unroll
   for (int k = 0; k < VPT; ++k) {
-    const V inclusive = warp_inclusive_scan<L>(
-        row_value<L, T>(masks[k], Shape::first(tile) + Shape::row_offset(k)));
+    const V inclusive = warp_inclusive_scan<L>(static_cast<std::uint32_t>(__popc(masks[k])));
     offsets[k] = local_count(L::combine(carry, warp_shift_up<L>(inclusive)));
     carry = L::combine(carry, warp_last(inclusive));
   }
@@ -523,7 +508,7 @@ __global__ void __launch_bounds__(kCompactBlockLimit) __maxnreg__(compaction_pol
     aggregate = block_total<L, WholeBlock>(shared.partials, kCompactOwnSet);
   } else {
     std::uint32_t offsets[VPT];
-    aggregate = scan_tile<L, T, VPT>(tile, masks, shared.partials, kCompactOwnSet, offsets);
+    aggregate = scan_tile<L, T, VPT>(masks, shared.partials, kCompactOwnSet, offsets);
     stage_tile<T, kOp, VPT>(tile, a.n, rows, masks, offsets,
                             local_count(warp_prefix<L>(shared.partials, kCompactOwnSet)),
                             local_count(aggregate), stage);

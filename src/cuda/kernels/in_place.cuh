@@ -181,7 +181,7 @@ __device__ std::uint64_t walk_up(const CompactArgs& a, const ChainArgs& chain,
     keep_masks<T, kOp, VPT>(a, u, rows, masks, pred);
     std::uint32_t offsets[VPT];
     const std::uint32_t kept =
-        scan_tile<RowCount, T, VPT>(u, masks, partials, kCompactRecountSet, offsets);
+        scan_tile<RowCount, T, VPT>(masks, partials, kCompactRecountSet, offsets);
     __syncthreads();  // every thread's loads before the release
     if (threadIdx.x == 0) {
       __threadfence();  // release
@@ -277,7 +277,7 @@ __global__ void __launch_bounds__(kCompactBlockLimit) __maxnreg__(compaction_pol
     kept = block_total<L, WholeBlock>(shared.partials, kCompactOwnSet);
   } else {
     std::uint32_t offsets[VPT];
-    kept = scan_tile<L, T, VPT>(tile, masks, shared.partials, kCompactOwnSet, offsets);
+    kept = scan_tile<L, T, VPT>(masks, shared.partials, kCompactOwnSet, offsets);
     stage_tile<T, kOp, VPT>(tile, a.n, rows, masks, offsets,
                             warp_prefix<L>(shared.partials, kCompactOwnSet), kept, stage);
   }
