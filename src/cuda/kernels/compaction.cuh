@@ -97,8 +97,6 @@ __device__ __forceinline__ std::uint64_t run_length(const CompactArgs& a, std::u
   return a.chunk_start + end - a.carry_in->last_head;
 }
 
-// Thread level: which elements of a vector are kept. NaN: every comparison false but ne, as
-// the CPU reference.
 // select-if's and partition's test, a functor: the kernels take any device functor
 // `bool operator()(T) const` (gpuscan/cuda_compaction.cuh); the library's own kernels take
 // this one, a built-in predicate and its constant. Built on the host.
@@ -130,12 +128,13 @@ __device__ __forceinline__ void test_masks(const Vector<T> (&rows)[VPT],
   }
 }
 
+// Thread level: which elements of a vector are kept.
 // select-if's and partition's masks: a caller's functor as it is; a built-in predicate's test
-// chosen once a tile (a uniform branch), so each element costs one comparison. Six comparisons
-// an element, combined without branches, made select-if's kernel issue-bound: ncu on an H100,
-// 92% of the SM's issue throughput with the look-back and the writes left out
-// (docs/performance.md K26). A switch inside every element's test took it from 64 to 122
-// registers (K11).
+// (NaN: every comparison false but ne, as the CPU reference) chosen once a tile (a uniform branch),
+// so each element costs one comparison. Six comparisons an element, combined without branches, made
+// select-if's kernel issue-bound: ncu on an H100, 92% of the SM's issue throughput with the
+// look-back and the writes left out (docs/performance.md K26). A switch inside every element's test
+// took it from 64 to 122 registers (K11).
 template <class T, int VPT, class Pred>
 __device__ __forceinline__ void predicate_masks(const Vector<T> (&rows)[VPT],
                                                 std::uint32_t (&masks)[VPT], const Pred& pred) {
@@ -336,11 +335,12 @@ __device__ __forceinline__ void write_warp_staged(const CompactArgs& a, std::uin
       return static_cast<std::uint32_t>((later >> 32) != kNoHead ? later >> 32 : earlier >> 32);
     };
     const std::uint32_t head_before = last_head(prefix, warp_before);
+    // Staged positions are in the tile; run lengths take chunk positions.
+    const auto tile_first = static_cast<std::uint32_t>(TileShape<T, VPT>::first(tile));
     for (std::uint32_t i = lane_id(); i < kept_here; i += kWarpSize) {
       const std::uint64_t run = before + i;
       out[run] = stage[i];
       if (run == 0) continue;  // element 0
-      const auto tile_first = static_cast<std::uint32_t>(TileShape<T, VPT>::first(tile));
       const std::uint32_t previous = i == 0 ? head_before : tile_first + positions[i - 1];
       lengths[run - 1] = run_length(a, previous, tile_first + positions[i]);
     }
