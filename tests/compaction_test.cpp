@@ -523,18 +523,20 @@ TEST_P(CompactionTest, DesignSizes) {
   }
 }
 
-// CUDA's tile shapes (cuda/compaction_policy.hpp: each operation's rows, 4 or 8, and its
+// CUDA's tile shapes (cuda/compaction_policy.hpp: each operation's rows, 4, 6 or 8, and its
 // register cap) at 128, 256 and 512 threads, every operation, sizes that end inside a warp's
-// part of the stage (n counts 8 rows of 4-byte elements, so 4-row tiles see ten tiles and
-// more), unblocked and with every other tile blocked. Other row counts are refused.
+// part of the stage (n counts 8 rows of 4-byte elements, so 4- and 6-row tiles see more than
+// five tiles), unblocked and with every other tile blocked. Other row counts are refused.
 TEST_P(CompactionTest, CudaTileShapes) {
   if (backend() != Backend::cuda) GTEST_SKIP() << "CUDA's tile shapes";
   {
     Options o = options();
-    o.vectors_per_thread = 4;  // select-if runs 8
+    o.vectors_per_thread = 4;  // select-if and partition run 8
     EXPECT_THROW(make_compactor(device(), {Compaction::select_if, DType::u32}, o), UsageError);
-    o.vectors_per_thread = 8;  // partition runs 4
     EXPECT_THROW(make_compactor(device(), {Compaction::partition, DType::u32}, o), UsageError);
+    o.vectors_per_thread = 8;  // select-flagged runs 4
+    EXPECT_THROW(make_compactor(device(), {Compaction::select_flagged, DType::u32}, o),
+                 UsageError);
   }
   for (std::uint32_t threads : {128u, 256u, 512u}) {
     for (std::uint32_t mask : {0u, 1u}) {
@@ -548,6 +550,8 @@ TEST_P(CompactionTest, CudaTileShapes) {
                                 random_values(DType::u32, n, rng), 250);
       expect_compaction_matches(device(), {Compaction::partition, DType::u64, Predicate::ge}, o,
                                 random_values(DType::u64, n, rng), 250);
+      expect_compaction_matches(device(), {Compaction::partition, DType::f32, Predicate::lt}, o,
+                                random_values(DType::f32, n, rng), 0);
       expect_compaction_matches(device(), {Compaction::unique, DType::f32}, o,
                                 random_values(DType::f32, n, rng, 8), 0);
       expect_compaction_matches(device(), {Compaction::run_length_encode, DType::u32}, o,
@@ -561,6 +565,9 @@ TEST_P(CompactionTest, CudaTileShapes) {
       expect_compaction_matches(
           device(), {Compaction::partition_flagged, DType::u64, Predicate::lt, DType::u32}, o,
           random_values(DType::u64, n, rng, 3), 0, flags);
+      expect_compaction_matches(
+          device(), {Compaction::partition_flagged, DType::u32, Predicate::lt, DType::u32}, o,
+          random_values(DType::u32, n, rng), 0, flags);
     }
   }
 }

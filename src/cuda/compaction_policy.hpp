@@ -22,25 +22,26 @@ struct CompactionPolicy {
 };
 
 // H100, u32 and u64 at 2^28, CUB and memcpy in the same process (docs/performance.md K8-K12
-// for the tiles, K15 for the registers). select-if, unique and run-length encoding run
-// fastest with 8 rows and the split tile state; partition and select-flagged
-// stage block by block (compaction.cuh, kWarpStaged) with 256 threads of 4 rows. Registers:
-// left to ptxas, a small code change moved unique between 64 and 81 registers (four blocks a
+// for the tiles, K15 for the registers, K27 for the partitions). Select-if, unique, run-length
+// encoding and partition run fastest warp-staged with 8 rows and the split tile state,
+// partition by flags with 6 (its flags are a second stream of loads in flight: 8 rows spill);
+// select-flagged stages block by block (compaction.cuh, kWarpStaged) with 256 threads of 4
+// rows, packed (warp-staged with 4, 6 or 8 rows it ran 1-7% slower). Registers: left to
+// ptxas, a small code change moved unique between 64 and 81 registers (four blocks a
 // multiprocessor or three) and its time by 1.45x; the caps fix the occupancy each operation
 // runs best at, spills included: 64 (four blocks) for select-if (3% faster than ptxas's
-// choice), unique and partition; 80 (three blocks) for run-length encoding (15% faster than
-// 117 registers and two blocks, u64 23%; with its positions staged in 16 bits, 48 KiB a
-// block, 64 registers and four blocks ran 2% slower than 80, K26);
-// 48 (five blocks) for select-flagged (6% faster than 64); partition by flags 64 (48, 72 and
-// the split state no faster; K19). Threads per block (K8, K19, K26): 256, but partition by
-// flags 128 (3% faster than 256) and unique 512 (u32 8%, u64 9% faster).
+// choice), unique and the partitions (80 no faster for partition, 6% slower by flags); 80
+// (three blocks) for run-length encoding (15% faster than 117 registers and two blocks, u64
+// 23%; with its positions staged in 16 bits, 48 KiB a block, 64 registers and four blocks ran
+// 2% slower than 80, K26); 48 (five blocks) for select-flagged (6% faster than 64). Threads per
+// block (K8, K19, K26): 256, but unique 512 (u32 8%, u64 9% faster).
 constexpr std::array kCompactionPolicies{
     CompactionPolicy{Compaction::select_if, 256, 256, 8, false, 64},
     CompactionPolicy{Compaction::unique, 512, 512, 8, false, 64},
     CompactionPolicy{Compaction::run_length_encode, 256, 256, 8, false, 80},
     CompactionPolicy{Compaction::select_flagged, 256, 256, 4, true, 48},
-    CompactionPolicy{Compaction::partition, 256, 256, 4, true, 64},
-    CompactionPolicy{Compaction::partition_flagged, 128, 128, 4, true, 64},
+    CompactionPolicy{Compaction::partition, 256, 256, 8, false, 64},
+    CompactionPolicy{Compaction::partition_flagged, 256, 256, 6, false, 64},
 };
 
 constexpr CompactionPolicy compaction_policy(Compaction compaction) {

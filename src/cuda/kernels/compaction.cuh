@@ -4,8 +4,8 @@
 // elements and each run's length. The structure of per_tile_scan.cuh and
 // shaders/select.comp: a block loads its tile, decides which elements it keeps (thread),
 // scans the counts (warp, then block) and stages the kept elements compacted in shared
-// memory: warp by warp for select-if, unique and run-length encoding, the whole tile for the
-// partitions and select-flagged (kWarpStaged).
+// memory: warp by warp for every operation but select-flagged, which stages the whole tile
+// (kWarpStaged).
 // Its first warp then looks back over the tile chain for the kept elements before the
 // tile, the whole block recounting any tile the look-back falls back on, and the staged
 // elements are written from there (docs/protocol.md, "Compaction").
@@ -65,11 +65,12 @@ template <Compaction kOp>
 constexpr bool kPartition = is_partition(kOp);
 // Whether each warp stages and writes its own kept elements (warp_kept, write_warp_staged),
 // or the block stages the whole tile and writes it (scan_tile, stage_tile, write_tile).
-// Measured on an H100 (docs/performance.md K10): select-if, unique and run-length encoding
-// ran 20-45% faster warp by warp with 8 rows, partition and select-flagged slower there
-// than block by block with 4.
+// Measured on an H100 (docs/performance.md K10, K27): select-if, unique and run-length
+// encoding ran 20-45% faster warp by warp with 8 rows, the partitions 5-9% (their rejected
+// elements staged from the end of the warp's part); select-flagged 1-7% slower there than
+// block by block with 4.
 template <Compaction kOp>
-constexpr bool kWarpStaged = kOp == Compaction::select_if || kNeighbours<kOp>;
+constexpr bool kWarpStaged = kOp != Compaction::select_flagged;
 // The tile value in the chain, and the value the block scans within a tile.
 template <Compaction kOp>
 using ChainMonoid = std::conditional_t<kRuns<kOp>, KeptRuns, KeptCount>;
@@ -277,12 +278,18 @@ __device__ __forceinline__ typename L::T warp_kept(std::uint32_t tile, const Vec
       if (masks[k] != 0) last_head = static_cast<std::uint32_t>(g) + 32u - __clz(masks[k]);
     }
     if constexpr (kStage) {
+      // A partition's rejected elements fill the warp's part from its end, backwards: the r-th
+      // rejected at part - 1 - r, above every kept one whatever the counts (elements past n
+      // included; write_warp_staged writes only those before n).
+      const std::uint32_t in_part = (k * kWarpSize + lane_id()) * Vector<T>::size;
 #pragma unroll
       for (int e = 0; e < Vector<T>::size; ++e) {
         if ((masks[k] >> e) & 1u) {
           stage[at] = rows[k].x[e];
           if constexpr (kRuns<kOp>) positions[at] = static_cast<std::uint16_t>(g + e - first);
           ++at;
+        } else if constexpr (kPartition<kOp>) {
+          stage[kWarpPart<T, VPT> - 1 - (in_part + e - at)] = rows[k].x[e];
         }
       }
     }
@@ -353,9 +360,22 @@ __device__ __forceinline__ void write_warp_staged(const CompactArgs& a, std::uin
   } else {
     for (std::uint32_t i = lane_id(); i < kept_here; i += kWarpSize) out[before + i] = stage[i];
   }
+  if constexpr (kPartition<kOp>) {
+    // The warp's rejected go after the rejected before it: its first element's position less
+    // the kept elements before it.
+    constexpr std::uint32_t part = kWarpPart<T, VPT>;
+    const std::uint64_t warp_first = TileShape<T, VPT>::first(tile) + warp_id() * part;
+    const std::uint32_t in_warp =
+        warp_first >= a.n ? 0u
+                          : static_cast<std::uint32_t>(min(a.n - warp_first, std::uint64_t{part}));
+    T* rejected = static_cast<T*>(a.second) + (a.chunk_start + warp_first - before);
+    for (std::uint32_t i = lane_id(); i < in_warp - kept_here; i += kWarpSize) {
+      rejected[i] = stage[part - 1 - i];
+    }
+  }
 }
 
-// The block-wide staging (the partitions, select-flagged): the rows' values scanned in tile order
+// The block-wide staging (select-flagged): the rows' values scanned in tile order
 // (warp by warp, row by row, lane by lane), offsets[k] the kept elements before row k within
 // the warp, partials set `set` the warps' inclusive values; returns the tile's value.
 template <class L, class T, int VPT, int kSets>
@@ -375,50 +395,28 @@ __device__ __forceinline__ typename L::T scan_tile(const std::uint32_t (&masks)[
   return block_total<L, WholeBlock>(partials, set);
 }
 
-// Puts the tile's kept elements, compacted in tile order, at the start of `stage`, and
-// partition's rejected ones after them in tile order: the tile's stable partition.
-template <class T, Compaction kOp, int VPT>
-__device__ __forceinline__ void stage_tile(std::uint32_t tile, std::uint64_t n,
-                                           const Vector<T> (&rows)[VPT],
+// Puts the tile's kept elements, compacted in tile order, at the start of `stage`.
+template <class T, int VPT>
+__device__ __forceinline__ void stage_tile(const Vector<T> (&rows)[VPT],
                                            const std::uint32_t (&masks)[VPT],
                                            const std::uint32_t (&offsets)[VPT],
-                                           std::uint32_t warp_before, std::uint32_t kept,
-                                           T* stage) {
-  using Shape = TileShape<T, VPT>;
-  const std::uint64_t first = Shape::first(tile);
+                                           std::uint32_t warp_before, T* stage) {
 #pragma unroll
   for (int k = 0; k < VPT; ++k) {
     std::uint32_t at = warp_before + offsets[k];
-    const std::uint32_t in_tile = Shape::row_offset(k);
 #pragma unroll
     for (int e = 0; e < Vector<T>::size; ++e) {
-      if ((masks[k] >> e) & 1u) {
-        stage[at++] = rows[k].x[e];
-      } else if (kPartition<kOp> && first + in_tile + e < n) {
-        // Its place among the tile's rejected: its position less the kept ones before it.
-        stage[kept + in_tile + e - at] = rows[k].x[e];
-      }
+      if ((masks[k] >> e) & 1u) stage[at++] = rows[k].x[e];
     }
   }
 }
 
-// Writes the staged tile after the `before` kept ones of the tiles before; partition's
-// rejected go after the tiles' rejected before.
-template <class T, Compaction kOp>
-__device__ __forceinline__ void write_tile(const CompactArgs& a, std::uint32_t tile,
-                                           std::uint32_t tile_elements, std::uint64_t before,
+// Writes the staged tile after the `before` kept ones of the tiles before.
+template <class T>
+__device__ __forceinline__ void write_tile(const CompactArgs& a, std::uint64_t before,
                                            std::uint32_t kept, const T* stage) {
   T* out = static_cast<T*>(a.out);
   for (std::uint32_t i = threadIdx.x; i < kept; i += blockDim.x) out[before + i] = stage[i];
-  if constexpr (kPartition<kOp>) {
-    const std::uint64_t tile_start = std::uint64_t{tile} * tile_elements;
-    const auto in_tile =
-        static_cast<std::uint32_t>(min(a.n - tile_start, std::uint64_t{tile_elements}));
-    T* rejected = static_cast<T*>(a.second) + (a.chunk_start + tile_start - before);
-    for (std::uint32_t i = kept + threadIdx.x; i < in_tile; i += blockDim.x) {
-      rejected[i - kept] = stage[i];
-    }
-  }
 }
 
 // The last tile of a chunk that another follows: what the next chunk needs (`total`: the kept
@@ -509,9 +507,8 @@ __global__ void __launch_bounds__(kCompactBlockLimit) __maxnreg__(compaction_pol
   } else {
     std::uint32_t offsets[VPT];
     aggregate = scan_tile<L, T, VPT>(masks, shared.partials, kCompactOwnSet, offsets);
-    stage_tile<T, kOp, VPT>(tile, a.n, rows, masks, offsets,
-                            local_count(warp_prefix<L>(shared.partials, kCompactOwnSet)),
-                            local_count(aggregate), stage);
+    stage_tile<T, VPT>(rows, masks, offsets,
+                       local_count(warp_prefix<L>(shared.partials, kCompactOwnSet)), stage);
   }
   const std::uint32_t kept = local_count(aggregate);
 
@@ -566,8 +563,7 @@ __global__ void __launch_bounds__(kCompactBlockLimit) __maxnreg__(compaction_pol
     write_warp_staged<T, kOp, VPT>(a, tile, before, warp_before, kept_here, aggregate, warp_stage,
                                    warp_positions);
   } else {
-    write_tile<T, kOp>(a, tile, tile_elements, chunk_base(a) + chain_count<kOp>(before), kept,
-                       stage);
+    write_tile<T>(a, chunk_base(a) + chain_count<kOp>(before), kept, stage);
   }
 }
 

@@ -240,7 +240,6 @@ __global__ void __launch_bounds__(kCompactBlockLimit) __maxnreg__(compaction_pol
   __shared__ InPlaceShared ip;
   extern __shared__ uint4 stage_words[];
   T* stage = reinterpret_cast<T*>(stage_words);
-  const std::uint32_t tile_elements = TileShape<T, VPT>::elements();
   const bool looks_back = warp_id() == 0;
   const std::uint64_t spine_words = std::uint64_t{a.tile_count} * kCompactSpineWords;
   LookBack<M, S, kStats> look{chain, {}};
@@ -278,8 +277,8 @@ __global__ void __launch_bounds__(kCompactBlockLimit) __maxnreg__(compaction_pol
   } else {
     std::uint32_t offsets[VPT];
     kept = scan_tile<L, T, VPT>(masks, shared.partials, kCompactOwnSet, offsets);
-    stage_tile<T, kOp, VPT>(tile, a.n, rows, masks, offsets,
-                            warp_prefix<L>(shared.partials, kCompactOwnSet), kept, stage);
+    stage_tile<T, VPT>(rows, masks, offsets, warp_prefix<L>(shared.partials, kCompactOwnSet),
+                       stage);
   }
   __syncthreads();  // every thread's loads before the look-back warp's release fence
 
@@ -351,7 +350,7 @@ __global__ void __launch_bounds__(kCompactBlockLimit) __maxnreg__(compaction_pol
     write_warp_staged<T, kOp, VPT>(a, tile, before, warp_before, kept_here, before + kept,
                                    warp_stage, nullptr);
   } else {
-    write_tile<T, kOp>(a, tile, tile_elements, before, kept, stage);
+    write_tile<T>(a, before, kept, stage);
   }
 }
 
