@@ -535,8 +535,7 @@ TEST_P(CompactionTest, CudaTileShapes) {
     EXPECT_THROW(make_compactor(device(), {Compaction::select_if, DType::u32}, o), UsageError);
     EXPECT_THROW(make_compactor(device(), {Compaction::partition, DType::u32}, o), UsageError);
     o.vectors_per_thread = 8;  // select-flagged runs 4
-    EXPECT_THROW(make_compactor(device(), {Compaction::select_flagged, DType::u32}, o),
-                 UsageError);
+    EXPECT_THROW(make_compactor(device(), {Compaction::select_flagged, DType::u32}, o), UsageError);
   }
   for (std::uint32_t threads : {128u, 256u, 512u}) {
     for (std::uint32_t mask : {0u, 1u}) {
