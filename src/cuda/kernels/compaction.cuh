@@ -327,7 +327,8 @@ __device__ __forceinline__ std::uint64_t recount_tile(
 // the block scan's). Run-length encoding writes each head's run value and the length of the run
 // before it (the distance from the head before: in this warp, or the last one before it, in the
 // tile or before the tile); the last tile also ends the last run, at n (`tile_value`: the tile's
-// own value).
+// own value). A partition also writes the warp's rejected elements, staged from the part's end,
+// to the second output.
 template <class T, Compaction kOp, int VPT>
 __device__ __forceinline__ void write_warp_staged(const CompactArgs& a, std::uint32_t tile,
                                                   std::uint64_t prefix, std::uint64_t warp_before,
