@@ -212,15 +212,17 @@ std::variant<Command, int> parse_command_line(int argc, const char* const* argv,
                    "successor once the run has seen a starved tile)")
       ->capture_default_str()
       ->check(at_least_one);
-  bench_cmd->add_option("--workgroup-size", bench.options.workgroup_size,
-                        "Threads per workgroup (default 256; Vulkan on a GPU under 4 MiB: 512)");
+  bench_cmd->add_option(
+      "--workgroup-size", bench.options.workgroup_size,
+      "Threads per workgroup (default 256; Vulkan on a GPU under 4 MiB: 512; CUDA "
+      "unique: 512)");
   bench_cmd->add_option(
       "--vectors-per-thread", bench.options.vectors_per_thread,
       "16-byte vectors (four 32-bit or two 64-bit elements) per thread (Vulkan: default 4, on "
       "a GPU 6, 8 for 64-bit types, 3 under 4 MiB; Vulkan compaction on a GPU: 4 for 32-bit "
       "types, 5 for rle; CUDA: 4, 6 or 8, default 6, 4 under 8 MiB; CUDA compaction: its "
-      "operation's, 8 "
-      "for select, unique and rle, 4 for select-flagged and the partitions)");
+      "operation's, the only one it is compiled for: 8 for select, unique, rle and partition, 6 "
+      "for partition-flagged, 4 for select-flagged)");
   bench_cmd->add_option(
       "--subgroup-size", bench.options.subgroup_size,
       "Logical subgroup size, a power of two up to the hardware's (default: the hardware's)");
