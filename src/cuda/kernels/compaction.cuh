@@ -244,11 +244,6 @@ __device__ __forceinline__ void keep_masks(const CompactArgs& a, std::uint32_t t
   }
 }
 
-// The elements of a tile a warp holds: its rows, one after the other in the tile, so the
-// warp's part of `stage` is as large.
-template <class T, int VPT>
-constexpr std::uint32_t kWarpPart = std::uint32_t{kWarpSize} * VPT* Vector<T>::size;
-
 // Warp level: this warp's rows' values combined in tile order (row by row, lane by lane),
 // the same in every lane. Each row's counts are scanned across the warp; with `stage`, the
 // warp's kept elements go compacted, in tile order, to the start of its part of the stage
@@ -281,7 +276,7 @@ __device__ __forceinline__ typename L::T warp_kept(std::uint32_t tile, const Vec
       // A partition's rejected elements fill the warp's part from its end, backwards: the r-th
       // rejected at part - 1 - r, above every kept one whatever the counts (elements past n
       // included; write_warp_staged writes only those before n).
-      const std::uint32_t in_part = (k * kWarpSize + lane_id()) * Vector<T>::size;
+      const std::uint32_t in_part = Shape::row_in_warp(k);
 #pragma unroll
       for (int e = 0; e < Vector<T>::size; ++e) {
         if ((masks[k] >> e) & 1u) {
@@ -289,7 +284,7 @@ __device__ __forceinline__ typename L::T warp_kept(std::uint32_t tile, const Vec
           if constexpr (kRuns<kOp>) positions[at] = static_cast<std::uint16_t>(g + e - first);
           ++at;
         } else if constexpr (kPartition<kOp>) {
-          stage[kWarpPart<T, VPT> - 1 - (in_part + e - at)] = rows[k].x[e];
+          stage[Shape::per_warp - 1 - (in_part + e - at)] = rows[k].x[e];
         }
       }
     }
@@ -364,7 +359,7 @@ __device__ __forceinline__ void write_warp_staged(const CompactArgs& a, std::uin
   if constexpr (kPartition<kOp>) {
     // The warp's rejected go after the rejected before it: its first element's position less
     // the kept elements before it.
-    constexpr std::uint32_t part = kWarpPart<T, VPT>;
+    constexpr std::uint32_t part = TileShape<T, VPT>::per_warp;
     const std::uint64_t warp_first = TileShape<T, VPT>::first(tile) + warp_id() * part;
     const std::uint32_t in_warp =
         warp_first >= a.n ? 0u
@@ -495,7 +490,7 @@ __global__ void __launch_bounds__(kCompactBlockLimit) __maxnreg__(compaction_pol
 
   std::uint32_t masks[VPT];
   keep_masks<T, kOp, VPT>(a, tile, rows, masks, pred);
-  constexpr std::uint32_t part = kWarpPart<T, VPT>;
+  constexpr std::uint32_t part = TileShape<T, VPT>::per_warp;
   T* const warp_stage = stage + warp_id() * part;
   std::uint16_t* const warp_positions = positions + warp_id() * part;
   // KeptCount: the count; KeptRuns: as it is.

@@ -266,7 +266,7 @@ __global__ void __launch_bounds__(kCompactBlockLimit) __maxnreg__(compaction_pol
   load_tile<T, VPT>(static_cast<const T*>(a.in), a.n, tile, T{}, rows);
   std::uint32_t masks[VPT];
   keep_masks<T, kOp, VPT>(a, tile, rows, masks, pred);
-  constexpr std::uint32_t part = kWarpPart<T, VPT>;
+  constexpr std::uint32_t part = TileShape<T, VPT>::per_warp;
   T* const warp_stage = stage + warp_id() * part;
   std::uint32_t kept = 0;
   if constexpr (kWarpStaged<kOp>) {

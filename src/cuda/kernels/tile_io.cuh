@@ -26,12 +26,20 @@ struct Vector {
 template <class T, int VPT, class Team = WholeBlock>
 struct TileShape {
   static constexpr int per_thread = VPT * Vector<T>::size;
+  // A warp's rows follow one another in the tile: its part is as large as its rows.
+  static constexpr std::uint32_t per_warp = kWarpSize * per_thread;
   __device__ __forceinline__ static std::uint32_t elements() {
     return Team::threads() * per_thread;
   }
   // Offset in the tile of this thread's row k.
   __device__ __forceinline__ static std::uint32_t row_offset(int k) {
     return ((warp_id() * VPT + k) * kWarpSize + lane_id()) * Vector<T>::size;
+  }
+  // Offset of this thread's row k in its warp's part: row_offset(k) - warp_id() * per_warp.
+  // Written out rather than as that difference, which changed the compaction kernels' code and
+  // spills (ptxas); row_offset written as the sum changed the u32 scan's.
+  __device__ __forceinline__ static std::uint32_t row_in_warp(int k) {
+    return (k * kWarpSize + lane_id()) * Vector<T>::size;
   }
   __device__ __forceinline__ static std::uint64_t first(std::uint32_t tile) {
     return std::uint64_t{tile} * elements();
