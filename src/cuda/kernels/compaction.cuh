@@ -162,43 +162,72 @@ __device__ __forceinline__ void predicate_masks(const Vector<T> (&rows)[VPT],
   }
 }
 
+// Bit i: whether flag i of a piece of flags (16 bytes, or 8: two 4-byte flags) is nonzero.
+__device__ __forceinline__ std::uint32_t nonzero_bits(uint4 w) {
+  return (w.x != 0) | (w.y != 0) << 1 | (w.z != 0) << 2 | (w.w != 0) << 3;
+}
+__device__ __forceinline__ std::uint32_t nonzero_bits(uint2 w) {
+  return (w.x != 0) | (w.y != 0) << 1;
+}
+__device__ __forceinline__ std::uint32_t nonzero_bits(ulonglong2 w) {
+  return (w.x != 0) | (w.y != 0) << 1;
+}
+
+// Bits of the `Vector<T>::size` flags (of type F, 4 or 8 bytes) from `row`, 16-byte aligned
+// or 8-byte for two 4-byte flags, read in pieces of that size.
+template <class T, class F>
+__device__ __forceinline__ std::uint32_t row_flag_bits(const F* row) {
+  constexpr int size = Vector<T>::size;
+  using Piece =
+      std::conditional_t<sizeof(F) == 8, ulonglong2, std::conditional_t<size == 4, uint4, uint2>>;
+  constexpr int per_piece = sizeof(Piece) / sizeof(F);
+  std::uint32_t bits = 0;
+#pragma unroll
+  for (int e = 0; e < size; e += per_piece) {
+    bits |= nonzero_bits(__ldcs(reinterpret_cast<const Piece*>(row + e))) << e;
+  }
+  return bits;
+}
+
 // Bit e: whether flag g + e is nonzero, for the vector of elements from g (a multiple of the
 // vector's size, so whole-vector flags are 8- or 16-byte aligned).
-template <class T>
-__device__ __forceinline__ std::uint32_t flag_mask(const CompactArgs& a, std::uint64_t g) {
+template <class T, class F>
+__device__ __forceinline__ std::uint32_t flag_mask(const F* flags, std::uint64_t n,
+                                                   std::uint64_t g) {
   constexpr int size = Vector<T>::size;
+  if (g + size <= n && reinterpret_cast<std::uintptr_t>(flags) % 16 == 0) {
+    return row_flag_bits<T>(flags + g);
+  }
   std::uint32_t mask = 0;
-  const bool whole = g + size <= a.n && reinterpret_cast<std::uintptr_t>(a.flags) % 16 == 0;
-  if (a.flag_bytes == 4) {
-    const auto* f = static_cast<const std::uint32_t*>(a.flags) + g;
-    if (whole && size == 4) {
-      const uint4 w = __ldcs(reinterpret_cast<const uint4*>(f));
-      return (w.x != 0) | (w.y != 0) << 1 | (w.z != 0) << 2 | (w.w != 0) << 3;
-    }
-    if (whole && size == 2) {
-      const uint2 w = __ldcs(reinterpret_cast<const uint2*>(f));
-      return (w.x != 0) | (w.y != 0) << 1;
-    }
-#pragma unroll
-    for (int e = 0; e < size; ++e) {
-      if (g + e < a.n && f[e] != 0) mask |= 1u << e;
-    }
-    return mask;
-  }
-  const auto* f = static_cast<const unsigned long long*>(a.flags) + g;
-  if (whole) {
-#pragma unroll
-    for (int e = 0; e < size; e += 2) {
-      const ulonglong2 w = __ldcs(reinterpret_cast<const ulonglong2*>(f + e));
-      mask |= (w.x != 0) << e | (w.y != 0) << (e + 1);
-    }
-    return mask;
-  }
 #pragma unroll
   for (int e = 0; e < size; ++e) {
-    if (g + e < a.n && f[e] != 0) mask |= 1u << e;
+    if (g + e < n && flags[g + e] != 0) mask |= 1u << e;
   }
   return mask;
+}
+
+// Bit e of masks[k]: whether the flag (of type F) of element e of this thread's row k is
+// nonzero; flags past n are never read, and their elements never kept. As load_tile: a whole
+// tile of 16-byte aligned flags is read from one base pointer, the rows at constant offsets
+// from it, with no test a row; the last tile (and flags not so aligned) tests each row.
+// Testing each row of every tile (its bounds, alignment and pointer) left partition by flags
+// at 0.78 of its limit and select-flagged at 0.83, with 84 and 132 bytes spilled (H100,
+// docs/performance.md K28).
+template <class T, class F, int VPT>
+__device__ __forceinline__ void load_flag_masks(const F* flags, std::uint64_t n, std::uint32_t tile,
+                                                std::uint32_t (&masks)[VPT]) {
+  using Shape = TileShape<T, VPT>;
+  const std::uint64_t first = Shape::first(tile);
+  if (first + Shape::elements() <= n && reinterpret_cast<std::uintptr_t>(flags) % 16 == 0) {
+    const F* row0 = flags + first + Shape::row_offset(0);
+#pragma unroll
+    for (int k = 0; k < VPT; ++k) {
+      masks[k] = row_flag_bits<T>(row0 + k * kWarpSize * Vector<T>::size);
+    }
+    return;
+  }
+#pragma unroll
+  for (int k = 0; k < VPT; ++k) masks[k] = flag_mask<T>(flags, n, first + Shape::row_offset(k));
 }
 
 // Which elements of this thread's rows of `tile` are kept (bit e of masks[k]: element e of
@@ -211,36 +240,46 @@ __device__ __forceinline__ void keep_masks(const CompactArgs& a, std::uint32_t t
                                            const Vector<T> (&rows)[VPT],
                                            std::uint32_t (&masks)[VPT], const Pred& pred) {
   using Shape = TileShape<T, VPT>;
-  const std::uint64_t first = Shape::first(tile);
-  if constexpr (!kFlagged<kOp> && !kNeighbours<kOp>) predicate_masks<T, VPT>(rows, masks, pred);
-#pragma unroll
-  for (int k = 0; k < VPT; ++k) {
-    const std::uint64_t g = first + Shape::row_offset(k);
-    std::uint32_t mask = 0;
-    if constexpr (kFlagged<kOp>) {
-      mask = flag_mask<T>(a, g);
-    } else if constexpr (kNeighbours<kOp>) {
-      T before = __shfl_up_sync(kFullMask, rows[k].last(), 1);
-      if (k > 0) {  // unrolled: known at compile time
-        const T row_before = __shfl_sync(kFullMask, rows[k > 0 ? k - 1 : 0].last(), kWarpSize - 1);
-        if (lane_id() == 0) before = row_before;
-      } else if (lane_id() == 0 && a.chunk_start + g != 0 && g <= a.n) {
-        // A chunk's element 0: the chunk before's last, just before it in memory.
-        before = static_cast<const T*>(a.in)[static_cast<std::int64_t>(g) - 1];
-      }
-#pragma unroll
-      for (int e = 0; e < Vector<T>::size; ++e) {
-        const T previous = e == 0 ? before : rows[k].x[e - 1];
-        if (a.chunk_start + g + e == 0 || rows[k].x[e] != previous) mask |= 1u << e;
-      }
+  if constexpr (kFlagged<kOp>) {
+    // Flags past n are never read, and their elements never kept.
+    if (a.flag_bytes == 4) {
+      load_flag_masks<T>(static_cast<const std::uint32_t*>(a.flags), a.n, tile, masks);
     } else {
-      mask = masks[k];
+      load_flag_masks<T>(static_cast<const unsigned long long*>(a.flags), a.n, tile, masks);
     }
-    // Elements past n are never kept.
-    if (g + Vector<T>::size > a.n) {
-      mask &= g >= a.n ? 0u : (1u << (a.n - g)) - 1u;
+  } else {
+    if constexpr (!kNeighbours<kOp>) predicate_masks<T, VPT>(rows, masks, pred);
+    const std::uint64_t first = Shape::first(tile);
+#pragma unroll
+    for (int k = 0; k < VPT; ++k) {
+      const std::uint64_t g = first + Shape::row_offset(k);
+      std::uint32_t mask = 0;
+      if constexpr (kNeighbours<kOp>) {
+        T before = __shfl_up_sync(kFullMask, rows[k].last(), 1);
+        if (k > 0) {  // unrolled: known at compile time
+          const T row_before =
+              __shfl_sync(kFullMask, rows[k > 0 ? k - 1 : 0].last(), kWarpSize - 1);
+          if (lane_id() == 0) before = row_before;
+        } else if (lane_id() == 0 && a.chunk_start + g != 0 && g <= a.n) {
+          // A chunk's element 0: the chunk before's last, just before it in memory.
+          before = static_cast<const T*>(a.in)[static_cast<std::int64_t>(g) - 1];
+        }
+#pragma unroll
+        for (int e = 0; e < Vector<T>::size; ++e) {
+          const T previous = e == 0 ? before : rows[k].x[e - 1];
+          if (rows[k].x[e] != previous) mask |= 1u << e;
+        }
+        // The input's element 0 is kept whatever `before` holds: only a row 0 can hold it.
+        if (k == 0 && a.chunk_start + g == 0) mask |= 1u;
+      } else {
+        mask = masks[k];
+      }
+      // Elements past n are never kept.
+      if (g + Vector<T>::size > a.n) {
+        mask &= g >= a.n ? 0u : (1u << (a.n - g)) - 1u;
+      }
+      masks[k] = mask;
     }
-    masks[k] = mask;
   }
 }
 
