@@ -21,15 +21,14 @@ struct CompactionPolicy {
   int registers;                  // __maxnreg__ of the operation's kernels (compaction.cuh)
 };
 
-// H100, u32 and u64 at 2^28, CUB and memcpy in the same process (docs/performance.md K8-K12
-// for the tiles, K15 for the registers, K27-K28 for the partitions). Select-if, unique,
-// run-length encoding and partition run fastest warp-staged with 8 rows and the split tile
-// state (block-staged on select-flagged's 256 x 4, select-if and unique ran 10-20% slower),
-// partition by flags with 6 (its flags are a second stream of loads in flight: 8 rows spill
-// 128 bytes and ran no faster); select-flagged stages block by block (compaction.cuh,
-// kWarpStaged) with 256 threads of 4 rows, packed (warp-staged with 4, 6 or 8 rows it ran
-// 1-7% slower). Registers: left to
-// ptxas, a small code change moved unique between 64 and 81 registers (four blocks a
+// H100, u32 and u64 at 2^28, CUB and memcpy in the same process (docs/performance.md K8-K12 for
+// the tiles, K15 for the registers, K27-K28 for the partitions). Select-if, unique, run-length
+// encoding and partition run fastest warp-staged with 8 rows and the split tile state
+// (block-staged on select-flagged's 256 x 4, select-if and unique ran 10-20% slower), partition
+// by flags with 6 (its flags are a second stream of loads in flight: 8 rows spill 128 bytes and
+// ran no faster); select-flagged stages block by block (compaction.cuh, kWarpStaged) with 256
+// threads of 4 rows, packed (warp-staged with 4, 6 or 8 rows it ran 1-7% slower). Registers:
+// left to ptxas, a small code change moved unique between 64 and 81 registers (four blocks a
 // multiprocessor or three) and its time by 1.45x; the caps fix the occupancy each operation
 // runs best at, spills included: 64 (four blocks) for select-if (3% faster than ptxas's
 // choice), unique and the partitions (80 no faster for partition, 6% slower by flags); 80

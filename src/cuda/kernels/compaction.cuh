@@ -190,7 +190,8 @@ __device__ __forceinline__ std::uint32_t row_flag_bits(const F* row) {
 }
 
 // Bit e: whether flag g + e is nonzero, for the vector of elements from g (a multiple of the
-// vector's size, so whole-vector flags are 8- or 16-byte aligned).
+// vector's size, so whole-vector flags are 8- or 16-byte aligned): the last tile's rows, and
+// every row where the flags are not 16-byte aligned.
 template <class T, class F>
 __device__ __forceinline__ std::uint32_t flag_mask(const F* flags, std::uint64_t n,
                                                    std::uint64_t g) {
@@ -222,7 +223,7 @@ __device__ __forceinline__ void load_flag_masks(const F* flags, std::uint64_t n,
     const F* row0 = flags + first + Shape::row_offset(0);
 #pragma unroll
     for (int k = 0; k < VPT; ++k) {
-      masks[k] = row_flag_bits<T>(row0 + k * kWarpSize * Vector<T>::size);
+      masks[k] = row_flag_bits<T>(row0 + k * Shape::row_stride);
     }
     return;
   }

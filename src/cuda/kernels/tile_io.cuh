@@ -26,8 +26,10 @@ struct Vector {
 template <class T, int VPT, class Team = WholeBlock>
 struct TileShape {
   static constexpr int per_thread = VPT * Vector<T>::size;
-  // A warp's rows follow one another in the tile: its part is as large as its rows.
+  // A warp's rows follow one another in the tile: its part is as large as its rows, and a
+  // thread's row k + 1 lies a row of the warp after its row k.
   static constexpr std::uint32_t per_warp = kWarpSize * per_thread;
+  static constexpr std::uint32_t row_stride = kWarpSize * Vector<T>::size;
   __device__ __forceinline__ static std::uint32_t elements() {
     return Team::threads() * per_thread;
   }
