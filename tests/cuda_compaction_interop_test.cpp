@@ -255,6 +255,51 @@ TEST_F(CudaCompactionInteropTest, PointersAlignedOnlyToTheElementSize) {
   }
 }
 
+// Flags are read a whole tile at a time only where they are 16-byte aligned (compaction.cuh,
+// load_flag_masks): 8-byte flags 16-byte aligned take that path, 8-byte flags one flag on from
+// an aligned start the row-by-row path in every tile; over 4- and 8-byte elements, half the
+// nonzero flags nonzero in their high word only.
+template <class T>
+void eight_byte_flags_at_both_alignments() {
+  const std::size_t n = 200003;
+  for (Compaction op : {Compaction::select_flagged, Compaction::partition_flagged}) {
+    for (std::size_t offset : {std::size_t{0}, std::size_t{8}}) {
+      const cuda::CompactPlan plan({op, dtype_of<T>(), Predicate::lt, DType::u64});
+      const std::size_t bytes = plan.workspace_bytes(n);
+      Memory workspace(bytes);
+      CUDA_OK(cudaMemset(workspace.p, 0, bytes));
+      const std::uint64_t seed = next_seed();
+      const Case<T> c(n, seed);
+      std::vector<std::uint64_t> wide(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        wide[i] = i % 2 ? std::uint64_t{c.flags[i]} << 32 : c.flags[i];
+      }
+      Memory flags(n * 8 + 16);
+      CUDA_OK(cudaMemcpy(flags.bytes() + offset, wide.data(), n * 8, cudaMemcpyHostToDevice));
+      Buffers<T> b(n);
+      b.upload(c);
+      auto* count = static_cast<std::uint64_t*>(b.count.p);
+      if (is_partition(op)) {
+        plan.enqueue_partition(b.in.p, b.out.p, b.second.p, count, n, nullptr, workspace.p, bytes,
+                               std::nullopt, flags.bytes() + offset);
+      } else {
+        plan.enqueue(b.in.p, b.out.p, count, n, nullptr, workspace.p, bytes, std::nullopt,
+                     flags.bytes() + offset);
+      }
+      CUDA_OK(cudaDeviceSynchronize());
+      expect_result(c, op, b,
+                    std::string(to_string(op)) + " " + std::string(to_string(dtype_of<T>())) +
+                        ", 8-byte flags " + std::to_string(offset) +
+                        " bytes from an aligned start, seed=" + std::to_string(seed));
+    }
+  }
+}
+
+TEST_F(CudaCompactionInteropTest, EightByteFlagsAlignedOrOnlyToTheirSize) {
+  eight_byte_flags_at_both_alignments<std::uint32_t>();
+  eight_byte_flags_at_both_alignments<std::uint64_t>();
+}
+
 // The count stays on the device: a graph recorded once and replayed is exact each time, on
 // new input.
 TEST_F(CudaCompactionInteropTest, CapturedGraphReplayedOnNewInputs) {
