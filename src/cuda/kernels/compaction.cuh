@@ -196,7 +196,7 @@ template <class T, class F>
 __device__ __forceinline__ std::uint32_t flag_mask(const F* flags, std::uint64_t n,
                                                    std::uint64_t g) {
   constexpr int size = Vector<T>::size;
-  if (g + size <= n && reinterpret_cast<std::uintptr_t>(flags) % 16 == 0) {
+  if (g + size <= n && vector_aligned(flags)) {
     return row_flag_bits<T>(flags + g);
   }
   std::uint32_t mask = 0;
@@ -219,7 +219,7 @@ __device__ __forceinline__ void load_flag_masks(const F* flags, std::uint64_t n,
                                                 std::uint32_t (&masks)[VPT]) {
   using Shape = TileShape<T, VPT>;
   const std::uint64_t first = Shape::first(tile);
-  if (first + Shape::elements() <= n && reinterpret_cast<std::uintptr_t>(flags) % 16 == 0) {
+  if (first + Shape::elements() <= n && vector_aligned(flags)) {
     const F* row0 = flags + first + Shape::row_offset(0);
 #pragma unroll
     for (int k = 0; k < VPT; ++k) {
