@@ -128,14 +128,16 @@ void expect_result(const Case<T>& c, Compaction op, Buffers<T>& b, const std::st
       << what << ": second output written past its end";
 }
 
+// flags_elsewhere: the flags' address, if not b.flags.
 template <class T>
 void enqueue(const cuda::CompactPlan& plan, Buffers<T>& b, const Case<T>& c, std::size_t n,
-             cudaStream_t stream, void* workspace, std::size_t bytes) {
+             cudaStream_t stream, void* workspace, std::size_t bytes,
+             const void* flags_elsewhere = nullptr) {
   const Compaction op = plan.spec().compaction;
   const std::optional<Value> constant = op == Compaction::select_if || op == Compaction::partition
                                             ? std::optional(Value::of(c.constant))
                                             : std::nullopt;
-  const void* flags = takes_flags(op) ? b.flags.p : nullptr;
+  const void* flags = !takes_flags(op) ? nullptr : flags_elsewhere ? flags_elsewhere : b.flags.p;
   auto* count = static_cast<std::uint64_t*>(b.count.p);
   if (is_partition(op)) {
     plan.enqueue_partition(b.in.p, b.out.p, b.second.p, count, n, stream, workspace, bytes,
@@ -278,14 +280,7 @@ void eight_byte_flags_at_both_alignments() {
       CUDA_OK(cudaMemcpy(flags.bytes() + offset, wide.data(), n * 8, cudaMemcpyHostToDevice));
       Buffers<T> b(n);
       b.upload(c);
-      auto* count = static_cast<std::uint64_t*>(b.count.p);
-      if (is_partition(op)) {
-        plan.enqueue_partition(b.in.p, b.out.p, b.second.p, count, n, nullptr, workspace.p, bytes,
-                               std::nullopt, flags.bytes() + offset);
-      } else {
-        plan.enqueue(b.in.p, b.out.p, count, n, nullptr, workspace.p, bytes, std::nullopt,
-                     flags.bytes() + offset);
-      }
+      enqueue(plan, b, c, n, nullptr, workspace.p, bytes, flags.bytes() + offset);
       CUDA_OK(cudaDeviceSynchronize());
       expect_result(c, op, b,
                     std::string(to_string(op)) + " " + std::string(to_string(dtype_of<T>())) +
