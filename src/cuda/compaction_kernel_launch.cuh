@@ -6,6 +6,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -19,25 +20,29 @@
 
 namespace gpuscan::cuda {
 
-// Launches `kernel`, one of compaction.cuh's (or in_place.cuh's) for T, kOp and tile state S.
-template <class T, Compaction kOp, class S, int kRows, class Kernel, class Pred>
+// Launches `kernel`, one of compaction.cuh's (or in_place.cuh's) for T, kOp and tile state S:
+// a block a tile, or with kPersistent as many blocks as the device holds at once, each
+// taking tile after tile (compact_tiles).
+template <class T, Compaction kOp, class S, int kRows, bool kPersistent, class Kernel, class Pred>
 void launch_tiles(Kernel kernel, const CompactArgs& a, ChainArgs chain, cudaStream_t stream,
                   const Pred& pred) {
   const std::size_t stage_bytes = compact_stage_bytes<T>(kOp, a.block_size, kRows);
   // resident_blocks' first query for a kernel also allows it the staging space.
-  const bool one_round = a.tile_count <= resident_blocks(kernel, a.block_size, stage_bytes);
+  const std::uint32_t resident = resident_blocks(kernel, a.block_size, stage_bytes);
+  const bool one_round = a.tile_count <= resident;
   ScanArgs sizes;
   sizes.tile_count = a.tile_count;
   chain.lookback_depth = lookback_depth_for<ChainMonoid<kOp>, S>(sizes, chain, one_round);
-  kernel<<<a.tile_count, a.block_size, stage_bytes, stream>>>(a, chain, pred);
+  const std::uint32_t blocks = kPersistent ? std::min(a.tile_count, resident) : a.tile_count;
+  kernel<<<blocks, a.block_size, stage_bytes, stream>>>(a, chain, pred);
   check(cudaGetLastError(), "launching the compaction");
 }
 
 template <class T, Compaction kOp, class S, bool kStats, int kRows, class Pred>
 void launch_compaction_tiles(const CompactArgs& a, ChainArgs chain, cudaStream_t stream,
                              const Pred& pred) {
-  launch_tiles<T, kOp, S, kRows>(compact_tiles<T, kOp, S, kStats, kRows, Pred>, a, chain, stream,
-                                 pred);
+  launch_tiles<T, kOp, S, kRows, compaction_policy(kOp).persistent>(
+      compact_tiles<T, kOp, S, kStats, kRows, Pred>, a, chain, stream, pred);
 }
 
 // Launches operation kOp (a.compaction) on a.n >= 1 elements of T on the tile chain `chain`,

@@ -36,11 +36,11 @@ void launch_in_place(const CompactArgs& a, ChainArgs chain, cudaStream_t stream,
   const auto with_state = [&](auto state) {
     using S = decltype(state);
     if (chain.statistics) {
-      launch_tiles<T, kOp, S, kRows>(compact_tiles_in_place<T, kOp, S, true, kRows, Pred>, a, chain,
-                                     stream, pred);
+      launch_tiles<T, kOp, S, kRows, false>(compact_tiles_in_place<T, kOp, S, true, kRows, Pred>, a,
+                                            chain, stream, pred);
     } else {
-      launch_tiles<T, kOp, S, kRows>(compact_tiles_in_place<T, kOp, S, false, kRows, Pred>, a,
-                                     chain, stream, pred);
+      launch_tiles<T, kOp, S, kRows, false>(compact_tiles_in_place<T, kOp, S, false, kRows, Pred>,
+                                            a, chain, stream, pred);
     }
   };
   if (chain.packed) {

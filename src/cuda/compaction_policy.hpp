@@ -19,6 +19,7 @@ struct CompactionPolicy {
   int rows;                       // 16-byte vectors a thread
   bool packed;                    // the tile state where the caller leaves the choice
   int registers;                  // __maxnreg__ of the operation's kernels (compaction.cuh)
+  bool persistent;                // one block per resident slot, tile after tile (compaction.cuh)
 };
 
 // H100, u32 and u64 at 2^28, CUB and memcpy in the same process (docs/performance.md K8-K12 for
@@ -35,14 +36,16 @@ struct CompactionPolicy {
 // (three blocks) for run-length encoding (15% faster than 117 registers and two blocks, u64
 // 23%; with its positions staged in 16 bits, 48 KiB a block, 64 registers and four blocks ran
 // 2% slower than 80, K26); 48 (five blocks) for select-flagged (6% faster than 64). Threads per
-// block (K8, K19, K26): 256, but unique 512 (u32 8%, u64 9% faster).
+// block (K8, K19, K26): 256, but unique 512 (u32 8%, u64 9% faster). Persistent blocks (K29):
+// run-length encoding only, 6% faster than a block a tile; the other operations' kernels spill
+// as loops (select-if 36 -> 480 bytes at 64 registers, 252 at 80) and ran 20-40% slower.
 constexpr std::array kCompactionPolicies{
-    CompactionPolicy{Compaction::select_if, 256, 256, 8, false, 64},
-    CompactionPolicy{Compaction::unique, 512, 512, 8, false, 64},
-    CompactionPolicy{Compaction::run_length_encode, 256, 256, 8, false, 80},
-    CompactionPolicy{Compaction::select_flagged, 256, 256, 4, true, 48},
-    CompactionPolicy{Compaction::partition, 256, 256, 8, false, 64},
-    CompactionPolicy{Compaction::partition_flagged, 256, 256, 6, false, 64},
+    CompactionPolicy{Compaction::select_if, 256, 256, 8, false, 64, false},
+    CompactionPolicy{Compaction::unique, 512, 512, 8, false, 64, false},
+    CompactionPolicy{Compaction::run_length_encode, 256, 256, 8, false, 80, true},
+    CompactionPolicy{Compaction::select_flagged, 256, 256, 4, true, 48, false},
+    CompactionPolicy{Compaction::partition, 256, 256, 8, false, 64, false},
+    CompactionPolicy{Compaction::partition_flagged, 256, 256, 6, false, 64, false},
 };
 
 constexpr CompactionPolicy compaction_policy(Compaction compaction) {

@@ -471,6 +471,7 @@ template <class L>
 struct CompactShared {
   BlockPartials<typename L::T, 2> partials;  // set 0: the block's tile; set 1: a fallback's
   std::uint32_t tile;
+  std::uint32_t next;     // persistent blocks, from the counter: the block's next tile
   std::uint32_t verdict;  // kDone, or a tile to recount for a fallback
   std::uint64_t prefix;   // the chain value before the tile, once kDone
 };
@@ -489,11 +490,17 @@ constexpr std::size_t compact_stage_bytes(Compaction op, std::uint32_t block_siz
 // changes, and the occupancy with them (compaction_policy.hpp).
 // Pred: select-if's and partition's test (BuiltinPredicate, or the caller's functor); for
 // the other operations NoPredicate.
+// A block takes one tile, or, where the policy makes the blocks persistent (launched as many
+// as are resident), tile after tile: in dispatch order its block id, then every grid size
+// after; from the counter, the next tile claimed before this one's look-back. The look-back
+// and its fallbacks are the same for either (a block that is not resident only leaves its
+// tiles to its successors' fallbacks).
 template <class T, Compaction kOp, class S, bool kStats, int VPT, class Pred>
 __global__ void __launch_bounds__(kCompactBlockLimit) __maxnreg__(compaction_policy(kOp).registers)
     compact_tiles(CompactArgs a, ChainArgs chain, Pred pred) {
   using M = ChainMonoid<kOp>;
   using L = LocalMonoid<kOp>;
+  constexpr bool kPersistent = compaction_policy(kOp).persistent;
   __shared__ CompactShared<L> shared;
   extern __shared__ uint4 stage_words[];
   T* stage = reinterpret_cast<T*>(stage_words);
@@ -523,83 +530,110 @@ __global__ void __launch_bounds__(kCompactBlockLimit) __maxnreg__(compaction_pol
     }
     __syncthreads();
     tile = shared.tile;
+    if (kPersistent && tile >= a.tile_count) {  // the blocks before took every tile
+      if (looks_back) {
+        clear_for_next_run(chain, turn);
+        hand_on_turn(chain, turn.place, std::uint64_t{a.tile_count} * kCompactSpineWords);
+      }
+      return;
+    }
     if (looks_back && tile != 0) window = look.spine().read_window(tile - 1, 0);
     load_tile<T, VPT>(in, a.n, tile, T{}, rows);
   }
   if (looks_back) clear_for_next_run(chain, turn);
 
-  std::uint32_t masks[VPT];
-  keep_masks<T, kOp, VPT>(a, tile, rows, masks, pred);
   constexpr std::uint32_t part = TileShape<T, VPT>::per_warp;
   T* const warp_stage = stage + warp_id() * part;
   std::uint16_t* const warp_positions = positions + warp_id() * part;
-  // KeptCount: the count; KeptRuns: as it is.
-  std::uint64_t aggregate = 0;
-  if constexpr (kWarpStaged<kOp>) {
-    block_scan_totals<L, WholeBlock>(
-        shared.partials, kCompactOwnSet,
-        warp_kept<L, T, kOp, VPT, true>(tile, rows, masks, warp_stage, warp_positions));
-    aggregate = block_total<L, WholeBlock>(shared.partials, kCompactOwnSet);
-  } else {
-    std::uint32_t offsets[VPT];
-    aggregate = scan_tile<L, T, VPT>(masks, shared.partials, kCompactOwnSet, offsets);
-    stage_tile<T, VPT>(rows, masks, offsets,
-                       local_count(warp_prefix<L>(shared.partials, kCompactOwnSet)), stage);
-  }
-  const std::uint32_t kept = local_count(aggregate);
-
-  std::uint32_t cursor = tile - 1;
-  std::uint64_t prefix = M::identity();
-  bool done = tile == 0;
-  EarlyWindow<std::uint64_t> early{kNoTile, M::identity()};
-  const auto look_on = [&] {
-    if (!done) done = look.walk(tile, cursor, prefix, early);
-    if (done && tile != 0)
-      look.spine().post(tile, GS_STATE_INCLUSIVE, M::combine(prefix, aggregate));
-    if (lane_id() == 0) {
-      shared.verdict = done ? kDone : cursor;
-      shared.prefix = prefix;
-    }
-  };
-  if (looks_back) {
-    post_aggregate(look.spine(), chain, tile, aggregate);
-    if (tile != 0) early = look.note_early_window(tile, window);
-    look_on();
-  }
-  __syncthreads();
   for (;;) {
-    const std::uint32_t target = shared.verdict;
-    if (target == kDone) break;
-    // recount_tile's barriers keep the look-back warp from writing the next verdict before
-    // every warp has read this one.
-    const std::uint64_t recount =
-        recount_tile<T, kOp, VPT>(a, target, shared.partials, kCompactRecountSet, pred);
+    // The counter's next tile, read after the block scan's barriers.
+    if (kPersistent && !chain.dispatch_order && threadIdx.x == 0) {
+      shared.next = atomicAdd(&chain.state->control[run_half()].tile_counter, 1u);
+    }
+    std::uint32_t masks[VPT];
+    keep_masks<T, kOp, VPT>(a, tile, rows, masks, pred);
+    // KeptCount: the count; KeptRuns: as it is.
+    std::uint64_t aggregate = 0;
+    if constexpr (kWarpStaged<kOp>) {
+      block_scan_totals<L, WholeBlock>(
+          shared.partials, kCompactOwnSet,
+          warp_kept<L, T, kOp, VPT, true>(tile, rows, masks, warp_stage, warp_positions));
+      aggregate = block_total<L, WholeBlock>(shared.partials, kCompactOwnSet);
+    } else {
+      std::uint32_t offsets[VPT];
+      aggregate = scan_tile<L, T, VPT>(masks, shared.partials, kCompactOwnSet, offsets);
+      stage_tile<T, VPT>(rows, masks, offsets,
+                         local_count(warp_prefix<L>(shared.partials, kCompactOwnSet)), stage);
+    }
+    const std::uint32_t kept = local_count(aggregate);
+    const std::uint32_t next = !kPersistent           ? kNoTile
+                               : chain.dispatch_order ? tile + gridDim.x
+                                                      : shared.next;
+
+    std::uint32_t cursor = tile - 1;
+    std::uint64_t prefix = M::identity();
+    bool done = tile == 0;
+    EarlyWindow<std::uint64_t> early{kNoTile, M::identity()};
+    const auto look_on = [&] {
+      if (!done) done = look.walk(tile, cursor, prefix, early);
+      if (done && tile != 0)
+        look.spine().post(tile, GS_STATE_INCLUSIVE, M::combine(prefix, aggregate));
+      if (lane_id() == 0) {
+        shared.verdict = done ? kDone : cursor;
+        shared.prefix = prefix;
+      }
+    };
     if (looks_back) {
-      done = look.insert(cursor, prefix, recount);
+      post_aggregate(look.spine(), chain, tile, aggregate);
+      if (tile != 0) early = look.note_early_window(tile, window);
       look_on();
     }
     __syncthreads();
-  }
-  if constexpr (kStats) {
-    if (looks_back && lane_id() == 0) look.add_counts();
-  }
-  if (looks_back) hand_on_turn(chain, turn.place, std::uint64_t{a.tile_count} * kCompactSpineWords);
-  const std::uint64_t before = shared.prefix;
-  if (tile == a.tile_count - 1 && threadIdx.x == 0) {
-    const std::uint64_t total = chunk_base(a) + chain_count<kOp>(before) + kept;
-    *a.count = total;
-    if (a.carry_out) write_chunk_carry<kOp>(a, before, aggregate, total);
-  }
-  if constexpr (kWarpStaged<kOp>) {
-    // Set kCompactOwnSet holds the warps' inclusive values until the kernel ends.
-    const std::uint64_t warp_before = warp_prefix<L>(shared.partials, kCompactOwnSet);
-    const std::uint32_t kept_here =
-        local_count(shared.partials.warp_totals[kCompactOwnSet][warp_id()]) -
-        local_count(warp_before);
-    write_warp_staged<T, kOp, VPT>(a, tile, before, warp_before, kept_here, aggregate, warp_stage,
-                                   warp_positions);
-  } else {
-    write_tile<T>(a, chunk_base(a) + chain_count<kOp>(before), kept, stage);
+    for (;;) {
+      const std::uint32_t target = shared.verdict;
+      if (target == kDone) break;
+      // recount_tile's barriers keep the look-back warp from writing the next verdict before
+      // every warp has read this one.
+      const std::uint64_t recount =
+          recount_tile<T, kOp, VPT>(a, target, shared.partials, kCompactRecountSet, pred);
+      if (looks_back) {
+        done = look.insert(cursor, prefix, recount);
+        look_on();
+      }
+      __syncthreads();
+    }
+    const bool block_done = next >= a.tile_count;
+    if (block_done) {
+      if constexpr (kStats) {
+        if (looks_back && lane_id() == 0) look.add_counts();
+      }
+      if (looks_back) {
+        hand_on_turn(chain, turn.place, std::uint64_t{a.tile_count} * kCompactSpineWords);
+      }
+    }
+    const std::uint64_t before = shared.prefix;
+    if (tile == a.tile_count - 1 && threadIdx.x == 0) {
+      const std::uint64_t total = chunk_base(a) + chain_count<kOp>(before) + kept;
+      *a.count = total;
+      if (a.carry_out) write_chunk_carry<kOp>(a, before, aggregate, total);
+    }
+    if constexpr (kWarpStaged<kOp>) {
+      // Set kCompactOwnSet holds the warps' inclusive values until the tile is written.
+      const std::uint64_t warp_before = warp_prefix<L>(shared.partials, kCompactOwnSet);
+      const std::uint32_t kept_here =
+          local_count(shared.partials.warp_totals[kCompactOwnSet][warp_id()]) -
+          local_count(warp_before);
+      write_warp_staged<T, kOp, VPT>(a, tile, before, warp_before, kept_here, aggregate, warp_stage,
+                                     warp_positions);
+    } else {
+      write_tile<T>(a, chunk_base(a) + chain_count<kOp>(before), kept, stage);
+    }
+    if (block_done) break;
+    // The next tile's partials, stage and verdict overwrite this one's.
+    __syncthreads();
+    tile = next;
+    load_tile<T, VPT>(in, a.n, tile, T{}, rows);
+    if (looks_back) window = look.spine().read_window(tile - 1, 0);
   }
 }
 
