@@ -571,6 +571,34 @@ TEST_P(CompactionTest, CudaTileShapes) {
   }
 }
 
+// CUDA's persistent blocks (compaction_policy.hpp: run-length encoding): more tiles than the
+// device holds blocks at once, so each block takes tile after tile, in dispatch order and from
+// the counter (where a block may find every tile taken), unblocked and blocked, and runs
+// repeated on one compactor (the turn is handed on by a block that took its last tile).
+TEST_P(CompactionTest, CudaPersistentBlocks) {
+  if (backend() != Backend::cuda) GTEST_SKIP() << "CUDA's persistent blocks";
+  for (const bool ordered : {true, false}) {
+    for (const std::uint32_t mask : {0u, 1u, 3u}) {
+      Options o = options();
+      o.dispatch_order = ordered;
+      if (mask != 0) o.blocking_mask = mask;
+      for (const DType dtype : {DType::u32, DType::u64}) {
+        const CompactSpec spec{Compaction::run_length_encode, dtype};
+        Compactor compactor = make_compactor(device(), spec, o);
+        // 2^24 + 4099 elements: 2049 tiles of u32, 4097 of u64 (a GPU holds a few hundred
+        // blocks at once); then a few tiles, fewer than the blocks it holds.
+        for (const std::size_t n : {std::size_t{1} << 24 | 4099, std::size_t{3 * 8192 + 5}}) {
+          SCOPED_TRACE(std::string(ordered ? "dispatch order" : "counter order") +
+                       ", blocking mask " + std::to_string(mask) + ", " +
+                       std::string(to_string(dtype)) + ", n = " + std::to_string(n));
+          expect_compaction_matches(device(), spec, o, random_values(dtype, n, rng, 8), 0, {},
+                                    &compactor);
+        }
+      }
+    }
+  }
+}
+
 // Vulkan's tile shapes: the GPU policy's compaction tile for 4-byte types (vulkan/policy.cpp:
 // 256 x 4) is CPU drivers' default, which the other tests run; here 256 x 2 beside a smallest
 // one and two odd ones (CPU drivers allow 256 threads at most), every operation, both tile
