@@ -37,8 +37,8 @@ struct CompactionPolicy {
 // 23%; with its positions staged in 16 bits, 48 KiB a block, 64 registers and four blocks ran
 // 2% slower than 80, K26); 48 (five blocks) for select-flagged (6% faster than 64). Threads per
 // block (K8, K19, K26): 256, but unique 512 (u32 8%, u64 9% faster). Persistent blocks (K29):
-// run-length encoding only, 6% faster than a block a tile; the other operations' kernels spill
-// as loops (select-if 36 -> 480 bytes at 64 registers, 252 at 80) and ran 20-40% slower.
+// run-length encoding only, 6% faster than a block a tile (at 64 registers no faster);
+// persistent, select-if ran 22% slower (36 -> 400 bytes spilled as a loop), unique 4-6%.
 constexpr std::array kCompactionPolicies{
     CompactionPolicy{Compaction::select_if, 256, 256, 8, false, 64, false},
     CompactionPolicy{Compaction::unique, 512, 512, 8, false, 64, false},
