@@ -486,6 +486,50 @@ constexpr std::size_t compact_stage_bytes(Compaction op, std::uint32_t block_siz
   return elements * sizeof(T) + (op == Compaction::run_length_encode ? elements * 2 : 0);
 }
 
+// Device level: the kept elements (rle: and the last head) of the tiles before `tile`, the
+// same in every thread. The look-back warp posts the tile's aggregate and walks back from the
+// early window read along with the tile's loads; the whole block recounts each tile the walk
+// falls back on.
+template <class T, Compaction kOp, int VPT, class M, class S, bool kStats, class Pred>
+__device__ __forceinline__ std::uint64_t look_back_tile(
+    const CompactArgs& a, const ChainArgs& chain, LookBack<M, S, kStats>& look,
+    CompactShared<LocalMonoid<kOp>>& shared, std::uint32_t tile, std::uint64_t aggregate,
+    const typename S::Word& window, bool looks_back, const Pred& pred) {
+  std::uint32_t cursor = tile - 1;
+  std::uint64_t prefix = M::identity();
+  bool done = tile == 0;
+  EarlyWindow<std::uint64_t> early{kNoTile, M::identity()};
+  const auto look_on = [&] {
+    if (!done) done = look.walk(tile, cursor, prefix, early);
+    if (done && tile != 0)
+      look.spine().post(tile, GS_STATE_INCLUSIVE, M::combine(prefix, aggregate));
+    if (lane_id() == 0) {
+      shared.verdict = done ? kDone : cursor;
+      shared.prefix = prefix;
+    }
+  };
+  if (looks_back) {
+    post_aggregate(look.spine(), chain, tile, aggregate);
+    if (tile != 0) early = look.note_early_window(tile, window);
+    look_on();
+  }
+  __syncthreads();
+  for (;;) {
+    const std::uint32_t target = shared.verdict;
+    if (target == kDone) break;
+    // recount_tile's barriers keep the look-back warp from writing the next verdict before
+    // every warp has read this one.
+    const std::uint64_t recount =
+        recount_tile<T, kOp, VPT>(a, target, shared.partials, kCompactRecountSet, pred);
+    if (looks_back) {
+      done = look.insert(cursor, prefix, recount);
+      look_on();
+    }
+    __syncthreads();
+  }
+  return shared.prefix;
+}
+
 // The registers a thread may take are the policy's: left to ptxas, they moved with small code
 // changes, and the occupancy with them (compaction_policy.hpp).
 // Pred: select-if's and partition's test (BuiltinPredicate, or the caller's functor); for
@@ -569,39 +613,8 @@ __global__ void __launch_bounds__(kCompactBlockLimit) __maxnreg__(compaction_pol
     const std::uint32_t next = !kPersistent           ? kNoTile
                                : chain.dispatch_order ? tile + gridDim.x
                                                       : shared.next;
-
-    std::uint32_t cursor = tile - 1;
-    std::uint64_t prefix = M::identity();
-    bool done = tile == 0;
-    EarlyWindow<std::uint64_t> early{kNoTile, M::identity()};
-    const auto look_on = [&] {
-      if (!done) done = look.walk(tile, cursor, prefix, early);
-      if (done && tile != 0)
-        look.spine().post(tile, GS_STATE_INCLUSIVE, M::combine(prefix, aggregate));
-      if (lane_id() == 0) {
-        shared.verdict = done ? kDone : cursor;
-        shared.prefix = prefix;
-      }
-    };
-    if (looks_back) {
-      post_aggregate(look.spine(), chain, tile, aggregate);
-      if (tile != 0) early = look.note_early_window(tile, window);
-      look_on();
-    }
-    __syncthreads();
-    for (;;) {
-      const std::uint32_t target = shared.verdict;
-      if (target == kDone) break;
-      // recount_tile's barriers keep the look-back warp from writing the next verdict before
-      // every warp has read this one.
-      const std::uint64_t recount =
-          recount_tile<T, kOp, VPT>(a, target, shared.partials, kCompactRecountSet, pred);
-      if (looks_back) {
-        done = look.insert(cursor, prefix, recount);
-        look_on();
-      }
-      __syncthreads();
-    }
+    const std::uint64_t before = look_back_tile<T, kOp, VPT>(a, chain, look, shared, tile,
+                                                             aggregate, window, looks_back, pred);
     const bool block_done = next >= a.tile_count;
     if (block_done) {
       if constexpr (kStats) {
@@ -611,7 +624,6 @@ __global__ void __launch_bounds__(kCompactBlockLimit) __maxnreg__(compaction_pol
         hand_on_turn(chain, turn.place, std::uint64_t{a.tile_count} * kCompactSpineWords);
       }
     }
-    const std::uint64_t before = shared.prefix;
     if (tile == a.tile_count - 1 && threadIdx.x == 0) {
       const std::uint64_t total = chunk_base(a) + chain_count<kOp>(before) + kept;
       *a.count = total;
