@@ -55,15 +55,16 @@ void with_vectors_per_thread(std::uint32_t vectors_per_thread, F&& f) {
 }
 
 // kRows: the batched scan's kernels (row_kernels.cu), with kSegments the segmented scan's
-// (segment_kernels.cu), the others' in kernels.cu.
+// (segment_kernels.cu); kAligned: the batched scan's on row-aligned tiles
+// (aligned_row_kernels.cu); the others' in kernels.cu.
 // Batched and segmented kernels exist for rows_vectors_per_thread rows only (the launcher
 // refuses other shapes for them).
-template <class M, class S, bool kRows, bool kSegments = false>
+template <class M, class S, bool kRows, bool kSegments = false, bool kAligned = false>
 void launch_chained_with(const ScanArgs& scan, ChainArgs chain, cudaStream_t stream) {
   const auto launch = [&](auto vpt) {
     const auto kernel = chain.statistics
-                            ? per_tile_chained_scan<M, S, vpt(), true, kRows, kSegments>
-                            : per_tile_chained_scan<M, S, vpt(), false, kRows, kSegments>;
+                            ? per_tile_chained_scan<M, S, vpt(), true, kRows, kSegments, kAligned>
+                            : per_tile_chained_scan<M, S, vpt(), false, kRows, kSegments, kAligned>;
     const std::size_t parking_bytes = std::size_t{scan.block_size} * vpt() * kVectorBytes;
     // resident_blocks' first query for a kernel also allows it the parking space.
     const bool one_round =
@@ -71,7 +72,7 @@ void launch_chained_with(const ScanArgs& scan, ChainArgs chain, cudaStream_t str
     chain.lookback_depth = lookback_depth_for<M, S>(scan, chain, one_round);
     kernel<<<scan.tile_count, scan.block_size, parking_bytes, stream>>>(scan, chain);
   };
-  if constexpr (kRows) {
+  if constexpr (kRows || kAligned) {
     launch(std::integral_constant<int, rows_vectors_per_thread(sizeof(typename M::T))>{});
   } else {
     with_vectors_per_thread(scan.vectors_per_thread, launch);

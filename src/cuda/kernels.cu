@@ -9,6 +9,7 @@ namespace gpuscan::cuda {
 template <class T>
 void launch_chained_scan(Op op, const ScanArgs& scan, const ChainArgs& chain, cudaStream_t stream) {
   if (scan.rows.segments) return launch_chained_segments<T>(op, scan, chain, stream);
+  if (scan.rows.tiles_per_row != 0) return launch_chained_aligned_rows<T>(op, scan, chain, stream);
   if (scan.rows.length != 0) return launch_chained_rows<T>(op, scan, chain, stream);
   with_monoid<T>(op, [&](auto monoid) {
     using M = decltype(monoid);

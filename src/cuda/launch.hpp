@@ -105,12 +105,24 @@ struct RowArgs {
   std::int64_t segment_base = 0;
   std::uint32_t segment_count = 0;
   bool segments = false;
+  // Row-aligned tiles (rows.cuh, AlignedRows) where tiles_per_row != 0: each row takes
+  // tiles_per_row tiles of its own.
+  std::uint32_t tiles_per_row = 0;
+  std::uint32_t tile_magic = 0;  // floor((2^32 - 1) / tiles_per_row)
 };
 
 // The rows of a batched run: `length` >= 1 elements each, element 0 at `phase` in its row,
 // after what `lead_bits` holds.
 inline RowArgs row_args(std::uint64_t length, std::uint64_t phase, std::uint64_t lead_bits) {
   return {length, phase, ~std::uint64_t{0} / length, lead_bits};
+}
+
+// `rows` (phase 0) on row-aligned tiles of `tile_elements` elements.
+inline RowArgs on_aligned_tiles(RowArgs rows, std::uint32_t tile_elements) {
+  rows.tiles_per_row =
+      static_cast<std::uint32_t>((rows.length + tile_elements - 1) / tile_elements);
+  rows.tile_magic = ~std::uint32_t{0} / rows.tiles_per_row;
+  return rows;
 }
 
 // The segments of a segmented run (the row length is unused; 1 keeps rows.cuh's arithmetic
@@ -179,6 +191,10 @@ void launch_chained_scan(Op op, const ScanArgs& scan, const ChainArgs& chain, cu
 // The same for a batched scan (scan.rows.length != 0), from row_kernels.cu.
 template <class T>
 void launch_chained_rows(Op op, const ScanArgs& scan, const ChainArgs& chain, cudaStream_t stream);
+// The same on row-aligned tiles (scan.rows.tiles_per_row != 0), from aligned_row_kernels.cu.
+template <class T>
+void launch_chained_aligned_rows(Op op, const ScanArgs& scan, const ChainArgs& chain,
+                                 cudaStream_t stream);
 template <class T>
 void launch_chained_segments(Op op, const ScanArgs& scan, const ChainArgs& chain,
                              cudaStream_t stream);

@@ -108,9 +108,14 @@ std::uint64_t ScanLauncher::tiles_for(std::uint64_t n, bool rows) const {
 }
 
 std::uint64_t ScanLauncher::half_words(std::uint64_t max_n) const {
-  // The small shape's tiles are smaller: the most tiles of any n up to max_n is that of
-  // max_n or of the largest small input.
-  std::uint64_t tiles = std::max(tiles_for(max_n), tiles_for(max_n, true));
+  // Row-aligned tiles add at most one part-full tile a row, and their rows hold at least
+  // kAlignedMinTilesPerRow tiles. The small shape's tiles are smaller: the most tiles of
+  // any n up to max_n is that of max_n or of the largest small input.
+  const std::uint64_t row_tiles = tiles_for(max_n, true);
+  const std::uint64_t row_tile_elements =
+      tile_elements(dtype_, rows_shape_.block_size, rows_shape_.vectors_per_thread);
+  std::uint64_t tiles =
+      std::max(tiles_for(max_n), row_tiles + max_n / (kAlignedMinTilesPerRow * row_tile_elements));
   if (small_below_bytes_ != 0) {
     const std::uint64_t small_n =
         std::min<std::uint64_t>(max_n, (small_below_bytes_ - 1) / size_of(dtype_));
@@ -120,6 +125,24 @@ std::uint64_t ScanLauncher::half_words(std::uint64_t max_n) const {
                                         : (tiles * size_of(dtype_) + 3) / 4;  // rts: values
   constexpr std::uint64_t granule = kSpineOffset / 4;
   return (words + granule - 1) / granule * granule;
+}
+
+// The halves' place follows from the workspace's size alone, so that every run on it finds
+// the other half where the run before it left it.
+std::uint64_t ScanLauncher::spine_half_words(std::size_t workspace_size) {
+  constexpr std::uint64_t granule = kSpineOffset / 4;
+  return (workspace_size - kSpineOffset) / 8 / granule * granule;
+}
+
+std::uint64_t ScanLauncher::aligned_tiles(std::uint64_t n, const RowArgs& rows,
+                                          TileShapeChoice shape) const {
+  const std::uint64_t per_tile = tile_elements(dtype_, shape.block_size, shape.vectors_per_thread);
+  const bool eligible = !rows.segments && rows.phase == 0 && n % rows.length == 0 &&
+                        rows.length * size_of(dtype_) % 16 == 0 &&  // 16-byte vectors
+                        rows.length >= kAlignedMinTilesPerRow * per_tile;
+  if (!eligible) return 0;
+  const std::uint64_t tiles = n / rows.length * ((rows.length + per_tile - 1) / per_tile);
+  return tiles < (std::uint64_t{1} << 31) ? tiles : 0;
 }
 
 std::size_t ScanLauncher::workspace_bytes(std::uint64_t max_n) const {
@@ -150,17 +173,27 @@ void ScanLauncher::launch(const void* in, void* out, std::uint64_t n, Value init
                      std::to_string(shape.vectors_per_thread) +
                      " (the only shape they are compiled for)");
   }
-  const auto tiles = static_cast<std::uint32_t>(tiles_for(n, batched));
+  std::uint64_t tiles = tiles_for(n, batched);
+  RowArgs run_rows = batched ? rows : RowArgs{};
+  if (batched) {
+    const std::uint64_t aligned = aligned_tiles(n, rows, shape);
+    if (aligned != 0 &&
+        aligned * spine_words_per_tile(dtype_) <= spine_half_words(workspace_size)) {
+      run_rows =
+          on_aligned_tiles(rows, tile_elements(dtype_, shape.block_size, shape.vectors_per_thread));
+      tiles = aligned;
+    }
+  }
   const ScanArgs scan{in,
                       out,
                       n,
-                      tiles,
+                      static_cast<std::uint32_t>(tiles),
                       shape.block_size,
                       shape.vectors_per_thread,
                       kind_,
                       init.bits,
                       device_init,
-                      batched ? rows : RowArgs{}};
+                      run_rows};
   auto* spines =
       reinterpret_cast<std::uint32_t*>(static_cast<std::byte*>(workspace) + kSpineOffset);
   if (!chained()) {
@@ -172,10 +205,7 @@ void ScanLauncher::launch(const void* in, void* out, std::uint64_t n, Value init
   ChainArgs chain = chain_;
   chain.state = static_cast<ChainState*>(workspace);
   chain.spines = spines;
-  // The halves' place follows from the workspace's size alone, so that every run on it
-  // finds the other half where the run before it left it.
-  constexpr std::uint64_t granule = kSpineOffset / 4;
-  chain.half_words = (workspace_size - kSpineOffset) / 8 / granule * granule;
+  chain.half_words = spine_half_words(workspace_size);
   reference::visit(dtype_,
                    [&](auto tag) { launch_chained_scan<decltype(tag)>(op_, scan, chain, stream); });
 }

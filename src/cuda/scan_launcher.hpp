@@ -15,6 +15,10 @@
 
 namespace gpuscan::cuda {
 
+// Rows this long or longer take row-aligned tiles (rows.cuh, AlignedRows): at most one
+// tile in four is part full, and the row-free tiles run the plain scan's code.
+inline constexpr std::uint64_t kAlignedMinTilesPerRow = 4;
+
 class ScanLauncher {
  public:
   ScanLauncher(DType dtype, Op op, Kind kind, Algorithm algorithm, const detail::ScanPolicy& policy,
@@ -43,6 +47,12 @@ class ScanLauncher {
   TileShapeChoice shape_for(std::uint64_t n, bool rows = false) const;
   std::uint64_t tiles_for(std::uint64_t n, bool rows = false) const;
   std::uint64_t half_words(std::uint64_t max_n) const;
+  // A batched run's tiles when its rows take row-aligned tiles of `shape` (DESIGN 3f:
+  // whole rows from phase 0, 16-byte aligned, of at least kAlignedMinTilesPerRow tiles),
+  // else 0.
+  std::uint64_t aligned_tiles(std::uint64_t n, const RowArgs& rows, TileShapeChoice shape) const;
+  // The 32-bit words of each spine half in a workspace of `workspace_size` bytes.
+  static std::uint64_t spine_half_words(std::size_t workspace_size);
 
   DType dtype_;
   Op op_;

@@ -34,8 +34,12 @@ constexpr int kReductionSet = 1;
 // segmented by rows, a tile holding a row start posts its aggregate as INCLUSIVE (the
 // look-backs of its successors end there), and one whose first element starts a row looks
 // back not at all. kSegments (with kRows): the rows are segments whose starts are read from
-// a list (rows.cuh, SegmentList; docs/protocol.md, "Segmented scans").
-template <class M, class S, int VPT, bool kStats, bool kRows = false, bool kSegments = false>
+// a list (rows.cuh, SegmentList; docs/protocol.md, "Segmented scans"). kAligned (without
+// kRows): a batched scan on row-aligned tiles (rows.cuh, AlignedRows; docs/protocol.md,
+// "Row-aligned tiles"): each row has tiles of its own, which scan, look back and store as
+// the plain scan's do, and a row's first tile, like tile 0, looks back not at all.
+template <class M, class S, int VPT, bool kStats, bool kRows = false, bool kSegments = false,
+          bool kAligned = false>
 __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_registers(VPT))
     per_tile_chained_scan(ScanArgs scan, ChainArgs chain) {
   using T = typename M::T;
@@ -47,6 +51,11 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
   __shared__ std::uint32_t segment_words[kSegmentWords];
   const RowPositions pos(scan.rows);
   const TileSegments segments{SegmentList(scan.rows), segment_words};
+  // Where a tile's elements lie: in the plain and the (segmented) batched scan the whole
+  // run, row-aligned in its row.
+  const auto place_of = [&](std::uint32_t t) {
+    return kAligned ? AlignedRows(scan.rows).place(t) : whole_run(t, scan.n, scan.tile_count);
+  };
   extern __shared__ uint4 parking[];  // the block's tile, while it reduces others
   const T* in = static_cast<const T*>(scan.in);
   const bool looks_back = warp_id() == 0;
@@ -63,14 +72,16 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
   Vector<T> loaded[VPT];
   typename S::Word window{};  // NOT_READY
   LookBack<M, S, kStats> look{chain, {}};
+  TilePlace place{};
   if (chain.dispatch_order) {
-    load_tile<T, VPT>(in, scan.n, tile, M::identity(), loaded);
+    place = place_of(tile);
+    load_tile<T, VPT>(in + place.first, place.n, place.tile, M::identity(), loaded);
     if (looks_back && sizeof(T) == 8) {
       turn = take_turn(chain);
-      if (tile != 0) window = look.spine().read_window(tile - 1, 0);
+      if (!place.row_start) window = look.spine().read_window(tile - 1, 0);
     } else if (looks_back) {
       typename S::Word windows[2]{};
-      if (tile != 0) {
+      if (!place.row_start) {
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
           const Sp spine{
@@ -88,10 +99,11 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
     }
     __syncthreads();
     tile = shared.tile;
+    place = place_of(tile);
     // The look-back warp reads the window before the tile while the tile loads: what it
     // already shows need not be read after the scan.
-    if (looks_back && tile != 0) window = look.spine().read_window(tile - 1, 0);
-    load_tile<T, VPT>(in, scan.n, tile, M::identity(), loaded);
+    if (looks_back && !place.row_start) window = look.spine().read_window(tile - 1, 0);
+    load_tile<T, VPT>(in + place.first, place.n, place.tile, M::identity(), loaded);
   }
   if (looks_back) clear_for_next_run(chain, turn);
   Vector<T> rows[VPT];
@@ -123,14 +135,14 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
   } else {
     aggregate = tile_local_scan<M, VPT, true>(loaded, shared.partials, kOwnSet, rows);
   }
-  // The lead belongs to tile 0 (up to its first row start), for its owner and for any
-  // fallback on it alike.
-  if (tile == 0 && !starts) aggregate = M::combine(lead, aggregate);
+  // The lead belongs to tile 0 (up to its first row start) or a row-aligned row's first
+  // tile, for its owner and for any fallback on it alike.
+  if (place.row_start && !starts) aggregate = M::combine(lead, aggregate);
 
   std::uint32_t cursor = tile - 1;
   T prefix = M::identity();
   bool done =
-      tile == 0 ||
+      place.row_start ||
       (kRows && (kSegments ? segments.bit(0) : pos.distance(TileShape<T, VPT>::first(tile)) == 0));
   EarlyWindow<T> early{kNoTile, M::identity()};
   // The look-back warp's next step: walk on, and once the prefix is complete post the
@@ -142,12 +154,12 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
                         starts ? aggregate : M::combine(prefix, aggregate));
     if (lane_id() == 0) {
       shared.verdict = done ? kDone : cursor;
-      shared.prefix = tile == 0 ? lead : prefix;
+      shared.prefix = place.row_start ? lead : prefix;
     }
   };
   if (looks_back) {
-    post_aggregate(look.spine(), chain, tile, aggregate, starts);
-    if (tile != 0) early = look.note_early_window(tile, window);
+    post_aggregate(look.spine(), chain, tile, aggregate, starts || (kAligned && place.row_start));
+    if (!place.row_start) early = look.note_early_window(tile, window);
     look_on();
   }
   __syncthreads();
@@ -162,14 +174,20 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
       // before every warp has read this one.
       T reduction;
       bool target_starts = false;
+      const TilePlace target_place = place_of(target);
       if constexpr (kRows) {
         reduction = load_and_reduce_rows<M, VPT, kSegments>(
             in, scan.n, target, shared.partials, kReductionSet, pos, &segments, row_init);
         target_starts = tile_holds_row_start<T, VPT, kSegments>(pos, segments, target, scan.n);
       } else {
-        reduction = load_and_reduce<M, VPT>(in, scan.n, target, shared.partials, kReductionSet);
+        reduction = load_and_reduce<M, VPT>(in + target_place.first, target_place.n,
+                                            target_place.tile, shared.partials, kReductionSet);
+        // A row's first tile ends the look-back (as tile 0 ends every look-back).
+        target_starts = kAligned && target_place.row_start;
       }
-      if (target == 0 && !target_starts) reduction = M::combine(lead, reduction);
+      if (target_place.row_start && !(kRows && target_starts)) {
+        reduction = M::combine(lead, reduction);
+      }
       if (looks_back) {
         done = look.insert(cursor, prefix, reduction, target_starts);
         look_on();
@@ -183,8 +201,10 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
   }
   if (looks_back) hand_on_turn(chain, turn.place, std::uint64_t{scan.tile_count} * (sizeof(T) / 2));
   if (!kRows || row_free) {
-    store_tile<M, VPT>(static_cast<T*>(scan.out), scan.n, tile, scan.tile_count, scan.kind,
-                       shared.prefix, shared.partials, kOwnSet, rows);
+    // A reduction writes its row's total at out[row] (the plain scan's only row is row 0).
+    T* out = static_cast<T*>(scan.out) + (scan.kind == Kind::reduce ? place.row : place.first);
+    store_tile<M, VPT>(out, place.n, place.tile, place.tile_count, scan.kind, shared.prefix,
+                       shared.partials, kOwnSet, rows);
   } else if constexpr (kRows) {
     store_tile_rows<M, VPT, kSegments>(static_cast<T*>(scan.out), scan.n, tile, scan.kind,
                                        shared.prefix, shared.partials, row_flags, kOwnSet, rows,

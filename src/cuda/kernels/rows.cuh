@@ -86,6 +86,49 @@ struct RowPositions {
   }
 };
 
+// Where a tile's elements lie (per_tile_scan.cuh): elements [first, first + n) of the input
+// form the tile's row, in which it is tile `tile` of `tile_count`; `row_start`: the tile
+// begins its row, so its look-back ends before it starts; a reduction writes the row's
+// total at out[row]. The plain and the (segmented) batched scan take the whole run as one
+// row (whole_run); a row-aligned batched scan gives each row its own tiles (AlignedRows).
+struct TilePlace {
+  std::uint64_t first;
+  std::uint64_t n;
+  std::uint64_t row;
+  std::uint32_t tile;
+  std::uint32_t tile_count;
+  bool row_start;
+};
+
+__device__ __forceinline__ TilePlace whole_run(std::uint32_t tile, std::uint64_t n,
+                                               std::uint32_t tile_count) {
+  return {0, n, 0, tile, tile_count, tile == 0};
+}
+
+// A batched scan on row-aligned tiles (DESIGN 3f; docs/protocol.md, "Row-aligned tiles"):
+// row r takes tiles r * tiles_per_row .. (r + 1) * tiles_per_row - 1 of the run, the last
+// of them part full. Only the row's first tile holds a row start, at its first element.
+struct AlignedRows {
+  std::uint64_t length;  // N, whose rows start 16-byte aligned (the launcher's condition)
+  std::uint32_t tiles_per_row;
+  std::uint32_t magic;  // floor((2^32 - 1) / tiles_per_row)
+
+  __device__ __forceinline__ explicit AlignedRows(const RowArgs& rows)
+      : length(rows.length), tiles_per_row(rows.tiles_per_row), magic(rows.tile_magic) {}
+
+  // Tile indices are below 2^31, so the reciprocal's quotient is exact or one short (as in
+  // RowPositions::locate) and one correction finishes it.
+  __device__ __forceinline__ TilePlace place(std::uint32_t tile) const {
+    std::uint32_t row = __umulhi(tile, magic);
+    std::uint32_t t = tile - row * tiles_per_row;
+    if (t >= tiles_per_row) {
+      t -= tiles_per_row;
+      ++row;
+    }
+    return {std::uint64_t{row} * length, length, row, t, tiles_per_row, t == 0};
+  }
+};
+
 // A segmented scan's segment starts (RowArgs::segment_offsets; docs/protocol.md, "Segmented
 // scans"). The owner of a tile marks those among its elements in a bitmap in shared memory
 // first (load_segment_bits); a fallback needs only its tile's last start, which binary

@@ -1,0 +1,25 @@
+// The batched scan's chained kernels on row-aligned tiles for one element type,
+// GS_CUDA_DTYPE (DESIGN 3f; rows.cuh, AlignedRows): a translation unit of their own, so
+// that they compile beside the others in parallel.
+#include "cuda/chained_launch.cuh"
+
+namespace gpuscan::cuda {
+
+template <class T>
+void launch_chained_aligned_rows(Op op, const ScanArgs& scan, const ChainArgs& chain,
+                                 cudaStream_t stream) {
+  with_monoid<T>(op, [&](auto monoid) {
+    using M = decltype(monoid);
+    if (chain.packed) {
+      launch_chained_with<M, PackedState<T>, false, false, true>(scan, chain, stream);
+    } else {
+      launch_chained_with<M, SplitState<T>, false, false, true>(scan, chain, stream);
+    }
+  });
+  check(cudaGetLastError(), "launching the batched chained scan on row-aligned tiles");
+}
+
+template void launch_chained_aligned_rows<Element>(Op, const ScanArgs&, const ChainArgs&,
+                                                   cudaStream_t);
+
+}  // namespace gpuscan::cuda
