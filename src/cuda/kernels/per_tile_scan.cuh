@@ -51,13 +51,27 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
   __shared__ std::uint32_t segment_words[kSegmentWords];
   const RowPositions pos(scan.rows);
   const TileSegments segments{SegmentList(scan.rows), segment_words};
-  // Where a tile's elements lie: in the plain and the (segmented) batched scan the whole
-  // run, row-aligned in its row.
-  const auto place_of = [&](std::uint32_t t) {
-    return kAligned ? AlignedRows(scan.rows).place(t) : whole_run(t, scan.n, scan.tile_count);
+  // kAligned: where tile t's elements lie, in its row; the other kernels' tiles lie in the
+  // whole run, whose first tile alone begins a row. (Written apart, so that the other
+  // kernels compile as they did without row-aligned tiles.)
+  const auto place_of = [&](std::uint32_t t) { return AlignedRows(scan.rows).place(t); };
+  const auto begins_row = [&](std::uint32_t t) {
+    if constexpr (kAligned) {
+      return place_of(t).row_start;
+    } else {
+      return t == 0;
+    }
   };
   extern __shared__ uint4 parking[];  // the block's tile, while it reduces others
   const T* in = static_cast<const T*>(scan.in);
+  const auto load_own_tile = [&](std::uint32_t t, Vector<T>(&loaded)[VPT]) {
+    if constexpr (kAligned) {
+      const TilePlace place = place_of(t);
+      load_tile<T, VPT>(in + place.first, place.n, place.tile, M::identity(), loaded);
+    } else {
+      load_tile<T, VPT>(in, scan.n, t, M::identity(), loaded);
+    }
+  };
   const bool looks_back = warp_id() == 0;
   // Only the look-back warp works with the spine and the run's counters, whose half it
   // reads from the workspace (take_turn), an L2 or memory round trip. In dispatch order the
@@ -72,16 +86,14 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
   Vector<T> loaded[VPT];
   typename S::Word window{};  // NOT_READY
   LookBack<M, S, kStats> look{chain, {}};
-  TilePlace place{};
   if (chain.dispatch_order) {
-    place = place_of(tile);
-    load_tile<T, VPT>(in + place.first, place.n, place.tile, M::identity(), loaded);
+    load_own_tile(tile, loaded);
     if (looks_back && sizeof(T) == 8) {
       turn = take_turn(chain);
-      if (!place.row_start) window = look.spine().read_window(tile - 1, 0);
+      if (!begins_row(tile)) window = look.spine().read_window(tile - 1, 0);
     } else if (looks_back) {
       typename S::Word windows[2]{};
-      if (!place.row_start) {
+      if (!begins_row(tile)) {
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
           const Sp spine{
@@ -99,11 +111,10 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
     }
     __syncthreads();
     tile = shared.tile;
-    place = place_of(tile);
     // The look-back warp reads the window before the tile while the tile loads: what it
     // already shows need not be read after the scan.
-    if (looks_back && !place.row_start) window = look.spine().read_window(tile - 1, 0);
-    load_tile<T, VPT>(in + place.first, place.n, place.tile, M::identity(), loaded);
+    if (looks_back && !begins_row(tile)) window = look.spine().read_window(tile - 1, 0);
+    load_own_tile(tile, loaded);
   }
   if (looks_back) clear_for_next_run(chain, turn);
   Vector<T> rows[VPT];
@@ -137,12 +148,12 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
   }
   // The lead belongs to tile 0 (up to its first row start) or a row-aligned row's first
   // tile, for its owner and for any fallback on it alike.
-  if (place.row_start && !starts) aggregate = M::combine(lead, aggregate);
+  if (begins_row(tile) && !starts) aggregate = M::combine(lead, aggregate);
 
   std::uint32_t cursor = tile - 1;
   T prefix = M::identity();
   bool done =
-      place.row_start ||
+      begins_row(tile) ||
       (kRows && (kSegments ? segments.bit(0) : pos.distance(TileShape<T, VPT>::first(tile)) == 0));
   EarlyWindow<T> early{kNoTile, M::identity()};
   // The look-back warp's next step: walk on, and once the prefix is complete post the
@@ -154,12 +165,12 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
                         starts ? aggregate : M::combine(prefix, aggregate));
     if (lane_id() == 0) {
       shared.verdict = done ? kDone : cursor;
-      shared.prefix = place.row_start ? lead : prefix;
+      shared.prefix = begins_row(tile) ? lead : prefix;
     }
   };
   if (looks_back) {
-    post_aggregate(look.spine(), chain, tile, aggregate, starts || (kAligned && place.row_start));
-    if (!place.row_start) early = look.note_early_window(tile, window);
+    post_aggregate(look.spine(), chain, tile, aggregate, starts || (kAligned && begins_row(tile)));
+    if (!begins_row(tile)) early = look.note_early_window(tile, window);
     look_on();
   }
   __syncthreads();
@@ -174,18 +185,20 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
       // before every warp has read this one.
       T reduction;
       bool target_starts = false;
-      const TilePlace target_place = place_of(target);
       if constexpr (kRows) {
         reduction = load_and_reduce_rows<M, VPT, kSegments>(
             in, scan.n, target, shared.partials, kReductionSet, pos, &segments, row_init);
         target_starts = tile_holds_row_start<T, VPT, kSegments>(pos, segments, target, scan.n);
+      } else if constexpr (kAligned) {
+        const TilePlace place = place_of(target);
+        reduction = load_and_reduce<M, VPT>(in + place.first, place.n, place.tile, shared.partials,
+                                            kReductionSet);
+        // A row's first tile ends the look-back, as tile 0 ends every look-back.
+        target_starts = place.row_start;
       } else {
-        reduction = load_and_reduce<M, VPT>(in + target_place.first, target_place.n,
-                                            target_place.tile, shared.partials, kReductionSet);
-        // A row's first tile ends the look-back (as tile 0 ends every look-back).
-        target_starts = kAligned && target_place.row_start;
+        reduction = load_and_reduce<M, VPT>(in, scan.n, target, shared.partials, kReductionSet);
       }
-      if (target_place.row_start && !(kRows && target_starts)) {
+      if (begins_row(target) && (kAligned || !target_starts)) {
         reduction = M::combine(lead, reduction);
       }
       if (looks_back) {
@@ -200,11 +213,15 @@ __global__ void __launch_bounds__(kPerTileBlockLimit) __maxnreg__(per_tile_regis
     if (looks_back && lane_id() == 0) look.add_counts();
   }
   if (looks_back) hand_on_turn(chain, turn.place, std::uint64_t{scan.tile_count} * (sizeof(T) / 2));
-  if (!kRows || row_free) {
-    // A reduction writes its row's total at out[row] (the plain scan's only row is row 0).
+  if constexpr (kAligned) {
+    // A reduction writes its row's total at out[row].
+    const TilePlace place = place_of(tile);
     T* out = static_cast<T*>(scan.out) + (scan.kind == Kind::reduce ? place.row : place.first);
     store_tile<M, VPT>(out, place.n, place.tile, place.tile_count, scan.kind, shared.prefix,
                        shared.partials, kOwnSet, rows);
+  } else if (!kRows || row_free) {
+    store_tile<M, VPT>(static_cast<T*>(scan.out), scan.n, tile, scan.tile_count, scan.kind,
+                       shared.prefix, shared.partials, kOwnSet, rows);
   } else if constexpr (kRows) {
     store_tile_rows<M, VPT, kSegments>(static_cast<T*>(scan.out), scan.n, tile, scan.kind,
                                        shared.prefix, shared.partials, row_flags, kOwnSet, rows,

@@ -86,11 +86,10 @@ struct RowPositions {
   }
 };
 
-// Where a tile's elements lie (per_tile_scan.cuh): elements [first, first + n) of the input
-// form the tile's row, in which it is tile `tile` of `tile_count`; `row_start`: the tile
-// begins its row, so its look-back ends before it starts; a reduction writes the row's
-// total at out[row]. The plain and the (segmented) batched scan take the whole run as one
-// row (whole_run); a row-aligned batched scan gives each row its own tiles (AlignedRows).
+// Where a row-aligned tile's elements lie (AlignedRows::place): elements [first, first + n)
+// of the input form the tile's row, in which it is tile `tile` of `tile_count`; `row_start`:
+// the tile begins its row, so its look-back ends before it starts; a reduction writes the
+// row's total at out[row].
 struct TilePlace {
   std::uint64_t first;
   std::uint64_t n;
@@ -99,11 +98,6 @@ struct TilePlace {
   std::uint32_t tile_count;
   bool row_start;
 };
-
-__device__ __forceinline__ TilePlace whole_run(std::uint32_t tile, std::uint64_t n,
-                                               std::uint32_t tile_count) {
-  return {0, n, 0, tile, tile_count, tile == 0};
-}
 
 // A batched scan on row-aligned tiles (DESIGN 3f; docs/protocol.md, "Row-aligned tiles"):
 // row r takes tiles r * tiles_per_row .. (r + 1) * tiles_per_row - 1 of the run, the last
