@@ -8,14 +8,7 @@ namespace gpuscan::cuda {
 template <class T>
 void launch_chained_aligned_rows(Op op, const ScanArgs& scan, const ChainArgs& chain,
                                  cudaStream_t stream) {
-  with_monoid<T>(op, [&](auto monoid) {
-    using M = decltype(monoid);
-    if (chain.packed) {
-      launch_chained_with<M, PackedState<T>, false, false, true>(scan, chain, stream);
-    } else {
-      launch_chained_with<M, SplitState<T>, false, false, true>(scan, chain, stream);
-    }
-  });
+  launch_chained_kernels<T, false, false, true>(op, scan, chain, stream);
   check(cudaGetLastError(), "launching the batched chained scan on row-aligned tiles");
 }
 

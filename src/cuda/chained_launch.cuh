@@ -79,6 +79,21 @@ void launch_chained_with(const ScanArgs& scan, ChainArgs chain, cudaStream_t str
   }
 }
 
+// The chained kernels of T for `op` in the run's tile state (chain.packed): what each
+// translation unit's launcher calls with its kind of kernel.
+template <class T, bool kRows, bool kSegments = false, bool kAligned = false>
+void launch_chained_kernels(Op op, const ScanArgs& scan, const ChainArgs& chain,
+                            cudaStream_t stream) {
+  with_monoid<T>(op, [&](auto monoid) {
+    using M = decltype(monoid);
+    if (chain.packed) {
+      launch_chained_with<M, PackedState<T>, kRows, kSegments, kAligned>(scan, chain, stream);
+    } else {
+      launch_chained_with<M, SplitState<T>, kRows, kSegments, kAligned>(scan, chain, stream);
+    }
+  });
+}
+
 }  // namespace
 
 }  // namespace gpuscan::cuda

@@ -11,14 +11,7 @@ void launch_chained_scan(Op op, const ScanArgs& scan, const ChainArgs& chain, cu
   if (scan.rows.segments) return launch_chained_segments<T>(op, scan, chain, stream);
   if (scan.rows.tiles_per_row != 0) return launch_chained_aligned_rows<T>(op, scan, chain, stream);
   if (scan.rows.length != 0) return launch_chained_rows<T>(op, scan, chain, stream);
-  with_monoid<T>(op, [&](auto monoid) {
-    using M = decltype(monoid);
-    if (chain.packed) {
-      launch_chained_with<M, PackedState<T>, false>(scan, chain, stream);
-    } else {
-      launch_chained_with<M, SplitState<T>, false>(scan, chain, stream);
-    }
-  });
+  launch_chained_kernels<T, false>(op, scan, chain, stream);
   check(cudaGetLastError(), "launching the chained scan");
 }
 
