@@ -15,6 +15,7 @@
 #include "common/tile_io.glsl"
 #include "common/tile_scan.glsl"
 #include "common/row_scan.glsl"
+#include "common/aligned_tiles.glsl"
 #include "common/tile_state.glsl"
 #include "common/run_control.glsl"
 #include "common/look_back.glsl"
@@ -25,7 +26,8 @@ layout(constant_id = GS_SPEC_DISPATCH_ORDER) const bool DISPATCH_ORDER = false;
 // by rows, a tile holding a row start posts its aggregate as INCLUSIVE (look-backs end
 // there), and one whose first element starts a row does not look back. A pipeline of its
 // own, so that plain scans pay nothing. With SEGMENTS (row_scan.glsl) the rows are segments
-// whose starts are read from a list.
+// whose starts are read from a list. Rows of whole tiles take ALIGNED_ROWS pipelines instead
+// (aligned_tiles.glsl), with ROWS off: plain tiles, a row's first one posting INCLUSIVE.
 layout(constant_id = GS_SPEC_ROWS) const bool ROWS = false;
 
 shared uint wg_tile;
@@ -62,13 +64,19 @@ void main() {
   TILE_WORD early = TILE_WORD(GS_STATE_NOT_READY);
   if (is_lookback_lane() && tile != 0) early = read_window(tile - 1, 0);
   TV loaded[VECTORS_PER_THREAD];
-  load_thread_vectors(tile, loaded);
+  if (ALIGNED_ROWS) {
+    load_aligned_tile(aligned_tile(tile), loaded);
+  } else {
+    load_thread_vectors(tile, loaded);
+  }
   uint early_end = NO_TILE;
   T early_value = identity();
   const bool take_early_now = NOTE_EARLY_WINDOW_BEFORE_SCAN && is_lookback_lane() && tile != 0;
   if (take_early_now) note_early_window(tile, early, early_end, early_value);
   if (ROWS && SEGMENTS) load_segment_bits(tile);
-  bool starts = false;  // whether a row starts in the tile (batched scans)
+  // Whether a row starts in the tile (batched scans); on row-aligned tiles, at its first
+  // element.
+  bool starts = ALIGNED_ROWS && aligned_tile(tile).row_start;
   // A batched tile without a row start scans and stores as a plain tile; a reduction's
   // tiles all take the row path, which writes each row's total at the row's end.
   uint last_start;
@@ -79,12 +87,14 @@ void main() {
   // The lead belongs to tile 0 (up to its first row start), for its owner and for any
   // fallback on it alike.
   if (tile == 0 && !starts) aggregate = combine(lead_value(), aggregate);
+  // A row-aligned tile that begins its row posts its row's inclusive value so far.
+  if (ALIGNED_ROWS && starts) aggregate = combine(init_value(), aggregate);
 
   // Look-back state, kept across fallback rounds: the tile being looked at and the prefix
   // gathered so far.
   uint cursor = tile - 1;
   T prefix = identity();
-  bool done = tile == 0 || (ROWS && tile_starts_row(tile));
+  bool done = tile == 0 || (ALIGNED_ROWS && starts) || (ROWS && tile_starts_row(tile));
   if (is_lookback_lane()) {
     if (tile == 0) {
       post_tile(tile, GS_STATE_INCLUSIVE, aggregate);
@@ -112,15 +122,16 @@ void main() {
       }
       if (sg_lane() == 0) {
         wg_lookback = done ? LOOKBACK_DONE : cursor;
-        wg_prefix = tile == 0 ? lead_value() : prefix;
+        wg_prefix = ALIGNED_ROWS && starts ? init_value() : tile == 0 ? lead_value() : prefix;
       }
     }
     barrier();
     const uint target = wg_lookback;
     if (target == LOOKBACK_DONE) break;
     bool target_starts = false;
-    T reduction = ROWS ? tile_reduce_rows(target, init_value(), target_starts)
-                       : tile_local_scan(target, SLOT_FALLBACK);
+    T reduction = ALIGNED_ROWS ? aligned_tile_reduce(target, init_value(), target_starts)
+                  : ROWS       ? tile_reduce_rows(target, init_value(), target_starts)
+                               : tile_local_scan(target, SLOT_FALLBACK);
     if (target == 0 && !target_starts) reduction = combine(lead_value(), reduction);
     if (is_lookback_lane()) {
       done = insert_fallback(cursor, prefix, reduction, target == 0 || target_starts);
@@ -133,6 +144,8 @@ void main() {
   if (STATISTICS && is_lookback_lane() && sg_lane() == 0) add_statistics();
   if (ROWS && !row_free) {
     store_tile_rows(tile, wg_prefix, init_value());
+  } else if (ALIGNED_ROWS) {
+    store_aligned_tile(tile, wg_prefix);
   } else {
     store_tile(tile, wg_prefix);
   }

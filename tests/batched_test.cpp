@@ -1,7 +1,7 @@
 // Batched scans (DESIGN 3f; docs/protocol.md, "Batched scans"): B rows of N elements, each
 // scanned on its own in one pass. Every shape class: one row, rows shorter than a vector or
 // a warp, rows of one tile and one tile +-1, rows longer than a chunk, rows on tiles of
-// their own (CUDA's row-aligned tiles), empty rows; every dtype, operator and kind; init per
+// their own (row-aligned tiles), empty rows; every dtype, operator and kind; init per
 // row; every simulated blocking rate; both tile states; chunked runs; on every backend.
 // Outputs are poisoned and checked element by element against the CPU reference.
 #include <cstring>
@@ -70,10 +70,12 @@ TEST_P(BatchedScan, EveryShapeClassEveryKind) {
 }
 
 // Rows of at least four tiles whose length is a whole number of 16-byte vectors take tiles
-// of their own on CUDA (rows.cuh, AlignedRows; 256 x 6 vectors for 4-byte types, 256 x 4
-// for 8-byte ones): a row of exactly four tiles, a part-full last tile of one vector or
-// one vector short, a long row; beside each a length one element off (the segmented
-// tiles). Every dtype and kind, init per row.
+// of their own (docs/protocol.md, "Row-aligned tiles"; CUDA's tiles: 256 x 6 vectors for
+// 4-byte types, 256 x 4 for 8-byte ones): a row of exactly four tiles, a part-full last
+// tile of one vector or one vector short, a long row; beside each a length one element off
+// (the segmented tiles). On Vulkan (lavapipe: 256 x 4 tiles; GPUs: 256 x 6 for 4-byte,
+// 256 x 8 for 8-byte types) the same rows are four tiles or more, the 8-byte ones on a GPU
+// only the long row. Every dtype and kind, init per row.
 TEST_P(BatchedScan, RowAlignedTiles) {
   for (const DType dtype : {DType::u32, DType::i32, DType::f32, DType::u64, DType::f64}) {
     const std::size_t tile = size_of(dtype) == 4 ? 6144 : 2048;
@@ -128,7 +130,7 @@ TEST_P(BatchedScan, ChunksCutRows) {
       expect_rows_match(device(), c, 2000, 37);
       c.options.chunk_elements = 8192;
       expect_rows_match(device(), c, 3, 5000);
-      // Chunks of whole rows: each run from a row's start (row-aligned tiles on CUDA).
+      // Chunks of whole rows: each run from a row's start (row-aligned tiles).
       c.options.chunk_elements = 2 * 24576;
       expect_rows_match(device(), c, 5, 24576, some_init(dtype));
     }
@@ -139,7 +141,7 @@ TEST_P(BatchedScan, ExactUnderEveryBlockingRateInBothTileStates) {
   for (const TileState state : {TileState::split, TileState::automatic}) {
     for_each_blocking_rate([&](Options options) {
       options.tile_state = state;
-      // The last: row-aligned tiles on CUDA (RowAlignedTiles).
+      // The last: row-aligned tiles (RowAlignedTiles).
       for (const std::size_t row_length :
            {std::size_t{100}, std::size_t{8192 * 3 + 7}, std::size_t{8192 * 4}}) {
         const std::size_t rows = std::max<std::size_t>(1, budget() / 2 / row_length);
@@ -161,7 +163,7 @@ TEST_P(BatchedScan, StatisticsAndCsdl) {
   expect_rows_match(device(), {{DType::u64, Op::max, Kind::inclusive, Algorithm::csdldf}, options},
                     30, 10007);
   expect_rows_match(device(), {{DType::u32, Op::add, Kind::reduce, Algorithm::csdl}, {}}, 100, 999);
-  // Row-aligned tiles on CUDA, every tile blocked, and with csdl.
+  // Row-aligned tiles, every tile blocked, and with csdl.
   expect_rows_match(device(), {{DType::u32, Op::add, Kind::exclusive, Algorithm::csdldf}, options},
                     7, 4 * 6144);
   expect_rows_match(device(), {{DType::u32, Op::add, Kind::reduce, Algorithm::csdl}, {}}, 7,

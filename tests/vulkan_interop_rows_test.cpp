@@ -240,8 +240,9 @@ Value u32(std::uint32_t x) {
   return Value::of(x);
 }
 
-// Row lengths around a subgroup (4 to 64 lanes) and a tile (2^11 to 2^13 elements), and
-// one row, resubmitted.
+// Row lengths around a subgroup (4 to 64 lanes) and a tile (2^11 to 2^13 elements), rows
+// long enough for row-aligned tiles (docs/protocol.md, "Row-aligned tiles"), and one row,
+// resubmitted.
 TEST_F(VulkanRecord, RowsOfEveryShapeClass) {
   const ScanSpec inclusive{DType::u32, Op::add, Kind::inclusive};
   for (const auto& [rows, length] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{{3001, 1},
@@ -258,6 +259,7 @@ TEST_F(VulkanRecord, RowsOfEveryShapeClass) {
                                                                                          {3, 8192},
                                                                                          {3, 8193},
                                                                                          {2, 20001},
+                                                                                         {3, 32768},
                                                                                          {1, 70001},
                                                                                          {1, 1}}) {
     expect_rows_exact(app, inclusive, rows, length);
@@ -266,7 +268,7 @@ TEST_F(VulkanRecord, RowsOfEveryShapeClass) {
 
 TEST_F(VulkanRecord, RowsExclusiveAndReducedWithInitPerRow) {
   for (const auto& [rows, length] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{
-           {2000, 1}, {1000, 5}, {40, 4095}, {20, 4097}, {3, 8193}, {1, 30001}}) {
+           {2000, 1}, {1000, 5}, {40, 4095}, {20, 4097}, {3, 8193}, {1, 30001}, {3, 16388}}) {
     expect_rows_exact(app, {DType::u32, Op::add, Kind::exclusive}, rows, length, u32(7));
     expect_rows_exact(app, {DType::u32, Op::add, Kind::reduce}, rows, length, u32(0xFFFFFFF0u));
   }
@@ -277,6 +279,8 @@ TEST_F(VulkanRecord, RowsExclusiveAndReducedWithInitPerRow) {
   // Outputs an element past a binding-aligned offset: moved element by element, the rows'
   // outputs counted from there.
   expect_rows_exact(app, {DType::u32, Op::add, Kind::reduce}, 1000, 13, u32(1), 1);
+  // Rows that would take row-aligned tiles, but an element past the offset: segmented tiles.
+  expect_rows_exact(app, {DType::u32, Op::add, Kind::exclusive}, 3, 32768, u32(3), 1);
 }
 
 TEST_F(VulkanRecord, EmptyBatches) {
@@ -308,7 +312,7 @@ TEST_F(VulkanRecord, RowsWorkspaceOfMaxNServesSmallerBatches) {
     app.end(recording.cmd);
   }
   for (const auto& [rows, length] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{
-           {100, 1000}, {33333, 3}, {2, 4097}, {7, 11}}) {
+           {100, 1000}, {33333, 3}, {2, 4097}, {3, 32768}, {7, 11}}) {
     const std::uint64_t n = rows * length;
     EXPECT_LE(plan.workspace_bytes(n), plan.workspace_bytes(max_n));
     Recording recording(app);

@@ -44,6 +44,13 @@ struct ScanPolicy {
   TileShapePolicy compaction_in_place_shape{};
 };
 
+// Batched runs whose rows are at least this many tiles long (and a whole number of 16-byte
+// vectors, from a row's start) take row-aligned tiles (docs/protocol.md, "Row-aligned
+// tiles"): at most one tile in four is part full, and the row-free tiles run the plain
+// scan's code. A spine sized for the plain scan's tiles of n elements plus
+// n / (kAlignedMinTilesPerRow * tile) holds them.
+inline constexpr std::uint64_t kAlignedMinTilesPerRow = 4;
+
 // The first row for `devices`, the element size and the kind of type; a table ends with
 // rows for "any".
 inline const ScanPolicy& find_policy(std::span<const ScanPolicy> table, std::string_view devices,

@@ -114,8 +114,8 @@ std::uint64_t ScanLauncher::half_words(std::uint64_t max_n) const {
   const std::uint64_t row_tiles = tiles_for(max_n, true);
   const std::uint64_t row_tile_elements =
       tile_elements(dtype_, rows_shape_.block_size, rows_shape_.vectors_per_thread);
-  std::uint64_t tiles =
-      std::max(tiles_for(max_n), row_tiles + max_n / (kAlignedMinTilesPerRow * row_tile_elements));
+  std::uint64_t tiles = std::max(
+      tiles_for(max_n), row_tiles + max_n / (detail::kAlignedMinTilesPerRow * row_tile_elements));
   if (small_below_bytes_ != 0) {
     const std::uint64_t small_n =
         std::min<std::uint64_t>(max_n, (small_below_bytes_ - 1) / size_of(dtype_));
@@ -139,7 +139,7 @@ std::uint64_t ScanLauncher::aligned_tiles(std::uint64_t n, const RowArgs& rows,
   const std::uint64_t per_tile = tile_elements(dtype_, shape.block_size, shape.vectors_per_thread);
   const bool eligible = !rows.segments && rows.phase == 0 && n % rows.length == 0 &&
                         rows.length * size_of(dtype_) % 16 == 0 &&  // 16-byte vectors
-                        rows.length >= kAlignedMinTilesPerRow * per_tile;
+                        rows.length >= detail::kAlignedMinTilesPerRow * per_tile;
   if (!eligible) return 0;
   const std::uint64_t tiles = n / rows.length * ((rows.length + per_tile - 1) / per_tile);
   return tiles < (std::uint64_t{1} << 31) ? tiles : 0;

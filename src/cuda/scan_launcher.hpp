@@ -15,10 +15,6 @@
 
 namespace gpuscan::cuda {
 
-// Rows this long or longer take row-aligned tiles (rows.cuh, AlignedRows): at most one
-// tile in four is part full, and the row-free tiles run the plain scan's code.
-inline constexpr std::uint64_t kAlignedMinTilesPerRow = 4;
-
 class ScanLauncher {
  public:
   ScanLauncher(DType dtype, Op op, Kind kind, Algorithm algorithm, const detail::ScanPolicy& policy,

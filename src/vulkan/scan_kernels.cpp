@@ -290,9 +290,13 @@ std::size_t ScanKernels::max_elements() const {
 }
 
 std::size_t ScanKernels::spine_bytes(std::size_t n) const {
-  // Enough for a plain or a batched run of n elements, whichever has more tiles.
+  // Enough for a plain or a batched run of n elements, whichever has more tiles; row-aligned
+  // tiles add at most one a row to the plain scan's (core/policy.hpp).
+  const std::size_t plain_tiles = ceil_div(n, shape_for(n).elements());
+  const std::size_t aligned_tiles =
+      plain_tiles + n / (detail::kAlignedMinTilesPerRow * shape_for(n).elements());
   const std::size_t tiles =
-      std::max(ceil_div(n, shape_for(n).elements()), ceil_div(n, shape_for(n, true).elements()));
+      std::max<std::size_t>(aligned_tiles, ceil_div(n, shape_for(n, true).elements()));
   return tiles *
          std::max<std::size_t>(split_words(dtype_) * sizeof(std::uint32_t), size_of(dtype_));
 }
@@ -306,13 +310,40 @@ std::size_t ScanKernels::spine_bytes_up_to(std::size_t max_n) const {
   return bytes;
 }
 
-PushConstants ScanKernels::push_constants(std::size_t n, Value init, bool rows) const {
+ScanKernels::RunTiles ScanKernels::run_tiles(std::size_t n, const RowLayout* rows,
+                                             bool element_offsets) const {
+  if (rows == nullptr) return RunTiles::plain;
+  if (rows->segments) return RunTiles::segments;
+  const std::size_t tile = shape_for(n).elements();
+  const bool aligned = chained() && !element_offsets && rows->phase == 0 && n % rows->length == 0 &&
+                       rows->length % shape_for(n).vector_elements == 0 &&
+                       rows->length >= detail::kAlignedMinTilesPerRow * tile;
+  return aligned ? RunTiles::aligned_rows : RunTiles::rows;
+}
+
+PushConstants ScanKernels::push_constants(std::size_t n, Value init, RunTiles tiles,
+                                          const RowLayout* rows) const {
   PushConstants push{};
   push.n = static_cast<std::uint32_t>(n);
-  push.tile_count = ceil_div(n, shape_for(n, rows).elements());
+  const bool segmented = tiles == RunTiles::rows || tiles == RunTiles::segments;
+  push.tile_count = ceil_div(n, shape_for(n, segmented).elements());
   push.blocking_mask = blocking_mask_;
   push.init_lo = static_cast<std::uint32_t>(init.bits);
   push.init_hi = static_cast<std::uint32_t>(init.bits >> 32);
+  if (rows == nullptr) return push;
+  if (!chained()) throw UsageError("batched scans take csdldf or csdl, not rts");
+  push.row_length = rows->length;
+  // A segmented run has no phase; there row_phase is the margin of the list entries whose
+  // segments a reduction writes (shaders/common/row_scan.glsl, store_row_totals).
+  push.row_phase = rows->segments ? (rows->outputs_within_list ? 1 : 0) : rows->phase;
+  push.lead_lo = static_cast<std::uint32_t>(rows->lead.bits);
+  push.lead_hi = static_cast<std::uint32_t>(rows->lead.bits >> 32);
+  push.out_shift += rows->first_row;
+  if (tiles == RunTiles::aligned_rows) {
+    // Each row takes tiles of its own (n < 2^31: row_layout), the last part full.
+    push.tile_count = static_cast<std::uint32_t>(n / rows->length *
+                                                 ceil_div(rows->length, shape_for(n).elements()));
+  }
   return push;
 }
 
@@ -366,25 +397,12 @@ RowLayout row_layout(std::uint64_t length, std::uint64_t phase, std::size_t n, V
   return {equivalent, static_cast<std::uint32_t>((equivalent - start) % equivalent), lead, 0};
 }
 
-void ScanKernels::set_rows(PushConstants& push, const RowLayout& rows) const {
-  if (!chained()) throw UsageError("batched scans take csdldf or csdl, not rts");
-  push.row_length = rows.length;
-  // A segmented run has no phase; there row_phase is the margin of the list entries whose
-  // segments a reduction writes (shaders/common/row_scan.glsl, store_row_totals).
-  push.row_phase = rows.segments ? (rows.outputs_within_list ? 1 : 0) : rows.phase;
-  push.lead_lo = static_cast<std::uint32_t>(rows.lead.bits);
-  push.lead_hi = static_cast<std::uint32_t>(rows.lead.bits >> 32);
-  push.out_shift += rows.first_row;
-}
-
 void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDescriptorSet set,
                          std::size_t n, Value init, const RowLayout* rows) const {
-  PushConstants push = push_constants(n, init, rows != nullptr);
-  if (rows != nullptr) {
-    set_rows(push, *rows);
-    if (rows->segments && buffers.segment_starts == nullptr) {
-      throw std::logic_error("a segmented run without its segment starts");
-    }
+  const RunTiles tiles = run_tiles(n, rows, false);
+  PushConstants push = push_constants(n, init, tiles, rows);
+  if (tiles == RunTiles::segments && buffers.segment_starts == nullptr) {
+    throw std::logic_error("a segmented run without its segment starts");
   }
   if (chained()) {
     // The run's half of the spine is zeroed (all NOT_READY) by the run before it; this
@@ -404,8 +422,7 @@ void ScanKernels::record(VkCommandBuffer cmd, const ScanBuffers& buffers, VkDesc
                         VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
     }
   }
-  record_dispatches(cmd, {.set = set}, n, push, false, rows != nullptr,
-                    rows != nullptr && rows->segments);
+  record_dispatches(cmd, {.set = set}, n, push, false, tiles);
 }
 
 void ScanKernels::record_resubmittable(VkCommandBuffer cmd, const PushedBuffers& buffers,
@@ -415,10 +432,12 @@ void ScanKernels::record_resubmittable(VkCommandBuffer cmd, const PushedBuffers&
   if (segments != (buffers.segment_starts.buffer != VK_NULL_HANDLE)) {
     throw std::logic_error("segment starts bound for a run that is not segmented, or not bound");
   }
-  PushConstants push = push_constants(n, init, rows != nullptr);
+  const bool element_offsets = buffers.in_shift != 0 || buffers.out_shift != 0;
+  const RunTiles tiles = run_tiles(n, rows, element_offsets);
+  // Before any command: it refuses rts for batched runs.
+  PushConstants push = push_constants(n, init, tiles, rows);
   push.in_shift = buffers.in_shift;
-  push.out_shift = buffers.out_shift;
-  if (rows != nullptr) set_rows(push, *rows);  // before any command: it refuses rts
+  push.out_shift += buffers.out_shift;
   // Zeroes the spine the run uses (all NOT_READY) and its control words, after whatever an
   // earlier run recorded on the same workspace did with them. (rts writes its tile
   // reductions before reading them, and needs no zeros.)
@@ -438,17 +457,18 @@ void ScanKernels::record_resubmittable(VkCommandBuffer cmd, const PushedBuffers&
     context_->barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_READ_BIT,
                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_WRITE_BIT);
   }
-  record_dispatches(cmd, {.pushed = &buffers}, n, push,
-                    buffers.in_shift != 0 || buffers.out_shift != 0, rows != nullptr, segments);
+  record_dispatches(cmd, {.pushed = &buffers}, n, push, element_offsets, tiles);
 }
 
 void ScanKernels::record_dispatches(VkCommandBuffer cmd, const Binding& binding, std::size_t n,
-                                    const PushConstants& push, bool element_offsets, bool rows,
-                                    bool segments) const {
-  SpecConstants spec = spec_for(n, rows);
+                                    const PushConstants& push, bool element_offsets,
+                                    RunTiles tiles) const {
+  const bool segmented = tiles == RunTiles::rows || tiles == RunTiles::segments;
+  SpecConstants spec = spec_for(n, segmented);
   spec[GS_SPEC_ELEMENT_OFFSETS] = element_offsets;
-  spec[GS_SPEC_ROWS] = rows;
-  spec[GS_SPEC_SEGMENTS] = segments;
+  spec[GS_SPEC_ROWS] = segmented;
+  spec[GS_SPEC_SEGMENTS] = tiles == RunTiles::segments;
+  spec[GS_SPEC_ALIGNED_ROWS] = tiles == RunTiles::aligned_rows;
   const auto compute_to_compute = [this, cmd] {
     context_->barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_WRITE_BIT,
                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,

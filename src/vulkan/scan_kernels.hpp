@@ -194,6 +194,12 @@ class ScanKernels {
   }
 
  private:
+  // How a run lays out its tiles: over the whole run (plain), segmented by uniform rows or
+  // by a list of segments (row_scan.glsl), or on row-aligned tiles (aligned_tiles.glsl).
+  enum class RunTiles { plain, rows, segments, aligned_rows };
+  // A run's layout: row-aligned where a batched run qualifies (docs/protocol.md,
+  // "Row-aligned tiles"; not with element offsets, whose accesses are not 16-byte vectors).
+  RunTiles run_tiles(std::size_t n, const RowLayout* rows, bool element_offsets) const;
   // How a run's buffers reach its dispatches: a bound descriptor set, or pushed descriptors.
   struct Binding {
     VkDescriptorSet set = VK_NULL_HANDLE;
@@ -207,11 +213,12 @@ class ScanKernels {
                 const PushConstants& push, std::uint32_t groups) const;
   // The dispatches of one run whose spine half and control words are ready.
   void record_dispatches(VkCommandBuffer cmd, const Binding& binding, std::size_t n,
-                         const PushConstants& push, bool element_offsets = false, bool rows = false,
-                         bool segments = false) const;
-  PushConstants push_constants(std::size_t n, Value init, bool rows = false) const;
-  // A batched or segmented run's fields of `push` (out_shift: added to).
-  void set_rows(PushConstants& push, const RowLayout& rows) const;
+                         const PushConstants& push, bool element_offsets = false,
+                         RunTiles tiles = RunTiles::plain) const;
+  // The push constants of a run of n elements on `tiles`; a batched or segmented run's
+  // `rows` fields too (out_shift: added to).
+  PushConstants push_constants(std::size_t n, Value init, RunTiles tiles = RunTiles::plain,
+                               const RowLayout* rows = nullptr) const;
   SpecConstants spec_for(std::size_t n, bool rows = false) const;
 
   std::shared_ptr<const Context> context_;

@@ -1,0 +1,102 @@
+// Row-aligned tiles of a batched scan (DESIGN 3f; docs/protocol.md, "Row-aligned tiles"):
+// a run of whole rows (row_phase 0), each at least four tiles long and a whole number of
+// 16-byte vectors, gives each row tiles of its own. Tile t of the run is tile t mod P of
+// row t / P, P = ceil(row_length / TILE_ELEMENTS); a row's last tile is part full. The
+// tiles load, scan and store as the plain scan's do, with the row in place of the run, so
+// the segmented scan of row_scan.glsl is not needed: only a row's first tile holds a row
+// start, at its first element. A pipeline of its own (ALIGNED_ROWS), so that the plain and
+// batched kernels compile as before. Mirrors src/cuda/kernels/rows.cuh, AlignedRows.
+#ifndef GPUSCAN_ALIGNED_TILES_GLSL
+#define GPUSCAN_ALIGNED_TILES_GLSL
+
+#include "interface.h"
+#include "types.glsl"
+#include "tile_shape.glsl"
+#include "monoid.glsl"
+#include "subgroup_scan.glsl"
+#include "workgroup_scan.glsl"
+#include "tile_io.glsl"
+#include "tile_scan.glsl"
+
+layout(constant_id = GS_SPEC_ALIGNED_ROWS) const bool ALIGNED_ROWS = false;
+
+// Where a row-aligned tile's elements lie: its row, its first vector in the binding, how
+// many of its vectors hold data (TILE_VECTORS but in a row's last tile), and whether it
+// begins or ends its row.
+struct AlignedTile {
+  uint row;
+  uint first_vector;
+  uint vectors;
+  bool row_start;
+  bool row_end;
+};
+
+AlignedTile aligned_tile(uint tile) {
+  // The host keeps n below 2^31 and row_length a multiple of VECTOR_ELEMENTS.
+  const uint per_row = (pc.row_length + TILE_ELEMENTS - 1) / TILE_ELEMENTS;
+  AlignedTile a;
+  a.row = tile / per_row;
+  const uint t = tile - a.row * per_row;
+  const uint first = t * TILE_ELEMENTS;  // within the row
+  a.first_vector = (a.row * pc.row_length + first) / VECTOR_ELEMENTS;
+  a.vectors = min(TILE_VECTORS, (pc.row_length - first) / VECTOR_ELEMENTS);
+  a.row_start = t == 0;
+  a.row_end = t == per_row - 1;
+  return a;
+}
+
+// Vector k of this thread within its tile, in tile_vector_index's order.
+uint aligned_vector_offset(uint k) {
+  return (sg_id() * VECTORS_PER_THREAD + k) * SUBGROUP_SIZE + sg_lane();
+}
+
+// This thread's vectors of the tile, all loads issued before any is used; vectors past the
+// row's end read as the identity, which no reduction or scan of the tile notices.
+void load_aligned_tile(AlignedTile a, out TV loaded[VECTORS_PER_THREAD]) {
+  if (a.vectors == TILE_VECTORS) {
+    UNROLL_IF_64BIT for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+      loaded[k] = in_vectors[a.first_vector + aligned_vector_offset(k)];
+    }
+  } else {
+    UNROLL_IF_64BIT for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+      const uint o = aligned_vector_offset(k);
+      loaded[k] = o < a.vectors ? in_vectors[a.first_vector + o] : TV(identity());
+    }
+  }
+}
+
+// A fallback's reduction of `tile`, the bits its owner posts (tile_local_scan's order),
+// with the init value joined where the tile begins its row.
+T aligned_tile_reduce(uint tile, T row_init, out bool row_start) {
+  const AlignedTile a = aligned_tile(tile);
+  TV loaded[VECTORS_PER_THREAD];
+  load_aligned_tile(a, loaded);
+  const T reduction = scan_loaded(loaded, SLOT_FALLBACK);
+  row_start = a.row_start;
+  return a.row_start ? combine(row_init, reduction) : reduction;
+}
+
+// Writes the owned tile (scanned by scan_loaded into tile_vectors), whose predecessors in
+// its row reduce to `tile_prefix` (the init value for a row's first tile): its inclusive or
+// exclusive scan, or for a reduction, by the row's last tile, the row's total at output
+// out_shift + row (the run's rows start at out_shift, as in row_scan.glsl).
+void store_aligned_tile(uint tile, T tile_prefix) {
+  const AlignedTile a = aligned_tile(tile);
+  if (KIND == GS_KIND_REDUCE) {
+    if (a.row_end && gl_LocalInvocationIndex == 0) {
+      out_scalars[pc.out_shift + a.row] =
+          combine(tile_prefix, wg_partials[SLOT_OWN * SUBGROUPS + SUBGROUPS - 1]);
+    }
+    return;
+  }
+  const T prefix = subgroup_prefix(tile_prefix);
+  T before = identity();
+  const bool full = a.vectors == TILE_VECTORS;
+  UNROLL_IF_64BIT for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+    const TV scanned = scanned_vector(k, prefix, before);
+    const uint o = aligned_vector_offset(k);
+    if (full || o < a.vectors) out_vectors[a.first_vector + o] = scanned;
+  }
+}
+
+#endif
