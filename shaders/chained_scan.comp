@@ -15,7 +15,17 @@
 #include "common/tile_io.glsl"
 #include "common/tile_scan.glsl"
 #include "common/row_scan.glsl"
+// Row-aligned tiles (aligned_tiles.glsl) are SPIR-V modules of their own
+// (chained_scan_aligned*, GS_ALIGNED_ROWS=1): as pipelines of this module selected by a
+// specialization constant they changed the driver's code for the plain ones (the 512 x 3
+// pipeline put 16 bytes in local memory and ran small inputs 2-5% slower on an H100;
+// docs/performance.md, B16). Compiled out, the plain modules are what they were.
+#ifndef GS_ALIGNED_ROWS
+#define GS_ALIGNED_ROWS 0
+#endif
+#if GS_ALIGNED_ROWS
 #include "common/aligned_tiles.glsl"
+#endif
 #include "common/tile_state.glsl"
 #include "common/run_control.glsl"
 #include "common/look_back.glsl"
@@ -26,8 +36,9 @@ layout(constant_id = GS_SPEC_DISPATCH_ORDER) const bool DISPATCH_ORDER = false;
 // by rows, a tile holding a row start posts its aggregate as INCLUSIVE (look-backs end
 // there), and one whose first element starts a row does not look back. A pipeline of its
 // own, so that plain scans pay nothing. With SEGMENTS (row_scan.glsl) the rows are segments
-// whose starts are read from a list. Rows of whole tiles take ALIGNED_ROWS pipelines instead
-// (aligned_tiles.glsl), with ROWS off: plain tiles, a row's first one posting INCLUSIVE.
+// whose starts are read from a list. Rows of whole tiles take the ALIGNED_ROWS modules
+// instead (aligned_tiles.glsl), with ROWS off: plain tiles, a row's first one posting
+// INCLUSIVE.
 layout(constant_id = GS_SPEC_ROWS) const bool ROWS = false;
 
 shared uint wg_tile;
@@ -64,11 +75,11 @@ void main() {
   TILE_WORD early = TILE_WORD(GS_STATE_NOT_READY);
   if (is_lookback_lane() && tile != 0) early = read_window(tile - 1, 0);
   TV loaded[VECTORS_PER_THREAD];
-  if (ALIGNED_ROWS) {
-    load_aligned_tile(aligned_tile(tile), loaded);
-  } else {
-    load_thread_vectors(tile, loaded);
-  }
+#if GS_ALIGNED_ROWS
+  load_aligned_tile(aligned_tile(tile), loaded);
+#else
+  load_thread_vectors(tile, loaded);
+#endif
   uint early_end = NO_TILE;
   T early_value = identity();
   const bool take_early_now = NOTE_EARLY_WINDOW_BEFORE_SCAN && is_lookback_lane() && tile != 0;
@@ -76,7 +87,11 @@ void main() {
   if (ROWS && SEGMENTS) load_segment_bits(tile);
   // Whether a row starts in the tile (batched scans); on row-aligned tiles, at its first
   // element.
-  bool starts = ALIGNED_ROWS && aligned_tile(tile).row_start;
+#if GS_ALIGNED_ROWS
+  bool starts = aligned_tile(tile).row_start;
+#else
+  bool starts = false;
+#endif
   // A batched tile without a row start scans and stores as a plain tile; a reduction's
   // tiles all take the row path, which writes each row's total at the row's end.
   uint last_start;
@@ -87,14 +102,20 @@ void main() {
   // The lead belongs to tile 0 (up to its first row start), for its owner and for any
   // fallback on it alike.
   if (tile == 0 && !starts) aggregate = combine(lead_value(), aggregate);
+#if GS_ALIGNED_ROWS
   // A row-aligned tile that begins its row posts its row's inclusive value so far.
-  if (ALIGNED_ROWS && starts) aggregate = combine(init_value(), aggregate);
+  if (starts) aggregate = combine(init_value(), aggregate);
+#endif
 
   // Look-back state, kept across fallback rounds: the tile being looked at and the prefix
   // gathered so far.
   uint cursor = tile - 1;
   T prefix = identity();
-  bool done = tile == 0 || (ALIGNED_ROWS && starts) || (ROWS && tile_starts_row(tile));
+#if GS_ALIGNED_ROWS
+  bool done = tile == 0 || starts;
+#else
+  bool done = tile == 0 || (ROWS && tile_starts_row(tile));
+#endif
   if (is_lookback_lane()) {
     if (tile == 0) {
       post_tile(tile, GS_STATE_INCLUSIVE, aggregate);
@@ -122,16 +143,23 @@ void main() {
       }
       if (sg_lane() == 0) {
         wg_lookback = done ? LOOKBACK_DONE : cursor;
-        wg_prefix = ALIGNED_ROWS && starts ? init_value() : tile == 0 ? lead_value() : prefix;
+#if GS_ALIGNED_ROWS
+        wg_prefix = starts ? init_value() : prefix;  // tile 0 starts its row
+#else
+        wg_prefix = tile == 0 ? lead_value() : prefix;
+#endif
       }
     }
     barrier();
     const uint target = wg_lookback;
     if (target == LOOKBACK_DONE) break;
     bool target_starts = false;
-    T reduction = ALIGNED_ROWS ? aligned_tile_reduce(target, init_value(), target_starts)
-                  : ROWS       ? tile_reduce_rows(target, init_value(), target_starts)
-                               : tile_local_scan(target, SLOT_FALLBACK);
+#if GS_ALIGNED_ROWS
+    T reduction = aligned_tile_reduce(target, init_value(), target_starts);
+#else
+    T reduction = ROWS ? tile_reduce_rows(target, init_value(), target_starts)
+                       : tile_local_scan(target, SLOT_FALLBACK);
+#endif
     if (target == 0 && !target_starts) reduction = combine(lead_value(), reduction);
     if (is_lookback_lane()) {
       done = insert_fallback(cursor, prefix, reduction, target == 0 || target_starts);
@@ -142,11 +170,13 @@ void main() {
   }
 
   if (STATISTICS && is_lookback_lane() && sg_lane() == 0) add_statistics();
+#if GS_ALIGNED_ROWS
+  store_aligned_tile(tile, wg_prefix);
+#else
   if (ROWS && !row_free) {
     store_tile_rows(tile, wg_prefix, init_value());
-  } else if (ALIGNED_ROWS) {
-    store_aligned_tile(tile, wg_prefix);
   } else {
     store_tile(tile, wg_prefix);
   }
+#endif
 }

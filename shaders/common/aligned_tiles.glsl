@@ -4,8 +4,9 @@
 // row t / P, P = ceil(row_length / TILE_ELEMENTS); a row's last tile is part full. The
 // tiles load, scan and store as the plain scan's do, with the row in place of the run, so
 // the segmented scan of row_scan.glsl is not needed: only a row's first tile holds a row
-// start, at its first element. A pipeline of its own (ALIGNED_ROWS), so that the plain and
-// batched kernels compile as before. Mirrors src/cuda/kernels/rows.cuh, AlignedRows.
+// start, at its first element. Compiled into SPIR-V modules of their own
+// (chained_scan.comp, GS_ALIGNED_ROWS), so that the plain and batched modules stay as they
+// were. Mirrors src/cuda/kernels/rows.cuh, AlignedRows.
 #ifndef GPUSCAN_ALIGNED_TILES_GLSL
 #define GPUSCAN_ALIGNED_TILES_GLSL
 
@@ -17,8 +18,6 @@
 #include "workgroup_scan.glsl"
 #include "tile_io.glsl"
 #include "tile_scan.glsl"
-
-layout(constant_id = GS_SPEC_ALIGNED_ROWS) const bool ALIGNED_ROWS = false;
 
 // Where a row-aligned tile's elements lie: its row, its first vector in the binding, how
 // many of its vectors hold data (TILE_VECTORS but in a row's last tile), and whether it
@@ -74,6 +73,29 @@ T aligned_tile_reduce(uint tile, T row_init, out bool row_start) {
   const T reduction = scan_loaded(loaded, SLOT_FALLBACK);
   row_start = a.row_start;
   return a.row_start ? combine(row_init, reduction) : reduction;
+}
+
+// What precedes this subgroup's block of the owned tile: `tile_prefix` and the blocks
+// before it.
+T subgroup_prefix(T tile_prefix) {
+  const uint s = sg_id();
+  return s == 0 ? tile_prefix : combine(tile_prefix, wg_partials[SLOT_OWN * SUBGROUPS + s - 1]);
+}
+
+// This thread's vector k of the owned tile as it is written: its inclusive or exclusive
+// scan, given what precedes the subgroup's block (`prefix`), as store_tile writes it (kept
+// apart, so that store_tile's module stays as it was). `before` carries, from one vector to
+// the next, the inclusive value of the element before the vector (exclusive scans). All
+// lanes call it: it shuffles.
+TV scanned_vector(uint k, T prefix, inout T before) {
+  const TV v = tile_vectors[k];
+  if (KIND != GS_KIND_EXCLUSIVE) return combine(prefix, v);
+  const T previous_lane = subgroupShuffleUp(vector_last(v), 1);
+  if (sg_lane() != 0) before = previous_lane;
+  TV scanned = combine(prefix, shift_in(before, v));
+  if (k == 0 && sg_lane() == 0) scanned[0] = prefix;  // store_tile says why
+  before = sg_last(vector_last(v));
+  return scanned;
 }
 
 // Writes the owned tile (scanned by scan_loaded into tile_vectors), whose predecessors in

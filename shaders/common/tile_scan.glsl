@@ -79,35 +79,12 @@ T tile_local_scan(uint tile, uint slot) {
   return scan_loaded(loaded, slot);
 }
 
-// What precedes this subgroup's block of the owned tile: `tile_prefix` and the blocks
-// before it.
-T subgroup_prefix(T tile_prefix) {
-  const uint s = sg_id();
-  return s == 0 ? tile_prefix : combine(tile_prefix, wg_partials[SLOT_OWN * SUBGROUPS + s - 1]);
-}
-
-// This thread's vector k of the owned tile as it is written: its inclusive or exclusive
-// scan, given what precedes the subgroup's block (`prefix`). `before` carries, from one
-// vector to the next, the inclusive value of the element before the vector (exclusive
-// scans). All lanes call it: it shuffles.
-TV scanned_vector(uint k, T prefix, inout T before) {
-  const TV v = tile_vectors[k];
-  if (KIND != GS_KIND_EXCLUSIVE) return combine(prefix, v);
-  const T previous_lane = subgroupShuffleUp(vector_last(v), 1);
-  if (sg_lane() != 0) before = previous_lane;
-  TV scanned = combine(prefix, shift_in(before, v));
-  // The subgroup's first element has nothing before it in the tile: its value is the
-  // prefix itself, not the prefix combined with identity(). The two are equal, but
-  // NVIDIA's Vulkan driver (580, H100) turned the f32 add identity -0.0 into +0.0 there,
-  // so -0.0 + -0.0 came out +0.0 (tests: ScanFloatEdges).
-  if (k == 0 && sg_lane() == 0) scanned[0] = prefix;
-  before = sg_last(vector_last(v));
-  return scanned;
-}
-
 // Writes the owned tile, whose predecessors reduce to `tile_prefix`: its inclusive or
 // exclusive scan, or for a reduction the last tile's running total as the one output.
 void store_tile(uint tile, T tile_prefix) {
+  const uint s = sg_id();
+  const T prefix =
+      s == 0 ? tile_prefix : combine(tile_prefix, wg_partials[SLOT_OWN * SUBGROUPS + s - 1]);
   if (KIND == GS_KIND_REDUCE) {
     if (tile == pc.tile_count - 1 && gl_LocalInvocationIndex == 0) {
       out_scalars[output_index(0)] =
@@ -115,11 +92,24 @@ void store_tile(uint tile, T tile_prefix) {
     }
     return;
   }
-  const T prefix = subgroup_prefix(tile_prefix);
-  T before = identity();
+  T before = identity();  // exclusive: the inclusive value of the element before a vector
   const bool full = is_full_tile(tile);
   UNROLL_IF_64BIT for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
-    store_tile_vector(full, tile_vector_index(tile, k), scanned_vector(k, prefix, before));
+    const TV v = tile_vectors[k];
+    if (KIND == GS_KIND_EXCLUSIVE) {
+      const T previous_lane = subgroupShuffleUp(vector_last(v), 1);
+      if (sg_lane() != 0) before = previous_lane;
+      TV scanned = combine(prefix, shift_in(before, v));
+      // The subgroup's first element has nothing before it in the tile: its value is the
+      // prefix itself, not the prefix combined with identity(). The two are equal, but
+      // NVIDIA's Vulkan driver (580, H100) turned the f32 add identity -0.0 into +0.0 there,
+      // so -0.0 + -0.0 came out +0.0 (tests: ScanFloatEdges).
+      if (k == 0 && sg_lane() == 0) scanned[0] = prefix;
+      store_tile_vector(full, tile_vector_index(tile, k), scanned);
+      before = sg_last(vector_last(v));
+    } else {
+      store_tile_vector(full, tile_vector_index(tile, k), combine(prefix, v));
+    }
   }
 }
 

@@ -227,9 +227,14 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
     throw UsageError("a packed tile state needs 64-bit buffer atomics, which " +
                      context_->info().name + " does not have");
   }
-  if (chained() && can_pack && options.tile_state != testing::TileState::split) {
+  const bool packed = chained() && can_pack && options.tile_state != testing::TileState::split;
+  if (packed) {
     shader_ = kernel_name("chained_scan_packed", dtype);
     spine_word_bytes_ = sizeof(std::uint64_t);
+  }
+  if (chained()) {
+    aligned_shader_ =
+        kernel_name(packed ? "chained_scan_packed_aligned" : "chained_scan_aligned", dtype);
   }
   spec_[GS_SPEC_SUBGROUP_SIZE] = shape_.subgroup_size;
   spec_[GS_SPEC_OP] = static_cast<std::uint32_t>(op);
@@ -468,7 +473,7 @@ void ScanKernels::record_dispatches(VkCommandBuffer cmd, const Binding& binding,
   spec[GS_SPEC_ELEMENT_OFFSETS] = element_offsets;
   spec[GS_SPEC_ROWS] = segmented;
   spec[GS_SPEC_SEGMENTS] = tiles == RunTiles::segments;
-  spec[GS_SPEC_ALIGNED_ROWS] = tiles == RunTiles::aligned_rows;
+  const std::string& shader = tiles == RunTiles::aligned_rows ? aligned_shader_ : shader_;
   const auto compute_to_compute = [this, cmd] {
     context_->barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_WRITE_BIT,
                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
@@ -478,7 +483,7 @@ void ScanKernels::record_dispatches(VkCommandBuffer cmd, const Binding& binding,
     case Kernel::chained_fallback:
     case Kernel::chained_lookback:
     case Kernel::copy:
-      dispatch(cmd, binding, pipelines_->get(shader_, spec), push, push.tile_count);
+      dispatch(cmd, binding, pipelines_->get(shader, spec), push, push.tile_count);
       break;
     case Kernel::reduce_then_scan: {
       SpecConstants phase = spec;

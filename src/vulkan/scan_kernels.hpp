@@ -234,6 +234,7 @@ class ScanKernels {
   std::size_t small_below_bytes_;
   std::uint32_t blocking_mask_;
   std::string shader_;
+  std::string aligned_shader_;  // the chained scan's on row-aligned tiles (RunTiles)
   SpecConstants spec_{};
   std::size_t spine_word_bytes_ = sizeof(std::uint32_t);  // 8 for the packed tile state
   bool resets_control_ = false;
