@@ -16,10 +16,10 @@
 #include "common/tile_scan.glsl"
 #include "common/row_scan.glsl"
 // Row-aligned tiles (aligned_tiles.glsl) are SPIR-V modules of their own
-// (chained_scan_aligned*, GS_ALIGNED_ROWS=1): as pipelines of this module selected by a
-// specialization constant they changed the driver's code for the plain ones (the 512 x 3
-// pipeline put 16 bytes in local memory and ran small inputs 2-5% slower on an H100;
-// docs/performance.md, B16). Compiled out, the plain modules are what they were.
+// (chained_scan_aligned*, GS_ALIGNED_ROWS=1), as CUDA's are a translation unit of their
+// own: compiled out, the plain and batched modules are exactly the SPIR-V they were, so the
+// driver's code for them cannot move (it does move with changes that leave their paths
+// alone: docs/performance.md, B16).
 #ifndef GS_ALIGNED_ROWS
 #define GS_ALIGNED_ROWS 0
 #endif
