@@ -2,7 +2,12 @@
 
 Every implementation scans the same input arrays (cupy sees torch's memory through DLPack),
 on the current stream, timed with CUDA events around each run, the L2 cache flushed before
-each run (a write over 256 MiB; ``--hot`` skips it), the output poisoned before and checked
+each run (a write over 256 MiB; ``--hot`` skips it), the GPU then held busy for about 0.2 ms
+(``torch.cuda._sleep``) so that the host's enqueue of the call falls before the start event
+is reached and the events time the GPU's work alone (a call that takes the host longer than
+the queued work would otherwise add its host time: ``gpuscan.cumsum(x, axis=-1)`` takes
+45-75 us of host time, and on 64 x 128256 ran 0.44-0.89 of a copy without the hold, 0.89-0.90
+with it), the output poisoned before and checked
 after each timed run on the device (integers: ``out[i] == out[i-1] + x[i]`` with wrapping;
 floats: within 1e-5 of the magnitudes). Two measures per dtype (DESIGN.md section 8):
 
@@ -79,6 +84,11 @@ class Torch:
 
     def flush(self):
         self.flush_buffer.fill_(1)
+
+    def hold(self):
+        # Queues about 0.2 ms of GPU work (400000 cycles at up to 2 GHz), more than any
+        # implementation's host time per call, so that the start event waits behind it.
+        self.torch.cuda._sleep(400000)
 
     def event(self):
         return self.torch.cuda.Event(enable_timing=True)
@@ -197,6 +207,7 @@ def main(argv=None):
                         fw.poison(out)
                         if not args.hot:
                             fw.flush()
+                        fw.hold()
                         start, end = fw.event(), fw.event()
                         start.record()
                         result = call(x, xc, out, outc)
