@@ -240,8 +240,9 @@ def _scan(x, op, kind, init, out, axis, result_dtype, segments=None, check_segme
                          f"axis={axis!r} (leave axis out)")
     adapter = _adapters.get(type(x))
     fast_plans = getattr(adapter, "fast_plans", None)
-    if fast_plans is not None and init is None and axis is None and segments is None:
-        result = adapter.fast_scan(x, op, kind, result_dtype, out)
+    if (fast_plans is not None and init is None and segments is None
+            and (axis is None or (type(axis) is int and axis == -1))):
+        result = adapter.fast_scan(x, op, kind, result_dtype, out, last_axis=axis is not None)
         if result is not None:
             return result
     if adapter is None:

@@ -40,13 +40,15 @@ class TorchArrays:
         self.current_stream = raw if raw is not None else lambda ordinal: torch.cuda.current_stream(ordinal).cuda_stream
         self.fast_plans = {}  # (x.dtype, result dtype argument, op) -> (gpuscan_dtype, gpuscan_op)
         self.cuda_scan = _library.lib().gpuscan_cuda_scan
+        self.cuda_scan_rows = _library.lib().gpuscan_cuda_scan_rows
 
-    def fast_scan(self, x, op, kind, result_dtype, out=None):
+    def fast_scan(self, x, op, kind, result_dtype, out=None, last_axis=False):
         """The common case at the lowest host cost (DESIGN.md section 8: <= 15 us a call):
         a contiguous, aligned CUDA tensor of the scan's dtype, no init, and either no out
-        or an out that fits as it is (same device and dtype, shape (n,), contiguous,
-        aligned, apart from x). None where it does not apply, and the caller takes the
-        general path, which also says what is wrong."""
+        or an out that fits as it is (same device and dtype, the result's shape, contiguous,
+        aligned, apart from x). With `last_axis` (axis=-1), a scan of each row of a tensor
+        of two or more dimensions (reductions take the general path). None where it does
+        not apply, and the caller takes the general path, which also says what is wrong."""
         plan = self.fast_plans.get((x.dtype, result_dtype, op))
         if plan is None or not x.is_cuda or x.requires_grad or not x.is_contiguous():
             return None
@@ -54,14 +56,20 @@ class TorchArrays:
         n = x.numel()
         if misaligned(pointer, x.element_size()) or n == 0:
             return None
+        if last_axis:
+            if kind == _library.REDUCE or x.dim() < 2:
+                return None
+            shape = x.shape
+        else:
+            shape = () if kind == _library.REDUCE else (n,)
         ordinal = x.get_device()
         if out is None:
-            result = x.new_empty(() if kind == _library.REDUCE else (n,))
+            result = x.new_empty(shape)
             out_pointer = result.data_ptr()
         else:
             result = out
             if (kind == _library.REDUCE or not isinstance(out, self.torch.Tensor)
-                    or out.dtype != x.dtype or out.shape != (n,) or not out.is_cuda
+                    or out.dtype != x.dtype or out.shape != shape or not out.is_cuda
                     or out.get_device() != ordinal or out.requires_grad or not out.is_contiguous()):
                 return None
             out_pointer = out.data_ptr()
@@ -69,8 +77,14 @@ class TorchArrays:
             if misaligned(out_pointer, out.element_size()) or (out_pointer < pointer + size and
                                                                pointer < out_pointer + size):
                 return None
-        status = self.cuda_scan(_library.cuda_device(ordinal), plan[0], plan[1], kind, pointer,
-                                out_pointer, n, None, self.current_stream(ordinal))
+        device = _library.cuda_device(ordinal)
+        stream = self.current_stream(ordinal)
+        if last_axis:
+            status = self.cuda_scan_rows(device, plan[0], plan[1], kind, pointer, out_pointer,
+                                         n // shape[-1], shape[-1], None, stream)
+        else:
+            status = self.cuda_scan(device, plan[0], plan[1], kind, pointer, out_pointer, n, None,
+                                    stream)
         if status:
             _library.raise_for(status, f"scanning on CUDA device {ordinal}")
         return result
@@ -155,8 +169,9 @@ class CupyArrays:
         self.cupy = cupy
         self.fast_plans = {}  # as TorchArrays'
         self.cuda_scan = _library.lib().gpuscan_cuda_scan
+        self.cuda_scan_rows = _library.lib().gpuscan_cuda_scan_rows
 
-    def fast_scan(self, x, op, kind, result_dtype, out=None):
+    def fast_scan(self, x, op, kind, result_dtype, out=None, last_axis=False):
         """As TorchArrays.fast_scan, for an array on the current device and no out."""
         plan = self.fast_plans.get((x.dtype, result_dtype, op))
         if plan is None or out is not None or not x.flags.c_contiguous:
@@ -167,9 +182,18 @@ class CupyArrays:
         ordinal = cuda.runtime.getDevice()
         if misaligned(pointer, x.itemsize) or n == 0 or x.device.id != ordinal:
             return None
-        result = self.cupy.empty(() if kind == _library.REDUCE else (n,), dtype=x.dtype)
-        status = self.cuda_scan(_library.cuda_device(ordinal), plan[0], plan[1], kind, pointer,
-                                result.data.ptr, n, None, cuda.get_current_stream().ptr)
+        if last_axis and (kind == _library.REDUCE or x.ndim < 2):
+            return None
+        shape = x.shape if last_axis else () if kind == _library.REDUCE else (n,)
+        result = self.cupy.empty(shape, dtype=x.dtype)
+        device = _library.cuda_device(ordinal)
+        stream = cuda.get_current_stream().ptr
+        if last_axis:
+            status = self.cuda_scan_rows(device, plan[0], plan[1], kind, pointer, result.data.ptr,
+                                         n // shape[-1], shape[-1], None, stream)
+        else:
+            status = self.cuda_scan(device, plan[0], plan[1], kind, pointer, result.data.ptr, n,
+                                    None, stream)
         if status:
             _library.raise_for(status, f"scanning on CUDA device {ordinal}")
         return result

@@ -328,6 +328,40 @@ def test_axis_minus_one_scans_each_row(name, kind):
         torch.testing.assert_close(got, torch.cumsum(logits, dim=-1), rtol=1e-4, atol=1e-2)
 
 
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_axis_minus_one_fast_path_and_what_it_leaves(rng, framework):
+    """Once a call has planned a dtype and operator, axis=-1 calls take the fast path (no
+    init, contiguous, an out that fits); what it leaves (reductions, vectors, views, in
+    place, a wrong out) goes the general way, with the same results or errors."""
+    fw = Frameworks.of(framework)
+    shape = (6, 10007)
+    x_host = random_input(rng, np.int32, int(np.prod(shape))).reshape(shape)
+    x = fw.to_device(x_host)
+
+    def check_rows(got, host, kind, where):
+        got = fw.to_host(got)
+        assert got.shape == host.shape, where
+        for r in range(host.shape[0]):
+            check(got[r], host[r], "add", kind, where=f"{where} row {r}")
+
+    check_rows(gpuscan.cumsum(x, dtype=np.int32, axis=-1), x_host, "inclusive", "planning call")
+    check_rows(gpuscan.cumsum(x, dtype=np.int32, axis=-1), x_host, "inclusive", "fast path")
+    check_rows(gpuscan.exclusive_scan(x, axis=-1), x_host, "exclusive", "fast exclusive")
+    check_rows(gpuscan.inclusive_scan(x[:, ::2], axis=-1), x_host[:, ::2], "inclusive", "a view")
+    sums = fw.to_host(gpuscan.reduce(x, axis=-1))
+    np.testing.assert_array_equal(sums, x_host.sum(axis=-1, dtype=np.int32))
+    check(fw.to_host(gpuscan.inclusive_scan(x.reshape(-1), axis=-1)), x_host.reshape(-1), "add",
+          "inclusive", where="a vector")
+    out = fw.poisoned(x_host.size, np.int32).reshape(shape)
+    assert gpuscan.inclusive_scan(x, out=out, axis=-1) is out
+    check_rows(out, x_host, "inclusive", "out")
+    y = fw.to_device(x_host)
+    assert gpuscan.inclusive_scan(y, out=y, axis=-1) is y  # in place
+    check_rows(y, x_host, "inclusive", "in place")
+    with pytest.raises(gpuscan.UsageError, match="shape"):
+        gpuscan.inclusive_scan(x, out=fw.poisoned(x_host.size, np.int32), axis=-1)
+
+
 # ---- segments= (CSR offsets, DESIGN.md section 3f) -----------------------------------------
 
 def segment_cases(rng):
