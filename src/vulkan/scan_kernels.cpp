@@ -320,8 +320,8 @@ ScanKernels::RunTiles ScanKernels::run_tiles(std::size_t n, const RowLayout* row
   if (rows == nullptr) return RunTiles::plain;
   if (rows->segments) return RunTiles::segments;
   const std::size_t tile = shape_for(n).elements();
-  const bool aligned = chained() && !element_offsets && rows->phase == 0 && n % rows->length == 0 &&
-                       rows->length % shape_for(n).vector_elements == 0 &&
+  const bool aligned = chained() && !element_offsets && rows->length != 0 && rows->phase == 0 &&
+                       n % rows->length == 0 && rows->length % shape_for(n).vector_elements == 0 &&
                        rows->length >= detail::kAlignedMinTilesPerRow * tile;
   return aligned ? RunTiles::aligned_rows : RunTiles::rows;
 }
