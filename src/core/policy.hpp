@@ -51,6 +51,19 @@ struct ScanPolicy {
 // n / (kAlignedMinTilesPerRow * tile) holds them.
 inline constexpr std::uint64_t kAlignedMinTilesPerRow = 4;
 
+// The tiles of a batched run of n elements on row-aligned tiles of `tile_elements`, or 0
+// where its rows do not take them: whole rows of `length` from a row's start (`phase` 0), a
+// whole number of 16-byte vectors of `element_bytes`-byte elements, at least
+// kAlignedMinTilesPerRow tiles long. Each row takes ceil(length / tile_elements) tiles.
+inline std::uint64_t aligned_row_tiles(std::uint64_t n, std::uint64_t length, std::uint64_t phase,
+                                       std::size_t element_bytes, std::uint64_t tile_elements) {
+  if (length == 0 || phase != 0 || n % length != 0 || length * element_bytes % 16 != 0 ||
+      length < kAlignedMinTilesPerRow * tile_elements) {
+    return 0;
+  }
+  return n / length * ((length + tile_elements - 1) / tile_elements);
+}
+
 // The first row for `devices`, the element size and the kind of type; a table ends with
 // rows for "any".
 inline const ScanPolicy& find_policy(std::span<const ScanPolicy> table, std::string_view devices,

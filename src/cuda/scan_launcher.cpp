@@ -136,12 +136,10 @@ std::uint64_t ScanLauncher::spine_half_words(std::size_t workspace_size) {
 
 std::uint64_t ScanLauncher::aligned_tiles(std::uint64_t n, const RowArgs& rows,
                                           TileShapeChoice shape) const {
-  const std::uint64_t per_tile = tile_elements(dtype_, shape.block_size, shape.vectors_per_thread);
-  const bool eligible = !rows.segments && rows.phase == 0 && n % rows.length == 0 &&
-                        rows.length * size_of(dtype_) % 16 == 0 &&  // 16-byte vectors
-                        rows.length >= detail::kAlignedMinTilesPerRow * per_tile;
-  if (!eligible) return 0;
-  const std::uint64_t tiles = n / rows.length * ((rows.length + per_tile - 1) / per_tile);
+  if (rows.segments) return 0;
+  const std::uint64_t tiles =
+      detail::aligned_row_tiles(n, rows.length, rows.phase, size_of(dtype_),
+                                tile_elements(dtype_, shape.block_size, shape.vectors_per_thread));
   return tiles < (std::uint64_t{1} << 31) ? tiles : 0;
 }
 

@@ -319,10 +319,9 @@ ScanKernels::RunTiles ScanKernels::run_tiles(std::size_t n, const RowLayout* row
                                              bool element_offsets) const {
   if (rows == nullptr) return RunTiles::plain;
   if (rows->segments) return RunTiles::segments;
-  const std::size_t tile = shape_for(n).elements();
-  const bool aligned = chained() && !element_offsets && rows->length != 0 && rows->phase == 0 &&
-                       n % rows->length == 0 && rows->length % shape_for(n).vector_elements == 0 &&
-                       rows->length >= detail::kAlignedMinTilesPerRow * tile;
+  const bool aligned = chained() && !element_offsets &&
+                       detail::aligned_row_tiles(n, rows->length, rows->phase, size_of(dtype_),
+                                                 shape_for(n).elements()) != 0;
   return aligned ? RunTiles::aligned_rows : RunTiles::rows;
 }
 
@@ -346,8 +345,8 @@ PushConstants ScanKernels::push_constants(std::size_t n, Value init, RunTiles ti
   push.out_shift += rows->first_row;
   if (tiles == RunTiles::aligned_rows) {
     // Each row takes tiles of its own (n < 2^31: row_layout), the last part full.
-    push.tile_count = static_cast<std::uint32_t>(n / rows->length *
-                                                 ceil_div(rows->length, shape_for(n).elements()));
+    push.tile_count = static_cast<std::uint32_t>(detail::aligned_row_tiles(
+        n, rows->length, rows->phase, size_of(dtype_), shape_for(n).elements()));
   }
   return push;
 }
