@@ -69,6 +69,9 @@ void main() {
     tile = wg_tile;
   }
   if (tile >= pc.tile_count) return;
+#if GS_ALIGNED_ROWS
+  tile = aligned_claimed_tile(tile);
+#endif
 
   // The look-back lanes read the window before the tile while it loads and is scanned:
   // what that already shows (older tiles that have posted) need not be read after the scan.

@@ -93,6 +93,49 @@ TEST_P(BatchedScan, RowAlignedTiles) {
   expect_rows_match(device(), max_rows, 3, 4 * 2048 * 3);
 }
 
+// Vulkan claims row-aligned tiles round the rows (tile k of every row before tile k + 1 of
+// any) for runs of a few rounds of resident workgroups, row by row otherwise
+// (docs/protocol.md, "Row-aligned tiles"); both orders, forced, give the reference's
+// outputs: one row, two, several; a part-full last tile; every kind, init per row; csdl
+// (tiles from the counter); 4- and 8-byte types; 1 in 2 and every tile blocked. CUDA claims
+// row by row and refuses the other order.
+TEST_P(BatchedScan, RowAlignedTilesClaimedRoundTheRows) {
+  if (backend() == Backend::cuda) {
+    Options options;
+    options.round_rows = true;
+    EXPECT_THROW(
+        make_scanner(device(), {DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, options),
+        UsageError);
+    return;
+  }
+  // The plain scan's tiles: lavapipe 256 x 4 vectors, GPUs 256 x 6 (4-byte types) and
+  // 256 x 8 (8-byte types).
+  const std::size_t tile4 = is_cpu() ? 4096 : 6144;
+  const std::size_t tile8 = is_cpu() ? 2048 : 4096;
+  for (const bool round : {true, false}) {
+    Options options;
+    options.round_rows = round;
+    for (const Kind kind : {Kind::inclusive, Kind::exclusive, Kind::reduce}) {
+      const Case c{{DType::i32, Op::add, kind, Algorithm::csdldf}, options};
+      for (const std::size_t rows : {1, 2, 5}) {
+        expect_rows_match(device(), c, rows, 4 * tile4 + 4, Value::of(std::int32_t{-3}));
+      }
+      expect_rows_match(device(), c, 3, 6 * tile4);
+      const Case wide{{DType::f64, Op::add, kind, Algorithm::csdldf}, options};
+      expect_rows_match(device(), wide, 3, 5 * tile8 - 2, Value::of(0.5));
+    }
+    expect_rows_match(device(), {{DType::u32, Op::max, Kind::inclusive, Algorithm::csdl}, options},
+                      4, 5 * tile4);
+    for (const std::uint32_t mask : {1u, 0u}) {
+      Options blocked = options;
+      blocked.blocking_mask = mask;
+      expect_rows_match(device(),
+                        {{DType::u32, Op::add, Kind::exclusive, Algorithm::csdldf}, blocked}, 5,
+                        4 * tile4 + 8);
+    }
+  }
+}
+
 TEST_P(BatchedScan, EveryOperatorWithInitPerRow) {
   for (const DType dtype : all_dtypes) {
     for (const Op op : ops_of(dtype)) {

@@ -44,6 +44,10 @@ struct Options {
   // csdldf: take tiles in dispatch order (the workgroup id) instead of claiming them from
   // an atomic counter. Refused for csdl (which could wait forever) and on CPU drivers.
   std::optional<bool> dispatch_order;
+  // Vulkan batched runs on row-aligned tiles: claim the tiles round the rows (tile k of
+  // every row before tile k + 1 of any) or row by row. Unset: by the run's tile count, as
+  // the policy says. CUDA takes them row by row and refuses true.
+  std::optional<bool> round_rows;
   TileState tile_state = TileState::automatic;
   // Elements per run: larger scans go in chunks, each chunk's carry the next one's init;
   // larger compactions too, the running count carried on the device (rounded down to whole

@@ -30,9 +30,28 @@ struct AlignedTile {
   bool row_end;
 };
 
+// Tiles a row takes, P.
+uint aligned_tiles_per_row() { return (pc.row_length + TILE_ELEMENTS - 1) / TILE_ELEMENTS; }
+
+// Whether claims go round the rows (docs/protocol.md, "Row-aligned tiles"; the host picks
+// it by the run's tile count, core/policy.hpp): tile k of every row before tile k + 1 of
+// any, so that the tile a look-back waits on, the one before in its row, was claimed a
+// round of rows earlier. The chain, and so the spine, keeps the rows' order either way, and
+// every tile's predecessors in its row are claimed before it, as in a plain run.
+layout(constant_id = GS_SPEC_ROUND_ROWS) const bool ROUND_ROWS = false;
+
+// The tile that claim `claim` (a workgroup id, or a number from the tile counter) takes.
+uint aligned_claimed_tile(uint claim) {
+  if (!ROUND_ROWS) return claim;
+  const uint per_row = aligned_tiles_per_row();
+  const uint rows = pc.tile_count / per_row;
+  const uint k = claim / rows;
+  return (claim - k * rows) * per_row + k;
+}
+
 AlignedTile aligned_tile(uint tile) {
   // The host keeps n below 2^31 and row_length a multiple of VECTOR_ELEMENTS.
-  const uint per_row = (pc.row_length + TILE_ELEMENTS - 1) / TILE_ELEMENTS;
+  const uint per_row = aligned_tiles_per_row();
   AlignedTile a;
   a.row = tile / per_row;
   const uint t = tile - a.row * per_row;

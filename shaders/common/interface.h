@@ -79,7 +79,8 @@
 #define GS_SPEC_ELEMENT_OFFSETS 11
 #define GS_SPEC_ROWS 12
 #define GS_SPEC_SEGMENTS 13
-#define GS_SPEC_COUNT 14
+#define GS_SPEC_ROUND_ROWS 14
+#define GS_SPEC_COUNT 15
 
 // Phases of the reduce-then-scan kernel (one shader, three pipelines).
 #define GS_RTS_REDUCE 0

@@ -17,6 +17,13 @@ struct TileShapePolicy {
   std::uint32_t vectors_per_thread = 0;  // of 16 bytes each
 };
 
+// Runs of `min` to `max` tiles (inclusive); max 0: none.
+struct TileCountRange {
+  std::uint64_t min = 0;
+  std::uint64_t max = 0;
+  bool holds(std::uint64_t tiles) const { return max != 0 && tiles >= min && tiles <= max; }
+};
+
 struct ScanPolicy {
   std::string_view devices;     // which devices the row is for (the backend matches it)
   std::size_t element_bytes;    // 4 or 8
@@ -42,6 +49,10 @@ struct ScanPolicy {
   // In-place compaction's tiles (select and unique), which stage values, not positions;
   // zero: compaction_shape.
   TileShapePolicy compaction_in_place_shape{};
+  // Batched runs on row-aligned tiles of this many tiles claim them round the rows, tile k
+  // of every row before tile k + 1 of any (docs/protocol.md, "Row-aligned tiles"); the
+  // others row by row. Vulkan only.
+  TileCountRange round_rows{};
 };
 
 // Batched runs whose rows are at least this many tiles long (and a whole number of 16-byte

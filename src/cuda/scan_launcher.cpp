@@ -43,6 +43,9 @@ void check_cuda_options(const testing::Options& options) {
     throw UsageError("the CUDA look-back reads at most " + std::to_string(kMaxLookbackDepth) +
                      " windows per step");
   }
+  if (options.round_rows.value_or(false)) {
+    throw UsageError("CUDA claims row-aligned tiles row by row; round the rows is a Vulkan option");
+  }
 }
 
 ChainArgs chain_for(Algorithm algorithm, const testing::Options& options,

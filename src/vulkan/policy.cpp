@@ -31,12 +31,17 @@ constexpr std::array kPolicies{
                "256 x 3 within 3%, 512 x 2 and 1024 x 2 slower but for run-length encoding, "
                "whose two-word tile value takes 256 x 5 (13% faster than 256 x 4 at 2^28). In "
                "place keeps 256 x 2, where it was measured: it stages values, and 256 x 4's "
-               "16 KiB of them would hold two workgroups a multiprocessor (48 KiB in all)",
+               "16 KiB of them would hold two workgroups a multiprocessor (48 KiB in all). "
+               "Batched runs of 1024 to 2048 row-aligned tiles (two to four rounds of an "
+               "H100's 528 resident workgroups) claim them round the rows: there 2-5 points "
+               "faster (64 x 128256 0.82 -> 0.85-0.87 of memcpy), within a point at 336 and "
+               "2016 tiles, 1-5 points slower at 672 and from 2688 (docs/performance.md B17)",
                {256, 4},
                false,
                {256, 4},
                {256, 5},
-               {256, 2}},
+               {256, 2},
+               {1024, 2048}},
     ScanPolicy{"gpu",
                8,
                {256, 8},

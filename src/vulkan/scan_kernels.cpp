@@ -209,7 +209,8 @@ ScanKernels::ScanKernels(std::shared_ptr<const Context> context,
       small_shape_(choose_small_shape(*context_, shape_, policy_, options)),
       rows_shape_(choose_rows_shape(*context_, shape_, policy_, options)),
       small_below_bytes_(policy_.small_below_bytes),
-      blocking_mask_(options.blocking_mask.value_or(GS_NO_BLOCKING)) {
+      blocking_mask_(options.blocking_mask.value_or(GS_NO_BLOCKING)),
+      round_rows_(options.round_rows) {
   if (size_of(dtype) == 8 && !context_->has_int64()) {
     throw DeviceError(context_->info().name + " has no 64-bit integer support in shaders; " +
                       std::string(to_string(dtype)) + " cannot run on it");
@@ -472,6 +473,8 @@ void ScanKernels::record_dispatches(VkCommandBuffer cmd, const Binding& binding,
   spec[GS_SPEC_ELEMENT_OFFSETS] = element_offsets;
   spec[GS_SPEC_ROWS] = segmented;
   spec[GS_SPEC_SEGMENTS] = tiles == RunTiles::segments;
+  spec[GS_SPEC_ROUND_ROWS] = tiles == RunTiles::aligned_rows &&
+                             round_rows_.value_or(policy_.round_rows.holds(push.tile_count));
   const std::string& shader = tiles == RunTiles::aligned_rows ? aligned_shader_ : shader_;
   const auto compute_to_compute = [this, cmd] {
     context_->barrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_WRITE_BIT,

@@ -233,6 +233,7 @@ class ScanKernels {
   std::optional<TileShape> rows_shape_;   // for batched runs
   std::size_t small_below_bytes_;
   std::uint32_t blocking_mask_;
+  std::optional<bool> round_rows_;  // the options' choice for row-aligned runs, else the policy's
   std::string shader_;
   std::string aligned_shader_;  // the chained scan's on row-aligned tiles (RunTiles)
   SpecConstants spec_{};

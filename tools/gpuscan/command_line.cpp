@@ -243,6 +243,14 @@ std::variant<Command, int> parse_command_line(int argc, const char* const* argv,
                    "atomic counter) or auto (dispatch on GPUs, counter on CPU drivers)")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "counter", "dispatch"}));
+  std::string row_claims = "auto";
+  bench_cmd
+      ->add_option("--row-claims", row_claims,
+                   "Vulkan batched runs on row-aligned tiles: rows (row by row), round (tile k of "
+                   "every row before tile k + 1 of any) or auto (round for runs of 1024 to 2048 "
+                   "tiles on GPUs)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "rows", "round"}));
   bench_cmd->add_option("--csv", bench.csv, "Also write the results as CSV to this file");
   std::string operation;
   CLI::Option* operation_option = bench_cmd->add_option(
@@ -398,6 +406,7 @@ std::variant<Command, int> parse_command_line(int argc, const char* const* argv,
           },
           "auto, split, packed");
       if (tile_order != "auto") bench.options.dispatch_order = tile_order == "dispatch";
+      if (row_claims != "auto") bench.options.round_rows = row_claims == "round";
     }
   } catch (const UsageError& e) {
     err << "gpuscan: error: " << one_line(e.what()) << "\n";
