@@ -377,6 +377,7 @@ refused 2 "--init trailing text" scan in/f32.npy out/o.npy --op max --init 1.5x
 refused 2 "--init f32 overflow" scan in/f32.npy out/o.npy --op max --init 1e39
 # bench refuses what the device or an algorithm cannot take before any progress output.
 refused 2 "unknown --tile-order" bench --tile-order bogus --sizes 100
+refused 2 "unknown --row-claims" bench --row-claims bogus --shape 4x100
 refused 2 "cub on Vulkan" bench --backend vulkan --algorithms cub --sizes 100
 refused 2 "staged tiles on Vulkan" bench --backend vulkan --staged-tiles 2 --sizes 100
 refused 2 "warm code on Vulkan" bench --backend vulkan --warm-code --sizes 100
@@ -407,6 +408,12 @@ VK_ICD_FILENAMES=/nonexistent.json VK_DRIVER_FILES=/nonexistent.json \
 grep -q "3x1000 csdldf" stdout && ! grep -q " rts " stdout ||
   fail "bench --shape: expected csdldf and no rts: $(cat stdout)"
 echo "ok: bench --shape with the default algorithms"
+# Rows of row-aligned tiles (four tiles of 4096 elements or more on a CPU driver, a GPU's
+# 6144), claimed round the rows: every run validated.
+"$gpuscan" bench --backend vulkan --shape 3x24580 --runs 2 --row-claims round \
+  --algorithms csdldf >stdout 2>stderr || fail "bench --row-claims round: $(cat stderr)"
+grep -q "3x24580 csdldf .* 2/2" stdout || fail "bench --row-claims round: $(cat stdout)"
+echo "ok: bench --row-claims round validates every run"
 
 # refused_from_pipe STATUS WHAT FILE ARGS...: as refused, with FILE's bytes on a pipe as
 # standard input (no size to check up front).

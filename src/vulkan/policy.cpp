@@ -34,7 +34,7 @@ constexpr std::array kPolicies{
                "16 KiB of them would hold two workgroups a multiprocessor (48 KiB in all). "
                "Batched runs of 1024 to 2048 row-aligned tiles (two to four rounds of an "
                "H100's 528 resident workgroups) claim them round the rows: there 2-5 points "
-               "faster (64 x 128256 0.82 -> 0.85-0.87 of memcpy), within a point at 336 and "
+               "faster (64 x 128256 0.82-0.83 -> 0.85-0.86 of memcpy), within a point at 336 and "
                "2016 tiles, 1-5 points slower at 672 and from 2688 (docs/performance.md B17)",
                {256, 4},
                false,
