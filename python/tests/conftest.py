@@ -23,6 +23,12 @@ def pytest_report_header(config):
     return [f"GPUSCAN_TEST_SEED={_SEED}", f"gpuscan host device: {device}"]
 
 
+def pytest_terminal_summary(terminalreporter):
+    # Also at the end, where `pytest -q` (ctest's python_package) shows it: the header is
+    # not printed at that verbosity, and a failure needs the seed to be run again.
+    terminalreporter.write_line(f"GPUSCAN_TEST_SEED={_SEED}")
+
+
 @pytest.fixture
 def rng(request):
     # One stream per test, derived from the session seed and the test's name, so a test's
