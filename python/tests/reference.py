@@ -86,9 +86,11 @@ def check(got, x, op, kind, init=None, where=""):
         # Products of near-1 factors: a relative error. Any association of k factors rounds
         # k - 1 times, by at most half an ulp each, so k half-ulps bound the error of whatever
         # tree a scan multiplies in (numpy's sequential order is only one of them); 1e-5
-        # where that is tighter. A 1e-5 bound alone failed a lavapipe run of 4100 float32
-        # factors (1.0e-5 off at one session seed; numpy's sequential float32 product stays
-        # within 6.5e-6 over 400 seeds, a scan's tree is not that order).
+        # where that is tighter. (The C++ suites' rule, within_tolerance in
+        # src/core/reference.hpp, allows 4 eps a factor.) A 1e-5 bound alone failed a
+        # lavapipe run of 4100 float32 factors (1.0e-5 off at one session seed; numpy's
+        # sequential float32 product stays within 6.5e-6 over 400 seeds, and a scan's tree
+        # is not that order).
         n = np.asarray(x).size
         # Factors up to each output: its position + 1 (a reduction: all n), and the init.
         factors = np.array([n + 1.0]) if kind == "reduce" else np.arange(want.size) + 2.0
