@@ -247,8 +247,8 @@ std::variant<Command, int> parse_command_line(int argc, const char* const* argv,
   bench_cmd
       ->add_option("--row-claims", row_claims,
                    "Vulkan batched runs on row-aligned tiles: rows (row by row), round (tile k of "
-                   "every row before tile k + 1 of any) or auto (round for runs of 1024 to 2048 "
-                   "tiles on GPUs)")
+                   "every row before tile k + 1 of any) or auto (the device policy's choice by "
+                   "the run's tile count)")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "rows", "round"}));
   bench_cmd->add_option("--csv", bench.csv, "Also write the results as CSV to this file");
