@@ -43,7 +43,7 @@ void main() {
     return;
   }
 
-  clear_positions();  // run-length encoding's
+  clear_positions();
   TILE_WORD early = TILE_WORD(GS_STATE_NOT_READY);
   if (is_lookback_lane() && tile != 0) early = read_window(tile - 1, 0);
   const TILE_VALUE kept = tile_aggregate(SLOT_OWN, select_tile(tile, SLOT_OWN));
@@ -97,6 +97,6 @@ void main() {
   if (RLE) {
     write_runs(tile, before, count_of(kept));
   } else {
-    write_rows(tile, count_of(before));
+    write_staged(tile, count_of(before), count_of(kept));
   }
 }

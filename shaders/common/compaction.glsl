@@ -273,24 +273,6 @@ uint keep_mask(uint v, TV x, T before) {
   return mask;
 }
 
-// keep_mask of this thread's vector k of `tile`, holding `x`: a subgroup's vectors k form a
-// row of the tile, SUBGROUP_SIZE vectors in a row.
-uint row_keep_mask(uint tile, uint k, TV x) {
-  const uint v = tile_vector_index(tile, k);
-  T before = T(0);
-  if (OPERATION == GS_COMPACT_UNIQUE || RLE) {
-    // The element before lane l's vector is lane l-1's last; lane 0's lies in the row
-    // before, or the block (or tile) before: read from memory, where it is pure input.
-    before = subgroupShuffleUp(x[VECTOR_ELEMENTS - 1], 1);
-    if (sg_lane() == 0 && v != 0 && VECTOR_ELEMENTS * v <= pc.n) {
-      before = input_scalar(VECTOR_ELEMENTS * v - 1);
-    } else if (sg_lane() == 0 && v == 0 && has_carry()) {
-      before = carried_last_element();
-    }
-  }
-  return keep_mask(v, x, before);
-}
-
 // Subgroup level, on counts: inclusive sum over the logical subgroup, and its last lane's.
 uint count_inclusive_sum(uint x) {
   [[unroll]] for (uint d = 1; d < SUBGROUP_SIZE; d <<= 1) {
@@ -359,7 +341,19 @@ uint select_tile(uint tile, uint slot) {
   uint rows[VECTORS_PER_THREAD];
   uint last_head = 0;  // run-length encoding: 1 + the position of this thread's last head
   [[unroll]] for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
-    masks[k] = row_keep_mask(tile, k, loaded[k]);
+    T before = T(0);
+    if (OPERATION == GS_COMPACT_UNIQUE || RLE) {
+      // The element before lane l's vector is lane l-1's last; lane 0's lies in the row
+      // before, or the block (or tile) before: read from memory, where it is pure input.
+      before = subgroupShuffleUp(loaded[k][VECTOR_ELEMENTS - 1], 1);
+      const uint v = tile_vector_index(tile, k);
+      if (sg_lane() == 0 && v != 0 && VECTOR_ELEMENTS * v <= pc.n) {
+        before = input_scalar(VECTOR_ELEMENTS * v - 1);
+      } else if (sg_lane() == 0 && v == 0 && has_carry()) {
+        before = carried_last_element();
+      }
+    }
+    masks[k] = keep_mask(tile_vector_index(tile, k), loaded[k], before);
     rows[k] = bitCount(masks[k]);
     if (RLE && masks[k] != 0) {
       last_head = max(last_head, VECTOR_ELEMENTS * tile_vector_index(tile, k) +
@@ -402,22 +396,19 @@ TILE_VALUE tile_aggregate(uint slot, uint kept) {
 #endif
 }
 
-// Kept elements go out in coalesced writes, in tile order (CUB's select does the same), through
-// shared memory. Out of place, select, unique and partition stage nothing before the
-// look-back: after it, each subgroup loads its rows again (from the L2, where the tile's loads
-// have just brought them), finds their kept elements again and stages one row at a time in its
-// own part of wg_rows, kept ones first, then (partition) the rejected ones, and writes it
-// (write_rows). Staging the whole tile before the look-back (16-bit positions, cleared first,
-// set by atomic OR) ran 15-25% slower on an H100: that staging and its 8 KiB a tile cost more
-// than reading the tile twice (docs/performance.md, K31). Run-length encoding stages the
-// positions of its heads (wg_positions), which its lengths need (write_runs). In place the
-// values themselves are staged before the look-back (wg_stage): once the tile's claim is
-// posted, a successor may scatter over its input (docs/protocol.md, "In-place compaction").
-const bool STAGES_ROWS = !RLE && !IN_PLACE;
-const uint ROW_ELEMENTS = SUBGROUP_SIZE * VECTOR_ELEMENTS;
-shared T wg_rows[STAGES_ROWS ? SUBGROUPS * ROW_ELEMENTS : 1];
+// The owned tile's kept elements in tile order, so that they go out in coalesced writes (CUB's
+// select does the same); for partition, followed by its rejected elements in tile order: the
+// tile's stable partition. Out of place, what is staged is where in the tile each of them
+// lies, 16 bits an element (wg_positions), and the write reads the values again from the
+// input, which the tile's loads have just brought into the L2: shared memory, not registers,
+// caps how many workgroups a multiprocessor holds (NVIDIA's Vulkan driver gives them 48 KiB
+// in all: staged values, 8 KiB a 2048-element tile of u32, held five where the registers
+// allow eight; docs/performance.md, K25), and the look-back's latency a tile is hidden only
+// by more tiles in flight. In place the values themselves are staged (wg_stage): once the
+// tile's claim is posted, a successor may scatter over its input (docs/protocol.md,
+// "In-place compaction").
 shared T wg_stage[IN_PLACE && !RLE ? TILE_ELEMENTS : 1];
-shared uint wg_positions[RLE ? TILE_ELEMENTS / 2 : 1];
+shared uint wg_positions[IN_PLACE && !RLE ? 1 : TILE_ELEMENTS / 2];
 
 // Position `at` of the staged order is element `position` of the tile. Two positions share a
 // word, and neighbouring invocations may write the two halves of one: hence the atomic OR,
@@ -428,31 +419,35 @@ void stage_position(uint at, uint position) {
 uint staged_position(uint at) { return (wg_positions[at >> 1] >> ((at & 1u) * 16u)) & 0xFFFFu; }
 // Before select_tile, whose barriers order it before stage_kept.
 void clear_positions() {
-  if (!RLE) return;
+  if (IN_PLACE && !RLE) return;
   [[unroll]] for (uint w = gl_LocalInvocationIndex; w < TILE_ELEMENTS / 2; w += WORKGROUP_SIZE) {
     wg_positions[w] = 0u;
   }
 }
 
-// Stages the owned tile's kept elements: run-length encoding's head positions, or in place
-// the values (the others stage rows at their write: write_rows). Needs only select_tile's
-// result, not the tile's prefix, so it runs before the look-back and the vectors need not be
-// held through it. The next barrier makes them visible.
+// Stages the owned tile's kept elements (positions, or in place values). Needs only
+// select_tile's result, not the tile's prefix, so it runs before the look-back and the vectors
+// need not be held through it. The next barrier makes them visible.
 void stage_kept(uint tile) {
-  if (STAGES_ROWS) return;
   const uint s = sg_id();
   const uint block = s == 0 ? 0u : wg_kept[SLOT_OWN * SUBGROUPS + s - 1];
+  const uint kept = wg_kept[SLOT_OWN * SUBGROUPS + SUBGROUPS - 1];
   [[unroll]] for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
     uint at = block + owned_offsets[k];
+    // Partition: the element's position in the tile less the kept ones before it is its
+    // place among the rejected.
     const uint first = VECTOR_ELEMENTS * (tile_vector_index(tile, k) - tile * TILE_VECTORS);
     [[unroll]] for (uint c = 0; c < VECTOR_ELEMENTS; ++c) {
       if ((owned_masks[k] & (1u << c)) != 0) {
-        if (RLE) {
-          stage_position(at, first + c);
-        } else {
+        if (IN_PLACE && !RLE) {
           wg_stage[at] = owned_vectors[k][c];
+        } else {
+          stage_position(at, first + c);
         }
         ++at;
+      } else if (PARTITION && tile * TILE_ELEMENTS + first + c < pc.n) {
+        // Only out of place (in place takes select and unique alone).
+        stage_position(kept + first + c - at, first + c);
       }
     }
   }
@@ -489,71 +484,40 @@ bool kept_in_place(uint tile, uint tile_prefix, uint kept) {
   return tile_prefix == tile_start && kept == min(pc.n - tile_start, TILE_ELEMENTS);
 }
 
-// In place: writes the `kept` staged elements from position `tile_prefix` (kept elements
-// before the tile) on. One run, one binding: never the wide build.
+// Writes the `kept` staged elements from position `tile_prefix` (kept elements before the
+// tile in its chunk) on, after the chunks before.
+// Partition: the rejected ones after them go to the rejected output, from position
+// (rejected elements before the tile) on.
 void write_staged(uint tile, uint tile_prefix, uint kept) {
-  if (kept_in_place(tile, tile_prefix, kept)) return;
-  for (uint i = gl_LocalInvocationIndex; i < kept; i += WORKGROUP_SIZE) {
-    store_kept(chunk_base() + tile_prefix + i, wg_stage[i]);
+  if (IN_PLACE) {  // one run, one binding: never the wide build
+    if (kept_in_place(tile, tile_prefix, kept)) return;
+    for (uint i = gl_LocalInvocationIndex; i < kept; i += WORKGROUP_SIZE) {
+      store_kept(chunk_base() + tile_prefix + i, wg_stage[i]);
+    }
+    return;
   }
-}
-
-// Out of place, all but run-length encoding: writes the tile's kept elements from position
-// `tile_prefix` (kept elements before the tile in its chunk) on, after the chunks before;
-// partition's rejected ones go to the second output, from (rejected elements before the
-// tile) on. Each subgroup loads its rows again, finds their kept elements with the owner's
-// code (row_keep_mask: the predicates are pure functions of the input), stages one row at
-// a time in its part of wg_rows, kept ones first, then the rejected ones, each in order, and
-// writes the row from there in coalesced stores. Only the subgroup's own lanes touch its
-// part, so subgroup barriers order the staging and the stores.
-void write_rows(uint tile, uint tile_prefix) {
 #if GS_COMPACT_WIDE
   load_output_addresses();
 #endif
-  const bool full = is_full_tile(tile);
   const uint tile_start = tile * TILE_ELEMENTS;
+  const uint remaining = pc.n - tile_start;
+  const uint tile_elements = remaining < TILE_ELEMENTS ? remaining : TILE_ELEMENTS;
+  const uint staged = PARTITION ? tile_elements : kept;
   const OUT_INDEX kept_before = tile_prefix + chunk_base();
   const OUT_INDEX rejected_before = chunk_start() + tile_start - kept_before;
-  const uint part = sg_id() * ROW_ELEMENTS;
-  // Kept elements of the tile before the row: select_tile's sums over the subgroups are still
-  // in wg_kept (a fallback's count takes the other slot).
-  uint kept_in_tile = sg_id() == 0 ? 0u : wg_kept[SLOT_OWN * SUBGROUPS + sg_id() - 1];
-  TV loaded[VECTORS_PER_THREAD];
-  [[unroll]] for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
-    loaded[k] = load_vector(full, tile_vector_index(tile, k));
+  // Every read first, then every write: one round trip to the L2 for all of them.
+  T values[ELEMENTS_PER_THREAD];
+  [[unroll]] for (uint j = 0; j < ELEMENTS_PER_THREAD; ++j) {
+    const uint i = j * WORKGROUP_SIZE + gl_LocalInvocationIndex;
+    if (i < staged) values[j] = in_scalars[tile_start + staged_position(i)];
   }
-  [[unroll]] for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
-    const uint mask = row_keep_mask(tile, k, loaded[k]);
-    const uint inclusive = count_inclusive_sum(bitCount(mask));
-    const uint row_kept = count_of_last_lane(inclusive);
-    // Where the row begins in the tile, and how many of its elements the input holds.
-    const uint row_first = VECTOR_ELEMENTS * (tile_vector_index(tile, k) - sg_lane()) - tile_start;
-    const uint row_elements = min(ROW_ELEMENTS, pc.n - min(pc.n, tile_start + row_first));
-    uint at = inclusive - bitCount(mask);  // kept elements of the row before this lane's
-    [[unroll]] for (uint c = 0; c < VECTOR_ELEMENTS; ++c) {
-      const uint e = VECTOR_ELEMENTS * sg_lane() + c;  // the element's place in the row
-      if ((mask & (1u << c)) != 0) {
-        wg_rows[part + at] = loaded[k][c];
-        ++at;
-      } else if (PARTITION && e < row_elements) {
-        wg_rows[part + row_kept + e - at] = loaded[k][c];  // e - at rejected before it
-      }
+  [[unroll]] for (uint j = 0; j < ELEMENTS_PER_THREAD; ++j) {
+    const uint i = j * WORKGROUP_SIZE + gl_LocalInvocationIndex;
+    if (i < kept) {
+      store_kept(kept_before + i, values[j]);
+    } else if (PARTITION && i < staged) {
+      write_rejected(rejected_before + i - kept, values[j]);
     }
-    subgroupMemoryBarrierShared();
-    subgroupBarrier();
-    const uint staged = PARTITION ? row_elements : row_kept;
-    [[unroll]] for (uint q = 0; q < VECTOR_ELEMENTS; ++q) {
-      const uint j = q * SUBGROUP_SIZE + sg_lane();
-      if (j < row_kept) {
-        store_kept(kept_before + kept_in_tile + j, wg_rows[part + j]);
-      } else if (PARTITION && j < staged) {
-        write_rejected(rejected_before + row_first - kept_in_tile + j - row_kept,
-                       wg_rows[part + j]);
-      }
-    }
-    subgroupMemoryBarrierShared();  // the next row's staging after these reads
-    subgroupBarrier();
-    kept_in_tile += row_kept;
   }
 }
 
