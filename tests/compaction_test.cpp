@@ -657,6 +657,58 @@ TEST_P(CompactionTest, VulkanTileShapes) {
   }
 }
 
+// The owner's staged positions in both forms (shaders/common/compaction.glsl, "staged
+// positions"): 16-bit variables where the device has shaderInt16, else two to a 32-bit word
+// by atomic OR; every operation (in place stages values, not positions), full and part-full
+// tiles, blocked or not, one-binding and wide outputs.
+TEST_P(CompactionTest, VulkanStagedPositionsInBothForms) {
+  if (backend() != Backend::vulkan) GTEST_SKIP() << "Vulkan's staged positions";
+  std::vector<bool> forms{false};
+  try {
+    Options o = options();
+    o.int16_positions = true;
+    make_compactor(device(), {Compaction::select_if, DType::u32}, o);
+    forms.push_back(true);
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("shaderInt16"), std::string::npos) << e.what();
+    EXPECT_FALSE(is_cpu()) << "lavapipe has shaderInt16";
+  }
+  for (const bool int16 : forms) {
+    for (const auto& shape : {std::pair{0u, 0u}, std::pair{64u, 1u}}) {
+      for (const std::size_t window : {std::size_t{0}, std::size_t{20000}}) {
+        for (const std::uint32_t mask : {0u, 1u}) {
+          Options o = options();
+          o.int16_positions = int16;
+          o.workgroup_size = shape.first;
+          o.vectors_per_thread = shape.second;
+          o.output_binding_elements = window;  // 20000: chunks written through addresses
+          if (window != 0) o.chunk_elements = 16384;
+          if (mask != 0) o.blocking_mask = mask;
+          const std::size_t n = 70001;
+          SCOPED_TRACE(std::string(int16 ? "16-bit" : "32-bit words") + ", shape " +
+                       std::to_string(shape.first) + " x " + std::to_string(shape.second) +
+                       ", window " + std::to_string(window) + ", blocking mask " +
+                       std::to_string(mask));
+          expect_compaction_matches(device(), {Compaction::select_if, DType::u32, Predicate::lt},
+                                    o, random_values(DType::u32, n, rng), 250);
+          expect_compaction_matches(device(), {Compaction::partition, DType::f32, Predicate::ge},
+                                    o, random_values(DType::f32, n, rng), 0);
+          expect_compaction_matches(device(), {Compaction::unique, DType::i32}, o,
+                                    random_values(DType::i32, n, rng, 8), 0);
+          expect_compaction_matches(device(), {Compaction::run_length_encode, DType::u64}, o,
+                                    random_values(DType::u64, n / 2, rng, 8), 0);
+          expect_compaction_matches(
+              device(), {Compaction::select_flagged, DType::u32, Predicate::lt, DType::u32}, o,
+              random_values(DType::u32, n, rng), 0, random_flags(DType::u32, n, rng));
+          expect_compaction_matches(
+              device(), {Compaction::partition_flagged, DType::i64, Predicate::lt, DType::u32}, o,
+              random_values(DType::i64, n / 2, rng), 0, random_flags(DType::u32, n / 2, rng));
+        }
+      }
+    }
+  }
+}
+
 // Simulated blocking at every rate, 1 in 1 to 1 in 512, in both tile states where the
 // device has both: results exact, and the statistics show the fallbacks.
 TEST_P(CompactionTest, EveryBlockingRateInBothTileStates) {

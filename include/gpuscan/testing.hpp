@@ -63,6 +63,10 @@ struct Options {
   // through buffer device addresses. Unset: where the device has them; false: as on a device
   // without them (one binding is the limit); true on a device without them is refused.
   std::optional<bool> wide_outputs;
+  // Vulkan compaction: whether the owner stages its positions as 16-bit variables (devices
+  // with shaderInt16) or two to a 32-bit word by atomic OR. Unset: where the device has
+  // shaderInt16; false: as on a device without; true on a device without is refused.
+  std::optional<bool> int16_positions;
 };
 
 // A Scanner with test or experiment knobs.

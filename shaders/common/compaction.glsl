@@ -10,6 +10,14 @@
 #define GPUSCAN_COMPACTION_GLSL
 
 #extension GL_KHR_memory_scope_semantics : require  // the in-place views are `nonprivate`
+// Staged positions as 16-bit variables: modules of their own (`*_int16`, shaders/CMakeLists.txt)
+// for devices with shaderInt16 (below, "staged positions").
+#ifndef GS_POSITIONS_16
+#define GS_POSITIONS_16 0
+#endif
+#if GS_POSITIONS_16
+#extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
+#endif
 
 #ifdef GPUSCAN_TILE_STATE_GLSL
 #error "compaction.glsl defines the tile value: include it before tile_state.glsl"
@@ -408,11 +416,20 @@ TILE_VALUE tile_aggregate(uint slot, uint kept) {
 // tile's claim is posted, a successor may scatter over its input (docs/protocol.md,
 // "In-place compaction").
 shared T wg_stage[IN_PLACE && !RLE ? TILE_ELEMENTS : 1];
-shared uint wg_positions[IN_PLACE && !RLE ? 1 : TILE_ELEMENTS / 2];
 
-// Position `at` of the staged order is element `position` of the tile. Two positions share a
-// word, and neighbouring invocations may write the two halves of one: hence the atomic OR,
-// into words zeroed by clear_positions.
+// The staged positions: position `at` of the staged order is element `position` of the tile.
+// Where the device has 16-bit integers, each is a 16-bit variable of its own, set by a plain
+// store. Elsewhere two share a 32-bit word, and neighbouring invocations may write the two
+// halves of one: hence an atomic OR, into words zeroed by clear_positions. The clearing and
+// the atomics cost select 10% and unique 15% of their time on an H100 (docs/performance.md,
+// K32).
+#if GS_POSITIONS_16
+shared uint16_t wg_positions[IN_PLACE && !RLE ? 1 : TILE_ELEMENTS];
+void stage_position(uint at, uint position) { wg_positions[at] = uint16_t(position); }
+uint staged_position(uint at) { return uint(wg_positions[at]); }
+void clear_positions() {}
+#else
+shared uint wg_positions[IN_PLACE && !RLE ? 1 : TILE_ELEMENTS / 2];
 void stage_position(uint at, uint position) {
   atomicOr(wg_positions[at >> 1], position << ((at & 1u) * 16u));
 }
@@ -424,6 +441,7 @@ void clear_positions() {
     wg_positions[w] = 0u;
   }
 }
+#endif
 
 // Stages the owned tile's kept elements (positions, or in place values). Needs only
 // select_tile's result, not the tile's prefix, so it runs before the look-back and the vectors

@@ -141,8 +141,16 @@ CompactionKernels::CompactionKernels(std::shared_ptr<const Context> context,
   const std::string kernel =
       spec.compaction == Compaction::run_length_encode ? "select_runs" : "select";
   const bool packed = can_pack && options.tile_state != testing::TileState::split;
-  shader_ = kernel_name(kernel + (packed ? "_packed" : ""), spec.dtype);
-  wide_shader_ = kernel_name(kernel + (packed ? "_wide_packed" : "_wide"), spec.dtype);
+  if (options.int16_positions.value_or(false) && !context_->has_int16()) {
+    throw UsageError("16-bit staged positions need shaderInt16, which " + context_->info().name +
+                     " does not have");
+  }
+  // The staged positions' form (shaders/CMakeLists.txt, compaction_variant).
+  const std::string positions =
+      options.int16_positions.value_or(context_->has_int16()) ? "_int16" : "";
+  shader_ = kernel_name(kernel + (packed ? "_packed" : "") + positions, spec.dtype);
+  wide_shader_ =
+      kernel_name(kernel + (packed ? "_wide_packed" : "_wide") + positions, spec.dtype);
   if (packed) spine_word_bytes_ = sizeof(std::uint64_t);
   const detail::ScanPolicy& policy = policy_for(context_->info(), size_of(spec.dtype));
   spec_[GS_SPEC_SUBGROUP_SIZE] = shape_.subgroup_size;

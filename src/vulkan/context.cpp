@@ -68,6 +68,7 @@ DeviceFeatures DeviceFeatures::supported(VkPhysicalDevice physical, const Device
   features.int64_atomics = features.int64 && has12.shaderBufferInt64Atomics;
   features.push_descriptor = has_extension(physical, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
   features.buffer_device_address = features.int64 && has12.bufferDeviceAddress;
+  features.int16 = has.features.shaderInt16;
   return features;
 }
 
@@ -106,6 +107,7 @@ DeviceFeatures DeviceFeatures::enabled(const void* chain, const DeviceInfo& info
   features.int64_atomics = features.int64 && v12->shaderBufferInt64Atomics;
   features.push_descriptor = true;  // required by gpuscan/vulkan.hpp: the caller says so
   features.buffer_device_address = features.int64 && v12->bufferDeviceAddress;
+  features.int16 = core != nullptr && core->shaderInt16;
   return features;
 }
 
@@ -133,6 +135,7 @@ Context::Context(std::shared_ptr<Instance> instance, const Instance::PhysicalDev
   use.pNext = &use12;
   use.features.shaderInt64 = features_.int64;
   use.features.shaderFloat64 = features_.float64;
+  use.features.shaderInt16 = features_.int16;
 
   const std::uint32_t family = compute_queue_family(physical_);
   const float priority = 1.0f;

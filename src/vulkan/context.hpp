@@ -29,6 +29,8 @@ struct DeviceFeatures {
   // bufferDeviceAddress (Vulkan 1.2): compaction's outputs beyond one storage-buffer binding
   // (docs/protocol.md, "Compaction in chunks").
   bool buffer_device_address = false;
+  // shaderInt16: compaction stages positions as 16-bit variables (shaders/common/compaction.glsl).
+  bool int16 = false;
 
   // What `physical` supports (required features missing: a DeviceError).
   static DeviceFeatures supported(VkPhysicalDevice physical, const DeviceInfo& info);
@@ -77,6 +79,7 @@ class Context {
   // Whether shaders may address buffers through 64-bit device addresses (gpuscan's own
   // buffers are then created with them: VulkanBuffer::device_address).
   bool has_buffer_device_address() const { return features_.buffer_device_address; }
+  bool has_int16() const { return features_.int16; }
   // Whether the driver reports compiler statistics of pipelines (registers, ...).
   bool has_pipeline_statistics() const { return pipeline_statistics_; }
 
