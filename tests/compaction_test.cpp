@@ -346,6 +346,31 @@ class Compaction_ : public BackendTest<> {
     o.tile_state = test_tile_state();
     return o;
   }
+  // Every operation once with `o` on random data of n elements (8-byte types n / 2): 4- and
+  // 8-byte elements, flags, runs of mean length 8.
+  void expect_every_operation_matches(const Options& o, std::size_t n) {
+    expect_compaction_matches(device(), {Compaction::select_if, DType::u32, Predicate::lt}, o,
+                              random_values(DType::u32, n, rng), 250);
+    expect_compaction_matches(device(), {Compaction::partition, DType::f32, Predicate::ge}, o,
+                              random_values(DType::f32, n, rng), 0);
+    expect_compaction_matches(device(), {Compaction::unique, DType::i32}, o,
+                              random_values(DType::i32, n, rng, 8), 0);
+    expect_compaction_matches(device(), {Compaction::unique, DType::u64}, o,
+                              random_values(DType::u64, n / 2, rng, 8), 0);
+    expect_compaction_matches(device(), {Compaction::run_length_encode, DType::u32}, o,
+                              random_values(DType::u32, n, rng, 8), 0);
+    expect_compaction_matches(device(), {Compaction::run_length_encode, DType::u64}, o,
+                              random_values(DType::u64, n / 2, rng, 8), 0);
+    expect_compaction_matches(
+        device(), {Compaction::select_flagged, DType::u32, Predicate::lt, DType::u32}, o,
+        random_values(DType::u32, n, rng), 0, random_flags(DType::u32, n, rng));
+    expect_compaction_matches(
+        device(), {Compaction::partition_flagged, DType::i32, Predicate::lt, DType::u32}, o,
+        random_values(DType::i32, n, rng), 0, random_flags(DType::u32, n, rng));
+    expect_compaction_matches(
+        device(), {Compaction::partition_flagged, DType::i64, Predicate::lt, DType::u32}, o,
+        random_values(DType::i64, n / 2, rng), 0, random_flags(DType::u32, n / 2, rng));
+  }
 };
 using CompactionTest = Compaction_;
 
@@ -636,22 +661,7 @@ TEST_P(CompactionTest, VulkanTileShapes) {
         SCOPED_TRACE(std::to_string(threads) + " x " + std::to_string(vectors) +
                      (state == TileState::split ? ", split" : ", automatic") + ", blocking mask " +
                      std::to_string(mask) + ", n = " + std::to_string(n));
-        expect_compaction_matches(device(), {Compaction::select_if, DType::u32, Predicate::lt}, o,
-                                  random_values(DType::u32, n, rng), 250);
-        expect_compaction_matches(device(), {Compaction::partition, DType::f32, Predicate::ge}, o,
-                                  random_values(DType::f32, n, rng), 0);
-        expect_compaction_matches(device(), {Compaction::unique, DType::i32}, o,
-                                  random_values(DType::i32, n, rng, 8), 0);
-        expect_compaction_matches(device(), {Compaction::run_length_encode, DType::u32}, o,
-                                  random_values(DType::u32, n, rng, 8), 0);
-        expect_compaction_matches(device(), {Compaction::unique, DType::u64}, o,
-                                  random_values(DType::u64, n / 2, rng, 8), 0);
-        expect_compaction_matches(
-            device(), {Compaction::select_flagged, DType::u32, Predicate::lt, DType::u32}, o,
-            random_values(DType::u32, n, rng), 0, random_flags(DType::u32, n, rng));
-        expect_compaction_matches(
-            device(), {Compaction::partition_flagged, DType::i32, Predicate::lt, DType::u32}, o,
-            random_values(DType::i32, n, rng), 0, random_flags(DType::u32, n, rng));
+        expect_every_operation_matches(o, n);
       }
     }
   }
@@ -684,25 +694,11 @@ TEST_P(CompactionTest, VulkanStagedPositionsInBothForms) {
           o.output_binding_elements = window;  // 20000: chunks written through addresses
           if (window != 0) o.chunk_elements = 16384;
           if (mask != 0) o.blocking_mask = mask;
-          const std::size_t n = 70001;
           SCOPED_TRACE(std::string(int16 ? "16-bit" : "32-bit words") + ", shape " +
                        std::to_string(shape.first) + " x " + std::to_string(shape.second) +
                        ", window " + std::to_string(window) + ", blocking mask " +
                        std::to_string(mask));
-          expect_compaction_matches(device(), {Compaction::select_if, DType::u32, Predicate::lt},
-                                    o, random_values(DType::u32, n, rng), 250);
-          expect_compaction_matches(device(), {Compaction::partition, DType::f32, Predicate::ge},
-                                    o, random_values(DType::f32, n, rng), 0);
-          expect_compaction_matches(device(), {Compaction::unique, DType::i32}, o,
-                                    random_values(DType::i32, n, rng, 8), 0);
-          expect_compaction_matches(device(), {Compaction::run_length_encode, DType::u64}, o,
-                                    random_values(DType::u64, n / 2, rng, 8), 0);
-          expect_compaction_matches(
-              device(), {Compaction::select_flagged, DType::u32, Predicate::lt, DType::u32}, o,
-              random_values(DType::u32, n, rng), 0, random_flags(DType::u32, n, rng));
-          expect_compaction_matches(
-              device(), {Compaction::partition_flagged, DType::i64, Predicate::lt, DType::u32}, o,
-              random_values(DType::i64, n / 2, rng), 0, random_flags(DType::u32, n / 2, rng));
+          expect_every_operation_matches(o, 70001);
         }
       }
     }
