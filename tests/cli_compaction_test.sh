@@ -207,4 +207,15 @@ refused "bench --selected for unique" bench --operation unique --selected 54
 refused "bench --run-bits out of range" bench --operation rle --run-bits 40
 refused "bench --operation with an unknown operation" bench --operation sort
 refused "bench --operation past one run" bench --operation select --sizes 40:40
+refused "bench --row-claims with --operation" bench --operation select --row-claims round
+refused "bench --staged-positions without --operation" bench --staged-positions words
+refused "bench --staged-positions unknown" bench --operation select --staged-positions bogus
+if [[ $backend == vulkan ]]; then
+  # The tile-state and staged-positions knobs reach the compaction (every run validated).
+  "$gpuscan" bench --backend vulkan --operation partition --staged-positions words \
+    --tile-state split --sizes 70001 --runs 2 >stdout 2>stderr ||
+    fail "bench --staged-positions words: $(cat stderr)"
+  grep -Eq "^partition +70001 .* 2/2$" stdout || fail "bench --staged-positions words: $(cat stdout)"
+  echo "ok: bench --staged-positions words --tile-state split validates every run"
+fi
 echo "cli_compaction_test: all passed"

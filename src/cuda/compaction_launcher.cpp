@@ -12,6 +12,11 @@ CompactionLauncher::CompactionLauncher(const CompactSpec& spec, const detail::Sc
                                        const testing::Options& options)
     : spec_(spec), chain_(chain_for(spec.algorithm, options, policy)) {
   check_cuda_options(options);
+  if (options.int16_positions.has_value()) {
+    throw UsageError(
+        "CUDA compaction stages its kept values, not positions; the staged "
+        "positions' form is a Vulkan option");
+  }
   const CompactionPolicy tile = compaction_policy(spec.compaction);
   // Each operation's kernels are compiled for its policy's rows only (compaction_policy.hpp).
   const int rows = options.vectors_per_thread;

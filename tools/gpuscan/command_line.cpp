@@ -251,6 +251,14 @@ std::variant<Command, int> parse_command_line(int argc, const char* const* argv,
                    "the run's tile count)")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "rows", "round"}));
+  std::string staged_positions = "auto";
+  bench_cmd
+      ->add_option("--staged-positions", staged_positions,
+                   "Vulkan compaction (--operation): the owner's staged positions as 16-bit "
+                   "variables (int16; devices with shaderInt16), two to a 32-bit word set by "
+                   "atomic OR (words), or auto (int16 where the device has it)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "int16", "words"}));
   bench_cmd->add_option("--csv", bench.csv, "Also write the results as CSV to this file");
   std::string operation;
   CLI::Option* operation_option = bench_cmd->add_option(
@@ -350,7 +358,23 @@ std::variant<Command, int> parse_command_line(int argc, const char* const* argv,
           parse_choice<DType>("--dtype", dtype, parse_dtype, "u32, i32, f32, u64, i64, f64");
       bench.op = parse_choice<Op>("--op", op, parse_op, "add, mul, min, max, and, or, xor");
       bench.kind = parse_choice<Kind>("--kind", kind, parse_kind, "inclusive, exclusive, reduce");
+      bench.options.tile_state = parse_choice<TileState>(
+          "--tile-state", tile_state,
+          [](std::string_view text) -> std::optional<TileState> {
+            if (text == "auto") return TileState::automatic;
+            if (text == "split") return TileState::split;
+            if (text == "packed") return TileState::packed;
+            return std::nullopt;
+          },
+          "auto, split, packed");
+      if (tile_order != "auto") bench.options.dispatch_order = tile_order == "dispatch";
       if (operation_option->count() > 0) {
+        if (row_claims != "auto") {
+          throw UsageError("--row-claims is for batched scans (--shape), not --operation");
+        }
+        if (staged_positions != "auto") {
+          bench.options.int16_positions = staged_positions == "int16";
+        }
         command.subcommand = Subcommand::compaction_bench;
         CompactionBenchOptions& compaction = command.compaction_bench;
         compaction.compaction =
@@ -396,16 +420,9 @@ std::variant<Command, int> parse_command_line(int argc, const char* const* argv,
             "never posts; leave csdl out (csdldf falls back instead)");
       }
       if (!bench.sizes.empty()) parse_sizes(bench.sizes);
-      bench.options.tile_state = parse_choice<TileState>(
-          "--tile-state", tile_state,
-          [](std::string_view text) -> std::optional<TileState> {
-            if (text == "auto") return TileState::automatic;
-            if (text == "split") return TileState::split;
-            if (text == "packed") return TileState::packed;
-            return std::nullopt;
-          },
-          "auto, split, packed");
-      if (tile_order != "auto") bench.options.dispatch_order = tile_order == "dispatch";
+      if (staged_positions != "auto") {
+        throw UsageError("--staged-positions is for Vulkan compaction (--operation)");
+      }
       if (row_claims != "auto") bench.options.round_rows = row_claims == "round";
     }
   } catch (const UsageError& e) {
