@@ -149,8 +149,7 @@ CompactionKernels::CompactionKernels(std::shared_ptr<const Context> context,
   const std::string positions =
       options.int16_positions.value_or(context_->has_int16()) ? "_int16" : "";
   shader_ = kernel_name(kernel + (packed ? "_packed" : "") + positions, spec.dtype);
-  wide_shader_ =
-      kernel_name(kernel + (packed ? "_wide_packed" : "_wide") + positions, spec.dtype);
+  wide_shader_ = kernel_name(kernel + (packed ? "_wide_packed" : "_wide") + positions, spec.dtype);
   if (packed) spine_word_bytes_ = sizeof(std::uint64_t);
   const detail::ScanPolicy& policy = policy_for(context_->info(), size_of(spec.dtype));
   spec_[GS_SPEC_SUBGROUP_SIZE] = shape_.subgroup_size;
