@@ -303,29 +303,57 @@ uint max_over_lanes(uint x) {
 #define SLOT_FALLBACK 1
 shared uint wg_kept[2 * SUBGROUPS];
 // Run-length encoding, per slot as wg_kept: 1 + the position of each subgroup's last head in
-// its block (0: none), and the tile's (wg_tile_last_head).
+// its block (0: none).
 shared uint wg_last_head[RLE ? 2 * SUBGROUPS : 1];
-shared uint wg_tile_last_head[2];
 
-// Turns wg_kept[slot] into inclusive sums over the subgroups, and for run-length encoding
-// finds the tile's last head; all threads see the results.
+// What scan_kept finds for each slot, in every invocation: the kept elements of the subgroups
+// before this one, of the whole tile, and (run-length encoding) 1 + the position of the tile's
+// last head (0: none). Private variables, one set a slot (an array indexed by the slot could
+// land in local memory).
+uint own_kept_before = 0u, own_kept_total = 0u, own_last_head = 0u;
+uint fallback_kept_before = 0u, fallback_kept_total = 0u, fallback_last_head = 0u;
+
+// Scans the subgroups' counts in wg_kept[slot] (and finds the tile's last head) in every
+// subgroup at once, each keeping what it needs in registers. Nothing is written back, so one
+// barrier does: the next writes to the slot's words come after later barriers (the look-back
+// loop's, or another tile's). Two barriers, the second after subgroup 0 wrote the sums back,
+// cost run-length encoding 2-4% on an H100 (docs/performance.md K33).
 void scan_kept(uint slot) {
   barrier();
   uint carry = 0;
   uint last_head = 0;
+  uint before = 0;
+  // Subgroup s's count lies in lane s - base of the pass over subgroups [base, base + size).
+  const uint lane_base = gl_SubgroupInvocationID & ~(SUBGROUP_SIZE - 1u);
   for (uint base = 0; base < SUBGROUPS; base += SUBGROUP_SIZE) {
     const uint s = base + sg_lane();
-    uint x = s < SUBGROUPS ? wg_kept[slot * SUBGROUPS + s] : 0u;
-    x = carry + count_inclusive_sum(x);
-    carry = count_of_last_lane(x);
-    if (sg_id() == 0 && s < SUBGROUPS) wg_kept[slot * SUBGROUPS + s] = x;
+    const uint x = s < SUBGROUPS ? wg_kept[slot * SUBGROUPS + s] : 0u;
+    const uint inclusive = carry + count_inclusive_sum(x);
+    const uint exclusive =
+        subgroupShuffle(inclusive - x, lane_base | ((sg_id() - base) & (SUBGROUP_SIZE - 1u)));
+    if (sg_id() >= base && sg_id() < base + SUBGROUP_SIZE) before = exclusive;
+    carry = count_of_last_lane(inclusive);
     if (RLE) {
       last_head =
           max(last_head, max_over_lanes(s < SUBGROUPS ? wg_last_head[slot * SUBGROUPS + s] : 0u));
     }
   }
-  if (RLE && flat_thread_id() == 0) wg_tile_last_head[slot] = last_head;
-  barrier();
+  if (slot == SLOT_OWN) {
+    own_kept_before = before;
+    own_kept_total = carry;
+    own_last_head = last_head;
+  } else {
+    fallback_kept_before = before;
+    fallback_kept_total = carry;
+    fallback_last_head = last_head;
+  }
+}
+uint kept_before_subgroup(uint slot) {
+  return slot == SLOT_OWN ? own_kept_before : fallback_kept_before;
+}
+uint kept_in_tile(uint slot) { return slot == SLOT_OWN ? own_kept_total : fallback_kept_total; }
+uint tile_last_head_plus_one(uint slot) {
+  return slot == SLOT_OWN ? own_last_head : fallback_last_head;
 }
 
 // What select_tile leaves for the owner's stage_kept: its vectors, which of their elements are
@@ -372,33 +400,47 @@ uint select_tile(uint tile, uint slot) {
     last_head = max_over_lanes(last_head);
     if (sg_lane() == 0) wg_last_head[slot * SUBGROUPS + sg_id()] = last_head;
   }
-  // Row k of the block: the lanes' counts summed across the lanes, all rows at once; then
-  // the rows one after another.
-  [[unroll]] for (uint d = 1; d < SUBGROUP_SIZE; d <<= 1) {
-    [[unroll]] for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
-      const uint y = subgroupShuffleUp(rows[k], d);
-      if (sg_lane() >= d) rows[k] += y;
+  // Row k of the block: the lanes' counts summed across the lanes. A row's total over the
+  // subgroup is at most SUBGROUP_SIZE * VECTOR_ELEMENTS (128 with 32 lanes), so the rows'
+  // counts are packed row_bits bits a row into words, no field ever carrying into the next,
+  // and scanned together: 4 rows a word with up to 32 lanes (6 shuffles a word, where a row
+  // at a time took 7 a row). A lane's offset in its row is its inclusive sum less its own
+  // count (docs/performance.md K33).
+  const uint row_bits = SUBGROUP_SIZE * VECTOR_ELEMENTS < 256u ? 8u : 16u;
+  const uint rows_per_word = 32u / row_bits;
+  const uint row_words = (VECTORS_PER_THREAD + rows_per_word - 1u) / rows_per_word;
+  const uint row_field = (1u << row_bits) - 1u;
+  uint packed[VECTORS_PER_THREAD];  // the first row_words are used
+  [[unroll]] for (uint w = 0; w < VECTORS_PER_THREAD; ++w) packed[w] = 0u;
+  [[unroll]] for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
+    packed[k / rows_per_word] |= rows[k] << ((k % rows_per_word) * row_bits);
+  }
+  uint totals[VECTORS_PER_THREAD];
+  [[unroll]] for (uint w = 0; w < VECTORS_PER_THREAD; ++w) {
+    if (w < row_words) {
+      packed[w] = count_inclusive_sum(packed[w]);
+      totals[w] = count_of_last_lane(packed[w]);
     }
   }
   uint carry = 0;
   [[unroll]] for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
-    const uint before_lane = subgroupShuffleUp(rows[k], 1);
+    const uint shift = (k % rows_per_word) * row_bits;
     if (slot == SLOT_OWN || IN_PLACE) {
       owned_vectors[k] = loaded[k];
       owned_masks[k] = masks[k];
-      owned_offsets[k] = carry + (sg_lane() == 0 ? 0u : before_lane);
+      owned_offsets[k] = carry + ((packed[k / rows_per_word] >> shift) & row_field) - rows[k];
     }
-    carry += count_of_last_lane(rows[k]);
+    carry += (totals[k / rows_per_word] >> shift) & row_field;
   }
   if (sg_lane() == SUBGROUP_SIZE - 1) wg_kept[slot * SUBGROUPS + sg_id()] = carry;
   scan_kept(slot);
-  return wg_kept[slot * SUBGROUPS + SUBGROUPS - 1];
+  return kept_in_tile(slot);
 }
 
 // The tile value select_tile(tile, slot) found `kept` elements for (count_combine).
 TILE_VALUE tile_aggregate(uint slot, uint kept) {
 #if GS_COMPACT_RUNS
-  return packUint2x32(uvec2(kept, wg_tile_last_head[slot] - 1u));  // none: 0 - 1 = NO_HEAD
+  return packUint2x32(uvec2(kept, tile_last_head_plus_one(slot) - 1u));  // none: 0 - 1 = NO_HEAD
 #else
   return kept;
 #endif
@@ -447,9 +489,8 @@ void clear_positions() {
 // select_tile's result, not the tile's prefix, so it runs before the look-back and the vectors
 // need not be held through it. The next barrier makes them visible.
 void stage_kept(uint tile) {
-  const uint s = sg_id();
-  const uint block = s == 0 ? 0u : wg_kept[SLOT_OWN * SUBGROUPS + s - 1];
-  const uint kept = wg_kept[SLOT_OWN * SUBGROUPS + SUBGROUPS - 1];
+  const uint block = kept_before_subgroup(SLOT_OWN);
+  const uint kept = kept_in_tile(SLOT_OWN);
   [[unroll]] for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
     uint at = block + owned_offsets[k];
     // Partition: the element's position in the tile less the kept ones before it is its
@@ -573,12 +614,31 @@ void write_runs(uint tile, TILE_VALUE prefix, uint kept) {
     const uint last = kept > 0 ? tile_start + staged_position(kept - 1) : head_before;
     write_run_length(runs_before + kept - 1, run_length(last, pc.n));
   }
-  for (uint i = gl_LocalInvocationIndex; i < kept; i += WORKGROUP_SIZE) {
-    const OUT_INDEX run = runs_before + i;
-    write_run_value(run, in_scalars[tile_start + staged_position(i)]);
-    if (run == 0) continue;  // element 0
-    const uint previous = i == 0 ? head_before : tile_start + staged_position(i - 1);
-    write_run_length(run - 1, run_length(previous, tile_start + staged_position(i)));
+  // As write_staged, every read of a round first, then its writes: one round trip to the L2
+  // for up to run_rounds * WORKGROUP_SIZE heads (a tile of runs of mean length 8 has about a
+  // round's worth), where a read before each head's writes took one a head the invocation
+  // writes (docs/performance.md K33).
+  const uint run_rounds = 4;
+  for (uint base = 0; base < kept; base += run_rounds * WORKGROUP_SIZE) {
+    T values[run_rounds];
+    uint starts[run_rounds];
+    uint ends[run_rounds];
+    [[unroll]] for (uint j = 0; j < run_rounds; ++j) {
+      const uint i = base + j * WORKGROUP_SIZE + gl_LocalInvocationIndex;
+      if (i < kept) {
+        ends[j] = tile_start + staged_position(i);
+        starts[j] = i == 0 ? head_before : tile_start + staged_position(i - 1);
+        values[j] = in_scalars[ends[j]];
+      }
+    }
+    [[unroll]] for (uint j = 0; j < run_rounds; ++j) {
+      const uint i = base + j * WORKGROUP_SIZE + gl_LocalInvocationIndex;
+      if (i < kept) {
+        const OUT_INDEX run = runs_before + i;
+        write_run_value(run, values[j]);
+        if (run != 0) write_run_length(run - 1, run_length(starts[j], ends[j]));  // 0: element 0
+      }
+    }
   }
 }
 

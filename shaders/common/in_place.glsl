@@ -85,8 +85,7 @@ uint claim_tile(uint tile, uint count) {
 // registers select_tile(tile, SLOT_FALLBACK) left them in, from position `tile_prefix` on.
 void scatter_claimed(uint tile, uint tile_prefix, uint kept) {
   if (kept_in_place(tile, tile_prefix, kept)) return;
-  const uint s = sg_id();
-  const uint block = s == 0 ? 0u : wg_kept[SLOT_FALLBACK * SUBGROUPS + s - 1];
+  const uint block = kept_before_subgroup(SLOT_FALLBACK);
   [[unroll]] for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
     uint at = tile_prefix + block + owned_offsets[k];
     [[unroll]] for (uint c = 0; c < VECTOR_ELEMENTS; ++c) {

@@ -20,6 +20,7 @@ struct CompactionPolicy {
   bool packed;                    // the tile state where the caller leaves the choice
   int registers;                  // __maxnreg__ of the operation's kernels (compaction.cuh)
   bool persistent;                // one block per resident slot, tile after tile (compaction.cuh)
+  bool packed_row_counts;         // the rows' counts scanned four rows a word (warp_kept)
 };
 
 // H100, u32 and u64 at 2^28, CUB and memcpy in the same process (docs/performance.md K8-K12 for
@@ -39,13 +40,16 @@ struct CompactionPolicy {
 // block (K8, K19, K26): 256, but unique 512 (u32 8%, u64 9% faster). Persistent blocks (K29):
 // run-length encoding only, 6% faster than a block a tile (at 64 registers no faster);
 // persistent, select-if ran 22% slower (36 -> 400 bytes spilled as a loop), unique 4-6%.
+// Packed row counts (K33): select-if 3%, unique 5%, run-length encoding 5% faster; partition
+// 1.6% slower, so the partitions scan a row at a time (select-flagged stages block by block and
+// never takes the warp's path).
 constexpr std::array kCompactionPolicies{
-    CompactionPolicy{Compaction::select_if, 256, 256, 8, false, 64, false},
-    CompactionPolicy{Compaction::unique, 512, 512, 8, false, 64, false},
-    CompactionPolicy{Compaction::run_length_encode, 256, 256, 8, false, 80, true},
-    CompactionPolicy{Compaction::select_flagged, 256, 256, 4, true, 48, false},
-    CompactionPolicy{Compaction::partition, 256, 256, 8, false, 64, false},
-    CompactionPolicy{Compaction::partition_flagged, 256, 256, 6, false, 64, false},
+    CompactionPolicy{Compaction::select_if, 256, 256, 8, false, 64, false, true},
+    CompactionPolicy{Compaction::unique, 512, 512, 8, false, 64, false, true},
+    CompactionPolicy{Compaction::run_length_encode, 256, 256, 8, false, 80, true, true},
+    CompactionPolicy{Compaction::select_flagged, 256, 256, 4, true, 48, false, false},
+    CompactionPolicy{Compaction::partition, 256, 256, 8, false, 64, false, false},
+    CompactionPolicy{Compaction::partition_flagged, 256, 256, 6, false, 64, false, false},
 };
 
 constexpr CompactionPolicy compaction_policy(Compaction compaction) {

@@ -302,13 +302,41 @@ __device__ __forceinline__ typename L::T warp_kept(std::uint32_t tile, const Vec
   const std::uint64_t first = Shape::first(tile);
   std::uint32_t kept = 0;
   std::uint32_t last_head = 0;  // run-length encoding: this lane's last head + 1, 0 if none
+  // Where the policy says so, the rows' counts are packed 8 bits a row, four rows a word, and
+  // scanned together: a row's total over the warp is at most 32 x 4 = 128, so no field carries
+  // into the next (two scans for 8 rows instead of eight; docs/performance.md K33).
+  constexpr bool kPackedRows = compaction_policy(kOp).packed_row_counts;
+  static_assert(kWarpSize * Vector<T>::size < 256, "a row's count fits 8 bits");
+  constexpr int kWords = kPackedRows ? (VPT + 3) / 4 : 1;
+  std::uint32_t packed[kWords] = {};
+  std::uint32_t totals[kWords] = {};
+  const auto field = [](const std::uint32_t(&words)[kWords], int k) {
+    return (words[k / 4] >> (8 * (k % 4))) & 0xFFu;
+  };
+  if constexpr (kPackedRows) {
+#pragma unroll
+    for (int k = 0; k < VPT; ++k) packed[k / 4] |= std::uint32_t(__popc(masks[k])) << (8 * (k % 4));
+#pragma unroll
+    for (int w = 0; w < kWords; ++w) {
+      packed[w] = warp_inclusive_scan<RowCount>(packed[w]);
+      totals[w] = warp_last(packed[w]);
+    }
+  }
 #pragma unroll
   for (int k = 0; k < VPT; ++k) {
     const std::uint64_t g = first + Shape::row_offset(k);
     const std::uint32_t count = __popc(masks[k]);
-    const std::uint32_t inclusive = warp_inclusive_scan<RowCount>(count);
+    std::uint32_t inclusive;
+    std::uint32_t row_total;
+    if constexpr (kPackedRows) {
+      inclusive = field(packed, k);
+      row_total = field(totals, k);
+    } else {
+      inclusive = warp_inclusive_scan<RowCount>(count);
+      row_total = warp_last(inclusive);
+    }
     std::uint32_t at = kept + inclusive - count;
-    kept += warp_last(inclusive);
+    kept += row_total;
     if constexpr (kRuns<kOp>) {
       if (masks[k] != 0) last_head = static_cast<std::uint32_t>(g) + 32u - __clz(masks[k]);
     }
