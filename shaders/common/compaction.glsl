@@ -379,11 +379,20 @@ uint select_tile(uint tile, uint slot) {
   [[unroll]] for (uint k = 0; k < VECTORS_PER_THREAD; ++k) {
     T before = T(0);
     if (OPERATION == GS_COMPACT_UNIQUE || RLE) {
-      // The element before lane l's vector is lane l-1's last; lane 0's lies in the row
-      // before, or the block (or tile) before: read from memory, where it is pure input.
+      // The element before lane l's vector is lane l-1's last. Lane 0's is the last lane's last
+      // of the row before (a subgroup's rows follow one another: tile_vector_index), or for
+      // its first row the block (or tile) before's, read from memory, where it is pure input:
+      // one read a subgroup, not one a row (as CUDA's keep_masks; docs/performance.md K33).
       before = subgroupShuffleUp(loaded[k][VECTOR_ELEMENTS - 1], 1);
       const uint v = tile_vector_index(tile, k);
-      if (sg_lane() == 0 && v != 0 && VECTOR_ELEMENTS * v <= pc.n) {
+      T row_before = T(0);
+      if (k > 0) {  // unrolled: known at compile time
+        row_before = subgroupShuffle(loaded[k > 0 ? k - 1 : 0][VECTOR_ELEMENTS - 1],
+                                     gl_SubgroupInvocationID | (SUBGROUP_SIZE - 1));
+      }
+      if (k > 0 && sg_lane() == 0) {
+        before = row_before;
+      } else if (sg_lane() == 0 && v != 0 && VECTOR_ELEMENTS * v <= pc.n) {
         before = input_scalar(VECTOR_ELEMENTS * v - 1);
       } else if (sg_lane() == 0 && v == 0 && has_carry()) {
         before = carried_last_element();
