@@ -60,10 +60,11 @@ void launch_compaction_kernel(const CompactArgs& a, ChainArgs chain, cudaStream_
       launch_compaction_tiles<T, kOp, S, false, kRows>(a, chain, stream, pred);
     }
   };
+  using V = typename ChainMonoid<kOp>::T;
   if (chain.packed) {
-    with_state(PackedState<std::uint64_t>{});
+    with_state(PackedState<V>{});
   } else {
-    with_state(SplitState<std::uint64_t>{});
+    with_state(SplitState<V>{});
   }
 }
 
@@ -73,8 +74,8 @@ template <class T, Compaction kOp, class Pred>
 void launch_plan_kernel(const CompactArgs& a, ChainArgs chain, cudaStream_t stream,
                         const Pred& pred) {
   constexpr CompactionPolicy policy = compaction_policy(kOp);
-  using S =
-      std::conditional_t<policy.packed, PackedState<std::uint64_t>, SplitState<std::uint64_t>>;
+  using V = typename ChainMonoid<kOp>::T;
+  using S = std::conditional_t<policy.packed, PackedState<V>, SplitState<V>>;
   if (chain.statistics || chain.packed != policy.packed) {
     throw UsageError("a compaction with a device functor runs the plan's own variant only");
   }

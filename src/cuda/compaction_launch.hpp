@@ -16,8 +16,9 @@ namespace gpuscan::cuda {
 // The compaction kernels' tile: blocks of up to kCompactBlockLimit threads, each with its
 // operation's rows of 16-byte vectors (cuda/compaction_policy.hpp).
 constexpr std::uint32_t kCompactBlockLimit = 512;
-// 32-bit words of spine a tile takes: its 64-bit count (run-length encoding: count and the
-// position of its last head) in either tile state, and after every tile's state words in the
+// 32-bit words of spine a tile takes, at most: its 64-bit value (run-length encoding's count and
+// the position of its last head; in-place compaction's count) in either tile state, and after
+// every tile's state words in the
 // half, in-place compaction's claim word (docs/protocol.md, "In-place compaction"), cleared
 // with them.
 constexpr std::uint32_t kCompactStateWords = 4;

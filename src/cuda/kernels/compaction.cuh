@@ -10,8 +10,9 @@
 // tile, the whole block recounting any tile the look-back falls back on, and the staged
 // elements are written from there (docs/protocol.md, "Compaction").
 //
-// A tile's value in the chain is its count of kept elements as a 64-bit sum (KeptCount);
-// for run-length encoding the count and the position of the tile's last head (KeptRuns),
+// A tile's value in the chain is its count of kept elements, 32 bits (ChainCount: a run holds
+// fewer than 2^32 elements; the count written out and the chunks' carry are 64-bit); for
+// run-length encoding the count and the position of the tile's last head (KeptRuns),
 // so that a tile's exclusive prefix also says where the run open at its start began and no
 // tile waits on a successor for a run's length.
 #pragma once
@@ -28,12 +29,19 @@ namespace gpuscan::cuda {
 
 constexpr std::uint32_t kNoHead = 0xFFFFFFFFu;
 
-// Counts of kept elements: 32-bit within a tile, 64-bit in the chain.
+// Counts of kept elements: within a tile (RowCount), and in the chain (ChainCount), both 32-bit:
+// a kernel run's n stays below 2^32 (CompactionLauncher::max_elements; longer inputs go in
+// chunks, whose carry holds 64 bits). As on Vulkan (K23), a 32-bit tile value takes half
+// the tile state's lanes of a 64-bit one (split: two lanes a tile, a window of 16 tiles
+// instead of 8): on an H100, unique ran 8% faster than on 64-bit counts, partition by flags
+// 3.5%, select 1.7% (docs/performance.md K34).
 struct RowCount {
   using T = std::uint32_t;
   __device__ __forceinline__ static T identity() { return 0; }
   __device__ __forceinline__ static T combine(T earlier, T later) { return earlier + later; }
 };
+using ChainCount = RowCount;
+// In-place compaction's count (in_place.cuh), still 64-bit: its walks were measured so.
 struct KeptCount {
   using T = std::uint64_t;
   __device__ __forceinline__ static T identity() { return 0; }
@@ -73,7 +81,7 @@ template <Compaction kOp>
 constexpr bool kWarpStaged = kOp != Compaction::select_flagged;
 // The tile value in the chain, and the value the block scans within a tile.
 template <Compaction kOp>
-using ChainMonoid = std::conditional_t<kRuns<kOp>, KeptRuns, KeptCount>;
+using ChainMonoid = std::conditional_t<kRuns<kOp>, KeptRuns, ChainCount>;
 template <Compaction kOp>
 using LocalMonoid = std::conditional_t<kRuns<kOp>, KeptRuns, RowCount>;
 
@@ -523,21 +531,22 @@ __device__ __forceinline__ std::uint64_t look_back_tile(
     const CompactArgs& a, const ChainArgs& chain, LookBack<M, S, kStats>& look,
     CompactShared<LocalMonoid<kOp>>& shared, std::uint32_t tile, std::uint64_t aggregate,
     const typename S::Word& window, bool looks_back, const Pred& pred) {
+  using V = typename M::T;
   std::uint32_t cursor = tile - 1;
-  std::uint64_t prefix = M::identity();
+  V prefix = M::identity();
   bool done = tile == 0;
-  EarlyWindow<std::uint64_t> early{kNoTile, M::identity()};
+  EarlyWindow<V> early{kNoTile, M::identity()};
+  const V own = static_cast<V>(aggregate);
   const auto look_on = [&] {
     if (!done) done = look.walk(tile, cursor, prefix, early);
-    if (done && tile != 0)
-      look.spine().post(tile, GS_STATE_INCLUSIVE, M::combine(prefix, aggregate));
+    if (done && tile != 0) look.spine().post(tile, GS_STATE_INCLUSIVE, M::combine(prefix, own));
     if (lane_id() == 0) {
       shared.verdict = done ? kDone : cursor;
       shared.prefix = prefix;
     }
   };
   if (looks_back) {
-    post_aggregate(look.spine(), chain, tile, aggregate);
+    post_aggregate(look.spine(), chain, tile, own);
     if (tile != 0) early = look.note_early_window(tile, window);
     look_on();
   }
@@ -550,7 +559,7 @@ __device__ __forceinline__ std::uint64_t look_back_tile(
     const std::uint64_t recount =
         recount_tile<T, kOp, VPT>(a, target, shared.partials, kCompactRecountSet, pred);
     if (looks_back) {
-      done = look.insert(cursor, prefix, recount);
+      done = look.insert(cursor, prefix, static_cast<V>(recount));
       look_on();
     }
     __syncthreads();
@@ -624,7 +633,7 @@ __global__ void __launch_bounds__(kCompactBlockLimit) __maxnreg__(compaction_pol
     }
     std::uint32_t masks[VPT];
     keep_masks<T, kOp, VPT>(a, tile, rows, masks, pred);
-    // KeptCount: the count; KeptRuns: as it is.
+    // ChainCount: the count; KeptRuns: as it is.
     std::uint64_t aggregate = 0;
     if constexpr (kWarpStaged<kOp>) {
       block_scan_totals<L, WholeBlock>(
