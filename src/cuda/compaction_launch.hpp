@@ -18,9 +18,8 @@ namespace gpuscan::cuda {
 constexpr std::uint32_t kCompactBlockLimit = 512;
 // 32-bit words of spine a tile takes, at most: its 64-bit value (run-length encoding's count and
 // the position of its last head; in-place compaction's count) in either tile state, and after
-// every tile's state words in the
-// half, in-place compaction's claim word (docs/protocol.md, "In-place compaction"), cleared
-// with them.
+// every tile's state words in the half, in-place compaction's claim word (docs/protocol.md,
+// "In-place compaction"), cleared with them.
 constexpr std::uint32_t kCompactStateWords = 4;
 constexpr std::uint32_t kCompactSpineWords = kCompactStateWords + 1;
 
