@@ -711,6 +711,38 @@ TEST_P(CompactionTest, VulkanStagedPositionsInBothForms) {
   }
 }
 
+// The rows' counts packed 16 bits a row (shaders/common/compaction.glsl, select_tile), the form
+// subgroups of 64 lanes and more take, which no device here has: every operation, the
+// default shape and 64 x 1, blocked or not, and in place (the fallbacks' counts and scatters
+// come from the same code). CUDA refuses the option (32 lanes: always 8 bits).
+TEST_P(CompactionTest, VulkanWideRowCounts) {
+  Options wide = options();
+  wide.wide_row_counts = true;
+  if (backend() != Backend::vulkan) {
+    EXPECT_THROW(make_compactor(device(), {Compaction::select_if, DType::u32}, wide), UsageError)
+        << "CUDA packs 8 bits a row; the 16-bit form is Vulkan's";
+    return;
+  }
+  for (const auto& shape : {std::pair{0u, 0u}, std::pair{64u, 1u}}) {
+    for (const std::uint32_t mask : {0u, 1u}) {
+      Options o = wide;
+      o.workgroup_size = shape.first;
+      o.vectors_per_thread = shape.second;
+      if (mask != 0) o.blocking_mask = mask;
+      SCOPED_TRACE("16-bit row counts, shape " + std::to_string(shape.first) + " x " +
+                   std::to_string(shape.second) + ", blocking mask " + std::to_string(mask));
+      expect_every_operation_matches(o, 70001);
+      Compactor select =
+          make_compactor(device(), {Compaction::select_if, DType::u32, Predicate::ge}, o);
+      expect_in_place_matches(device(), select, random_values(DType::u32, 70001, rng), 250, {},
+                              true);
+      Compactor unique = make_compactor(device(), {Compaction::unique, DType::f64}, o);
+      expect_in_place_matches(device(), unique, random_values(DType::f64, 35001, rng, 8), 0, {},
+                              true);
+    }
+  }
+}
+
 // Simulated blocking at every rate, 1 in 1 to 1 in 512, in both tile states where the
 // device has both: results exact, and the statistics show the fallbacks.
 TEST_P(CompactionTest, EveryBlockingRateInBothTileStates) {

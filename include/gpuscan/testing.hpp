@@ -67,6 +67,9 @@ struct Options {
   // with shaderInt16) or two to a 32-bit word by atomic OR. Unset: where the device has
   // shaderInt16; false: as on a device without; true on a device without is refused.
   std::optional<bool> int16_positions;
+  // Vulkan compaction: the rows' counts packed 16 bits a row, as subgroups of 64 lanes and more
+  // pack them, instead of 8 (a test of that path on devices with smaller subgroups).
+  bool wide_row_counts = false;
 };
 
 // A Scanner with test or experiment knobs.

@@ -64,6 +64,9 @@ const bool PARTITION =
     OPERATION == GS_COMPACT_PARTITION || OPERATION == GS_COMPACT_PARTITION_FLAGGED;
 // The output is the input (select and unique: docs/protocol.md, "In-place compaction").
 const bool IN_PLACE = ((COMPACTION >> 12) & 1u) != 0;
+// The rows' packed counts in 16-bit fields even where 8 bits hold them (a test's choice:
+// compaction_interface.h).
+const bool WIDE_ROW_COUNTS = (COMPACTION & GS_COMPACTION_WIDE_ROW_COUNTS) != 0;
 
 // A tile's value. For every operation but run-length encoding, the count of kept elements:
 // 32 bits, as a run's counts stay below 2^32 (CompactionKernels::max_elements keeps n there;
@@ -415,7 +418,7 @@ uint select_tile(uint tile, uint slot) {
   // and scanned together: 4 rows a word with up to 32 lanes (6 shuffles a word, where a row
   // at a time took 7 a row). A lane's offset in its row is its inclusive sum less its own
   // count (docs/performance.md K33).
-  const uint row_bits = SUBGROUP_SIZE * VECTOR_ELEMENTS < 256u ? 8u : 16u;
+  const uint row_bits = SUBGROUP_SIZE * VECTOR_ELEMENTS < 256u && !WIDE_ROW_COUNTS ? 8u : 16u;
   const uint rows_per_word = 32u / row_bits;
   const uint row_words = (VECTORS_PER_THREAD + rows_per_word - 1u) / rows_per_word;
   const uint row_field = (1u << row_bits) - 1u;

@@ -62,7 +62,10 @@
 // reduce-then-scan and validation kernels use otherwise): the operation in bits 0-3, the
 // predicate in bits 4-7, the flags' 32-bit words per element (1 or 2) in bits 8-11, and in
 // bit 12 whether the output is the input (select and unique only: docs/protocol.md,
-// "In-place compaction"), so that only in-place runs pay for its claims and fences.
+// "In-place compaction"), so that only in-place runs pay for its claims and fences, and in
+// bit 13 whether the rows' packed counts take 16 bits a row whatever the subgroup's size (a
+// test's choice: subgroups of 64 lanes and more take them anyway, and no device here has
+// such; compaction.glsl, select_tile).
 #define GS_SPEC_COMPACTION GS_SPEC_PHASE
 // The compaction kernels take no rows: their chunk's place in the push constants' row fields.
 // row_length: the chunk's first element (a run of n elements with no chunk before it: 0);
@@ -71,6 +74,7 @@
 // by the wide build only; below one binding of the outputs it is 0).
 #define GS_COMPACTION_SPEC(operation, predicate, flag_words, in_place) \
   ((operation) | ((predicate) << 4) | ((flag_words) << 8) | ((in_place) << 12))
+#define GS_COMPACTION_WIDE_ROW_COUNTS (1u << 13)
 // In place, each tile has a 32-bit claim word after the tile-state words of its spine half
 // (16 bytes a tile): 0, or GS_CLAIMED with the tile's count.
 #define GS_CLAIMED 0x80000000u

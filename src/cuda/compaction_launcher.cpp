@@ -12,6 +12,11 @@ CompactionLauncher::CompactionLauncher(const CompactSpec& spec, const detail::Sc
                                        const testing::Options& options)
     : spec_(spec), chain_(chain_for(spec.algorithm, options, policy)) {
   check_cuda_options(options);
+  if (options.wide_row_counts) {
+    throw UsageError(
+        "CUDA compaction packs its rows' counts 8 bits a row (32 lanes); the 16-bit form is a "
+        "Vulkan option");
+  }
   if (options.int16_positions.has_value()) {
     throw UsageError(
         "CUDA compaction stages its kept values, not positions; the staged "
