@@ -171,17 +171,13 @@ CompactionKernels::CompactionKernels(std::shared_ptr<const Context> context,
   const bool flagged = takes_flags(spec.compaction);
   const std::uint32_t flag_words =
       flagged ? static_cast<std::uint32_t>(size_of(spec.flags_dtype) / 4) : 1u;
-  const std::uint32_t row_counts = options.wide_row_counts ? GS_COMPACTION_WIDE_ROW_COUNTS : 0u;
   spec_[GS_SPEC_COMPACTION] = GS_COMPACTION_SPEC(operation_code(spec.compaction),
                                                  predicate_code(spec.predicate), flag_words, 0u) |
-                              row_counts;
+                              (options.wide_row_counts ? GS_COMPACTION_WIDE_ROW_COUNTS : 0u);
   // In place is a pipeline of its own, built at the first in-place run, so that runs out of
   // place pay nothing for its claims and fences.
   in_place_spec_ = spec_;
-  in_place_spec_[GS_SPEC_COMPACTION] =
-      GS_COMPACTION_SPEC(operation_code(spec.compaction), predicate_code(spec.predicate),
-                         flag_words, 1u) |
-      row_counts;
+  in_place_spec_[GS_SPEC_COMPACTION] |= GS_COMPACTION_SPEC(0u, 0u, 0u, 1u);
   in_place_spec_[GS_SPEC_WORKGROUP_SIZE] = in_place_shape_.workgroup_size;
   in_place_spec_[GS_SPEC_VECTORS_PER_THREAD] = in_place_shape_.vectors_per_thread;
   // The workgroup stages its tile in shared memory (compaction.glsl): out of place where each
