@@ -34,7 +34,9 @@ void launch_tiles(Kernel kernel, const CompactArgs& a, ChainArgs chain, cudaStre
   sizes.tile_count = a.tile_count;
   chain.lookback_depth = lookback_depth_for<ChainMonoid<kOp>, S>(sizes, chain, one_round);
   const std::uint32_t blocks = kPersistent ? std::min(a.tile_count, resident) : a.tile_count;
-  kernel<<<blocks, a.block_size, stage_bytes, stream>>>(a, chain, pred);
+  CompactArgs args = a;
+  args.prefetch_distance = resident * compaction_policy(kOp).prefetch_eighths / 8;
+  kernel<<<blocks, a.block_size, stage_bytes, stream>>>(args, chain, pred);
   check(cudaGetLastError(), "launching the compaction");
 }
 

@@ -9,6 +9,8 @@
 // Its first warp then looks back over the tile chain for the kept elements before the
 // tile, the whole block recounting any tile the look-back falls back on, and the staged
 // elements are written from there (docs/protocol.md, "Compaction").
+// Each block also starts a later tile's input on its way into L2 (prefetch_tile), so that the
+// memory stays busy while blocks wait on their look-backs.
 //
 // A tile's value in the chain is its count of kept elements, 32 bits (ChainCount: a run holds
 // fewer than 2^32 elements; the count written out and the chunks' carry are 64-bit); for
@@ -503,6 +505,24 @@ __device__ __forceinline__ void write_chunk_carry(const CompactArgs& a, std::uin
   }
 }
 
+// Starts tile `tile`'s input on its way into L2, one bulk prefetch from one thread, no
+// registers held (sm_90 and later; a hint, nothing on older devices): a block that waits on
+// its look-back leaves the memory idle unless another block loads, and the prefetch fills
+// that time (compaction_policy.hpp, prefetch_eighths). Never the last tile (it may be
+// partial) nor input that is not 16-byte aligned (the bulk copy's rule).
+template <class T, int VPT>
+__device__ __forceinline__ void prefetch_tile(const CompactArgs& a, std::uint32_t tile) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  const T* in = static_cast<const T*>(a.in);
+  if (tile + 1 >= a.tile_count || !vector_aligned(in)) return;
+  const std::uint32_t bytes = TileShape<T, VPT>::elements() * std::uint32_t{sizeof(T)};
+  asm volatile(
+      "cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(in + TileShape<T, VPT>::first(tile)),
+      "r"(bytes)
+      : "memory");
+#endif
+}
+
 template <class L>
 struct CompactShared {
   BlockPartials<typename L::T, 2> partials;  // set 0: the block's tile; set 1: a fallback's
@@ -598,7 +618,11 @@ __global__ void __launch_bounds__(kCompactBlockLimit) __maxnreg__(compaction_pol
   std::uint32_t tile = blockIdx.x;
   Vector<T> rows[VPT];
   typename S::Word window{};  // NOT_READY
+  // A block a tile prefetches the tile prefetch_distance after its own (warp 1: the look-back
+  // warp has the turn to take), before its loads in dispatch order.
+  const bool prefetches = !kPersistent && a.prefetch_distance != 0 && threadIdx.x == kWarpSize;
   if (chain.dispatch_order) {
+    if (prefetches) prefetch_tile<T, VPT>(a, tile + a.prefetch_distance);
     load_tile<T, VPT>(in, a.n, tile, T{}, rows);
     if (looks_back) {
       turn = take_turn(chain);
@@ -618,6 +642,7 @@ __global__ void __launch_bounds__(kCompactBlockLimit) __maxnreg__(compaction_pol
       }
       return;
     }
+    if (prefetches) prefetch_tile<T, VPT>(a, tile + a.prefetch_distance);
     if (looks_back && tile != 0) window = look.spine().read_window(tile - 1, 0);
     load_tile<T, VPT>(in, a.n, tile, T{}, rows);
   }
@@ -627,9 +652,15 @@ __global__ void __launch_bounds__(kCompactBlockLimit) __maxnreg__(compaction_pol
   T* const warp_stage = stage + warp_id() * part;
   std::uint16_t* const warp_positions = positions + warp_id() * part;
   for (;;) {
-    // The counter's next tile, read after the block scan's barriers.
-    if (kPersistent && !chain.dispatch_order && threadIdx.x == 0) {
-      shared.next = atomicAdd(&chain.state->control[run_half()].tile_counter, 1u);
+    // The counter's next tile, read after the block scan's barriers. Persistent blocks prefetch
+    // it as soon as it is known, a whole tile ahead (K35: later in the tile ran slower).
+    if (kPersistent && threadIdx.x == 0) {
+      std::uint32_t claimed = tile + gridDim.x;
+      if (!chain.dispatch_order) {
+        claimed = atomicAdd(&chain.state->control[run_half()].tile_counter, 1u);
+        shared.next = claimed;
+      }
+      if (a.prefetch_distance != 0) prefetch_tile<T, VPT>(a, claimed);
     }
     std::uint32_t masks[VPT];
     keep_masks<T, kOp, VPT>(a, tile, rows, masks, pred);
