@@ -65,6 +65,16 @@ constexpr std::array kCompactionPolicies{
     CompactionPolicy{Compaction::partition_flagged, 256, 256, 6, false, 64, false, false, 1},
 };
 
+// Persistent blocks prefetch their own next tile or none: the distance has no other meaning
+// for them (compact_tiles).
+constexpr bool prefetch_rows_valid() {
+  for (const CompactionPolicy& row : kCompactionPolicies) {
+    if (row.persistent && row.prefetch_eighths != 0 && row.prefetch_eighths != 8) return false;
+  }
+  return true;
+}
+static_assert(prefetch_rows_valid(), "a persistent row's prefetch_eighths is 0 or 8");
+
 constexpr CompactionPolicy compaction_policy(Compaction compaction) {
   for (const CompactionPolicy& row : kCompactionPolicies) {
     if (row.compaction == compaction) return row;

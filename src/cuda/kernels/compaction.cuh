@@ -523,9 +523,10 @@ __device__ __forceinline__ void prefetch_tile(const CompactArgs& a, std::uint32_
 #endif
 }
 
-// The same for a persistent block's next tile, the last one too (its whole elements, rounded
-// down to 16 bytes). Written so, and not as prefetch_tile, because the latter's form ran no
-// faster than no prefetch at all in the persistent kernel (ptxas schedules the two apart).
+// The same for a persistent block's next tile, the last one too (its elements up to n,
+// rounded down to 16 bytes). Written so, and not as prefetch_tile: in the persistent kernel
+// that form ran no faster than no prefetch at all (docs/performance.md K35: the same PTX but
+// for the guard, the machine code scheduled apart throughout).
 template <class T, int VPT>
 __device__ __forceinline__ void prefetch_next_tile(const CompactArgs& a, std::uint32_t tile) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
