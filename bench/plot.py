@@ -6,7 +6,8 @@ where no n exceeds 2^22, the small-n sweeps), the ratio to memcpy from the same 
 A --blocking sweep: the four panels of the paper (fallbacks, spins, look-back steps per
 run, and throughput against the unblocked run of the same file) against the blocking rate.
 A compaction file (`bench --operation`, kind select, unique, partition, rle...): each
-operation and data (op column) against n as its ratio to memcpy, blocked runs dashed.
+operation and data (op column) against n as its ratio to memcpy, blocked runs dashed, CUB's
+dotted, a panel per backend.
 A batched file (`bench --shape`, n column BxN; several files may be given): each
 implementation's ratio to the copy of the same bytes, shape by shape.
 
@@ -15,6 +16,7 @@ implementation's ratio to the copy of the same bytes, shape by shape.
         -o bench/results/h100-batched.png
     python3 bench/plot.py bench/results/h100-python-cumsum.csv --dtype i32 --exclude host \
         -o bench/results/h100-python-cumsum-i32.png
+    python3 bench/plot.py bench/results/h100-compaction.csv --dtype u32
 Needs matplotlib (Debian: python3-matplotlib); bench/gpu-run.sh calls it.
 """
 import argparse
@@ -125,28 +127,33 @@ def plot_batched(rows, output: pathlib.Path) -> None:
 
 
 def plot_compaction(rows, output: pathlib.Path) -> None:
-    series = defaultdict(list)
-    for row in rows:
-        if row["kind"] not in COMPACTIONS:
-            continue
-        mask = row["blocking_mask"]
-        # CUDA files also hold CUB's counterpart of each operation (algorithm cub), dotted.
-        baseline = " (CUB)" if row["algorithm"] == "cub" else ""
-        label = f"{row['kind']} {row['op']}{baseline}" + (f", 1 in {int(mask) + 1} blocked" if mask else "")
-        series[label].append((int(row["n"]), float(row["vs_memcpy"])))
-    first = rows[0]
-    fig, axis = plt.subplots(figsize=(9, 6))
-    for index, (label, points) in enumerate(sorted(series.items())):
-        points.sort()
-        axis.plot([p[0] for p in points], [p[1] for p in points], marker="o", color=plt.cm.tab20(index % 20),
-                  linestyle="--" if "blocked" in label else ":" if "(CUB)" in label else "-", label=label)
-    axis.set_xscale("log", base=2)
-    axis.set_xlabel("n (elements)")
-    axis.set_ylabel("throughput / memcpy (same run)")
-    axis.set_title(f"{first['dtype']} compaction on {first['device']} ({first['backend']}), commit {first['commit']}",
-                   fontsize=10)
-    axis.grid(True, alpha=0.3)
-    axis.legend(fontsize=8, ncol=2)
+    """One panel per backend in the file (a CUDA and a Vulkan record side by side)."""
+    rows = [row for row in rows if row["kind"] in COMPACTIONS]
+    backends = sorted({row["backend"] for row in rows})
+    fig, axes = plt.subplots(1, len(backends), figsize=(9 * len(backends), 7.5), squeeze=False, sharey=True)
+    for axis, backend in zip(axes[0], backends):
+        panel = [row for row in rows if row["backend"] == backend]
+        series = defaultdict(list)
+        for row in panel:
+            mask = row["blocking_mask"]
+            # CUDA files also hold CUB's counterpart of each operation (algorithm cub), dotted.
+            baseline = " (CUB)" if row["algorithm"] == "cub" else ""
+            label = f"{row['kind']} {row['op']}{baseline}" + (f", 1 in {int(mask) + 1} blocked" if mask else "")
+            series[(row["kind"], label)].append((int(row["n"]), float(row["vs_memcpy"])))
+        # One colour an operation in every panel; its CUB and blocked runs in the same colour.
+        for (kind, label), points in sorted(series.items()):
+            points.sort()
+            axis.plot([p[0] for p in points], [p[1] for p in points], marker="o",
+                      color=f"C{sorted(COMPACTIONS).index(kind)}",
+                      linestyle="--" if "blocked" in label else ":" if "(CUB)" in label else "-", label=label)
+        commits = ", ".join(sorted({row["commit"][:7] for row in panel}))
+        axis.set_xscale("log", base=2)
+        axis.set_xlabel("n (elements)")
+        axis.set_title(f"{panel[0]['dtype']} compaction on {panel[0]['device']} ({backend}), commit {commits}",
+                       fontsize=10)
+        axis.grid(True, alpha=0.3)
+        axis.legend(fontsize=8, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.1))
+    axes[0][0].set_ylabel("throughput / memcpy (same run)")
     fig.tight_layout()
     fig.savefig(output, dpi=110)
     print(f"plot.py: wrote {output}")
