@@ -21,9 +21,9 @@ struct CompactionPolicy {
   int registers;                  // __maxnreg__ of the operation's kernels (compaction.cuh)
   bool persistent;                // one block per resident slot, tile after tile (compaction.cuh)
   bool packed_row_counts;         // the rows' counts scanned four rows a word (warp_kept)
-  // The L2 prefetch (compaction.cuh, prefetch_tile): each block starts the input of the tile
-  // resident blocks x prefetch_eighths / 8 after its own on its way into L2 (0: none);
-  // persistent blocks, which take every resident-th tile, their own next tile (8).
+  // The L2 prefetch (compaction.cuh, prefetch_tile and prefetch_next_tile): each block starts
+  // the input of the tile resident blocks x prefetch_eighths / 8 after its own on its way into
+  // L2 (0: none); persistent blocks, which take every resident-th tile, their own next tile (8).
   std::uint32_t prefetch_eighths;
 };
 

@@ -9,8 +9,9 @@
 // Its first warp then looks back over the tile chain for the kept elements before the
 // tile, the whole block recounting any tile the look-back falls back on, and the staged
 // elements are written from there (docs/protocol.md, "Compaction").
-// Each block also starts a later tile's input on its way into L2 (prefetch_tile), so that the
-// memory stays busy while blocks wait on their look-backs.
+// Each block also starts a later tile's input on its way into L2 (prefetch_tile; persistent
+// blocks their own next tile, prefetch_next_tile), so that the memory stays busy while blocks
+// wait on their look-backs.
 //
 // A tile's value in the chain is its count of kept elements, 32 bits (ChainCount: a run holds
 // fewer than 2^32 elements; the count written out and the chunks' carry are 64-bit); for
