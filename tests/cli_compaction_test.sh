@@ -218,4 +218,39 @@ if [[ $backend == vulkan ]]; then
   grep -Eq "^partition +70001 .* 2/2$" stdout || fail "bench --staged-positions words: $(cat stdout)"
   echo "ok: bench --staged-positions words --tile-state split validates every run"
 fi
+# bench --operation --csv: the trailing of_limit is each row's vs_memcpy over the limit the
+# table prints (memcpy rows: 1); partition-flagged's limit is known here: memcpy moves 8
+# bytes an element, the u32 partition by flags 12 (element and flag read, element written).
+for operation in select partition-flagged; do
+  "$gpuscan" bench --backend "$backend" --operation "$operation" --sizes 4099 --runs 1 --blocking \
+    --csv "$operation.csv" >stdout 2>stderr || fail "bench --operation $operation --csv: $(cat stderr)"
+  "$python" - "$operation.csv" stdout <<'PY' || fail "bench --operation $operation --csv: of_limit"
+import csv, sys
+text = open(sys.argv[1]).read()
+header = text.splitlines()[0]
+assert header.endswith(",insertions,of_limit") and header.count(",") == 19, header
+rows = list(csv.DictReader(text.splitlines()))
+assert all(None not in row and len(row) == 20 for row in rows), text
+# The table: operation [1/2], n, memcpy ms, op ms, x memcpy, limit, of limit, valid[, cub...]
+table = [line.split() for line in open(sys.argv[2]).read().splitlines()[1:] if line.strip()]
+limits = [float(fields[(2 if "/" in fields[1] else 1) + 4]) for fields in table]
+operations = [row for row in rows if row["algorithm"] != "memcpy"]
+assert len(table) == len([row for row in operations if row["algorithm"] != "cub"]), (table, rows)
+i = -1
+for row in rows:
+    share = float(row["of_limit"])
+    if row["algorithm"] == "memcpy":
+        assert row["of_limit"] == "1.0000", row
+        continue
+    if row["algorithm"] != "cub":
+        i += 1  # cub's row follows its operation's and shares its limit
+    limit = limits[i]
+    if row["kind"] == "partition-flagged":
+        assert abs(limit - 2 / 3) < 1e-3, limit
+        limit = 2 / 3
+    vs = float(row["vs_memcpy"])
+    assert share > 0 and abs(share - vs / limit) <= 2e-4 + 1e-3 * share, (row, limit)
+PY
+  echo "ok: bench --operation $operation --csv: of_limit = vs_memcpy / the table's limit"
+done
 echo "cli_compaction_test: all passed"
