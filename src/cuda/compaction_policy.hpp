@@ -41,8 +41,9 @@ struct CompactionPolicy {
 // (three blocks) for run-length encoding (15% faster than 117 registers and two blocks, u64
 // 23%; with its positions staged in 16 bits, 48 KiB a block, 64 registers and four blocks ran
 // 2% slower than 80, K26); 48 (five blocks) for select-flagged (6% faster than 64). Threads per
-// block (K8, K19, K26): 256, but unique 512 (u32 8%, u64 9% faster). Persistent blocks (K29):
-// run-length encoding only, 6% faster than a block a tile (at 64 registers no faster);
+// block (K8, K19, K26, K36): 256, but partition by flags 128 (1-1.5% faster); unique ran 8-9%
+// faster at 512 before the prefetch and 1-2% slower there after it (u64 3-4%). Persistent blocks
+// (K29): run-length encoding only, 6% faster than a block a tile (at 64 registers no faster);
 // persistent, select-if ran 22% slower (36 -> 400 bytes spilled as a loop), unique 4-6%.
 // Packed row counts (K33): select-if 3%, unique 5%, run-length encoding 5% faster; partition
 // 1.6% slower, so the partitions scan a row at a time (select-flagged stages block by block and
@@ -58,11 +59,11 @@ struct CompactionPolicy {
 // unchanged (0); resident / 2 and more ahead ran slower (the prefetched lines left L2 first).
 constexpr std::array kCompactionPolicies{
     CompactionPolicy{Compaction::select_if, 256, 256, 8, false, 64, false, true, 1},
-    CompactionPolicy{Compaction::unique, 512, 512, 8, false, 64, false, true, 1},
+    CompactionPolicy{Compaction::unique, 256, 256, 8, false, 64, false, true, 1},
     CompactionPolicy{Compaction::run_length_encode, 256, 256, 8, true, 80, true, true, 8},
     CompactionPolicy{Compaction::select_flagged, 256, 256, 4, true, 48, false, false, 0},
     CompactionPolicy{Compaction::partition, 256, 256, 8, false, 64, false, false, 1},
-    CompactionPolicy{Compaction::partition_flagged, 256, 256, 6, false, 64, false, false, 1},
+    CompactionPolicy{Compaction::partition_flagged, 128, 256, 6, false, 64, false, false, 1},
 };
 
 // Persistent blocks prefetch their own next tile or none: the distance has no other meaning

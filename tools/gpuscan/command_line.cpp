@@ -215,7 +215,7 @@ std::variant<Command, int> parse_command_line(int argc, const char* const* argv,
   bench_cmd->add_option(
       "--workgroup-size", bench.options.workgroup_size,
       "Threads per workgroup (default 256; Vulkan on a GPU under 4 MiB: 512; CUDA "
-      "unique: 512)");
+      "partition-flagged: 128, 256 for 8-byte types)");
   bench_cmd->add_option(
       "--vectors-per-thread", bench.options.vectors_per_thread,
       "16-byte vectors (four 32-bit or two 64-bit elements) per thread (Vulkan: default 4, on "
