@@ -9,7 +9,8 @@
 # `apt-get download vulkan-validationlayers` run in .gl. The CUDA phases need no loader.
 #
 #   bench/gpu-run.sh [PHASE...]      PHASE: cuda-tests cuda-bench vulkan-tests vulkan-bench
-#                                    (default: all four, in that order)
+#                                    (default: these four, in that order), cuda-compaction
+#                                    cuda-compaction-u64 vulkan-compaction
 #
 # One GPU command may run 10 minutes, so run the phases as separate calls. Approximate time
 # on an H100, from earlier runs of the same sweeps:
@@ -24,6 +25,17 @@
 #                          buffers (gpuscan/vulkan.hpp), the type matrix with logical
 #                          subgroups of 4, the CLI test
 #   vulkan-bench  ~3 min   u32, f32, u64 at 2^16..2^28; blocking and small n as on CUDA
+#   cuda-compaction      ~8 min  the six compaction operations, u32 at 2^26..2^30 (CUB and
+#                                memcpy in each run, 10 runs), 1 in 2 blocked select and rle
+#                                at 2^26..2^28
+#   cuda-compaction-u64  ~2 min  the six, u64 at 2^26..2^28
+#   vulkan-compaction    ~5 min  the six, u32 at 2^26..2^28 unblocked and 1 in 2 blocked, u64
+#                                at 2^26..2^28
+# The compaction phases keep one record a GPU, GPU-compaction.csv/.png: the rows of the
+# backend and dtype a phase measures replace those of bench/results/GPU-compaction.csv (or of
+# the file an earlier phase of the same call wrote), the rest stay (bench/merge_rows.py).
+# COMPACTION_SIZES and COMPACTION_BLOCKED_SIZES replace their sizes (a dry run on a CPU
+# driver: 14:16).
 #
 # Files go to $OUT (default /tmp/gpuscan-gpu-run): every phase writes GPU-machine.txt; the
 # test phases GPU-BACKEND-tests.log; the bench phases GPU-BACKEND-{u32,f32,u64}-add-inclusive,
@@ -74,6 +86,29 @@ sweeps() {  # backend, sizes of the type sweeps
   bench "$1" u32-add-inclusive-small --sizes 10:20 --runs 100
 }
 
+compaction() {  # backend, dtype, sizes, operations also run 1 in 2 blocked
+  local backend=$1 dtype=$2 sizes=${COMPACTION_SIZES:-$3} blocked=$4
+  local dir="$out/compaction-$1-$2" csv="$out/$gpu-compaction.csv" base=bench/results/$gpu-compaction.csv
+  local op swept=() blocked_runs=()
+  mkdir -p "$dir"
+  [ -f "$csv" ] && base=$csv
+  for op in select unique rle partition partition-flagged select-flagged; do
+    echo "== $backend compaction: $op, $dtype =="
+    "$bin/gpuscan" bench --backend "$backend" --operation "$op" --dtype "$dtype" --sizes "$sizes" \
+      --csv "$dir/$op.csv" 2>&1 && swept+=("$dir/$op.csv") || fail
+  done
+  for op in $blocked; do
+    echo "== $backend compaction: $op, $dtype, 1 in 2 blocked =="
+    "$bin/gpuscan" bench --backend "$backend" --operation "$op" --dtype "$dtype" --blocking \
+      --sizes "${COMPACTION_BLOCKED_SIZES:-26:28}" --csv "$dir/$op-blocked.csv" 2>&1 &&
+      blocked_runs+=("$dir/$op-blocked.csv") || fail
+  done
+  python3 bench/merge_rows.py "$csv" "$base" --replace "backend=$backend,dtype=$dtype" \
+    "${swept[@]}" --blocked-only "${blocked_runs[@]}" || fail
+  rm -r "$dir"
+  [ "$plots" = 1 ] && { python3 bench/plot.py "$csv" --dtype u32 || fail; }
+}
+
 for phase in $phases; do
   case $phase in
     cuda-tests)
@@ -100,7 +135,13 @@ for phase in $phases; do
         GPUSCAN_VALIDATION=1 tests/cli_test.sh "$bin/gpuscan" || fail
       } 2>&1 | grep -v "^note:" | tee "$out/$gpu-vulkan-tests.log" ;;
     vulkan-bench) sweeps vulkan 16:28 ;;
-    *) echo "gpu-run.sh: unknown phase '$phase' (cuda-tests cuda-bench vulkan-tests vulkan-bench)"
+    cuda-compaction) compaction cuda u32 26:30 "select rle" ;;
+    cuda-compaction-u64) compaction cuda u64 26:28 "" ;;
+    vulkan-compaction)
+      compaction vulkan u32 26:28 "select unique rle partition partition-flagged select-flagged"
+      compaction vulkan u64 26:28 "" ;;
+    *) echo "gpu-run.sh: unknown phase '$phase' (cuda-tests cuda-bench vulkan-tests vulkan-bench" \
+         "cuda-compaction cuda-compaction-u64 vulkan-compaction)"
        fail ;;
   esac
 done

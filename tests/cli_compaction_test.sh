@@ -253,4 +253,26 @@ for row in rows:
 PY
   echo "ok: bench --operation $operation --csv: of_limit = vs_memcpy / the table's limit"
 done
+# bench/merge_rows.py (bench/gpu-run.sh's compaction record): the rows matching --replace go,
+# the new files' rows follow, after --blocked-only only their blocked ones; a file with
+# another header and a malformed --replace are refused with status 2.
+merge="$(dirname "$(realpath "$0")")/../bench/merge_rows.py"
+"$python" "$merge" merged.csv select.csv --replace "backend=$backend,dtype=u32" \
+  partition-flagged.csv --blocked-only select.csv >/dev/null || fail "merge_rows.py"
+"$python" - merged.csv select.csv partition-flagged.csv <<'PY' || fail "merge_rows.py: rows"
+import sys
+merged, select, flagged = (open(name).read().splitlines() for name in sys.argv[1:])
+blocked = [line for line in select[1:] if line.split(",")[-6] != ""]  # blocking_mask
+assert blocked and len(blocked) < len(select) - 1, select
+assert merged == flagged + blocked, (merged, flagged, blocked)
+PY
+head -1 select.csv | sed 's/,of_limit$//' >old.csv
+status=0
+"$python" "$merge" merged2.csv select.csv --replace dtype=u32 old.csv 2>stderr || status=$?
+[ "$status" = 2 ] && grep -q "another header" stderr && [ ! -e merged2.csv ] ||
+  fail "merge_rows.py: another header: status $status, $(cat stderr)"
+status=0
+"$python" "$merge" merged2.csv select.csv --replace dtype u32 2>stderr || status=$?
+[ "$status" = 2 ] && [ ! -e merged2.csv ] || fail "merge_rows.py: bad --replace: status $status"
+echo "ok: merge_rows.py replaces what it is told, keeps the rest, refuses other headers"
 echo "cli_compaction_test: all passed"
