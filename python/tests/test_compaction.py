@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import gpuscan
+from host_as_device import HostAsDevice
 from reference import DTYPES
 
 from frameworks import cupy, needs_cupy, needs_torch, needs_torch_cpu, torch
@@ -474,46 +475,6 @@ def test_the_c_abi_writes_nothing_when_it_refuses():
 
 
 # ---- the CUDA path's logic, on host memory ----------------------------------------------------
-
-class HostAsDevice:
-    """The adapter interface _compaction.on_cuda uses (TorchArrays, CupyArrays), over NumPy
-    arrays standing in for device memory of "device 0"; outputs come poisoned, so that an
-    element past the count would show."""
-
-    framework = "fake"
-
-    def __init__(self):
-        self.counts_read = 0
-
-    def holds(self, a):
-        return isinstance(a, np.ndarray)
-
-    def ordinal(self, a):
-        return 0
-
-    def dtype(self, a):
-        return a.dtype
-
-    def flat(self, a, dtype):
-        return np.ascontiguousarray(a, dtype=dtype).reshape(-1)
-
-    def size(self, a):
-        return a.size
-
-    def pointer(self, a):
-        return a.ctypes.data
-
-    def stream(self, a, ordinal):
-        return 0
-
-    def empty_of(self, like, n, dtype):
-        out = np.empty(n, dtype=dtype)
-        out.view(np.uint8)[:] = 0xA5
-        return out
-
-    def read_count(self, count, ordinal):
-        self.counts_read += 1
-        return int(count[0])
 
 
 def test_cuda_path_on_host_memory(rng, monkeypatch):

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import gpuscan
+from host_as_device import HostAsDevice
 from reference import (DTYPES, check, check_segments, ops_of, random_init, random_input,
                        random_offsets)
 
@@ -393,54 +394,6 @@ def test_bad_segments_are_usage_errors_and_write_nothing():
 
     with pytest.raises(gpuscan.UsageError, match="on a CUDA device and x on the host"):
         gpuscan.cumsum(x, segments=DeviceOffsets())
-
-
-class HostAsDevice:
-    """The adapter interface _segments.on_device uses (TorchArrays, CupyArrays), over NumPy
-    arrays standing in for device memory of "device 0": the device-side check's logic runs
-    here, where CI has no GPU."""
-
-    framework = "fake"
-
-    def holds(self, a):
-        return isinstance(a, np.ndarray)
-
-    def ordinal(self, a):
-        return 0
-
-    def dtype(self, a):
-        return a.dtype
-
-    def flat(self, a, dtype):
-        return np.ascontiguousarray(a, dtype=dtype).reshape(-1)
-
-    def upload(self, host, ordinal):
-        return host.copy()
-
-    def download(self, a):
-        return a
-
-    # What _cuda.scan asks of an adapter besides.
-    def pointer(self, a):
-        return a.ctypes.data
-
-    def size(self, a):
-        return a.size
-
-    def empty(self, like, n):
-        return np.empty((n,) if n is not None else (), dtype=like.dtype)
-
-    def check_out(self, out, expected, dtype, ordinal):
-        from gpuscan import _cuda
-        _cuda._check_out_shape(True, "host", out.dtype, dtype, out.shape, expected,
-                               out.flags.c_contiguous)
-        return out
-
-    def copy(self, dst, src):
-        np.copyto(dst, src)
-
-    def stream(self, a, ordinal):
-        return 0
 
 
 def test_device_offsets_are_checked_with_the_same_rules():
