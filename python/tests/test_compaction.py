@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import gpuscan
-from host_as_device import HostAsDevice
+from fakes import DLPackOnly, HostAsDevice
 from reference import DTYPES
 
 from frameworks import cupy, needs_cupy, needs_torch, needs_torch_cpu, torch
@@ -425,18 +425,8 @@ def test_cuda_arrays_of_other_frameworks_are_refused():
 
 
 def test_dlpack_host_arrays_are_compacted_as_numpy():
-    class Exporter:  # host memory through DLPack only
-        def __init__(self, a):
-            self.a = a
-
-        def __dlpack__(self, stream=None):
-            return self.a.__dlpack__()
-
-        def __dlpack_device__(self):
-            return self.a.__dlpack_device__()
-
     x = np.arange(6, dtype=np.int32)
-    same(gpuscan.select(Exporter(x), flags=Exporter(x % 2)), np.int32([1, 3, 5]), "DLPack")
+    same(gpuscan.select(DLPackOnly(x), flags=DLPackOnly(x % 2)), np.int32([1, 3, 5]), "DLPack")
 
 
 def test_the_c_abi_writes_nothing_when_it_refuses():

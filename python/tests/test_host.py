@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import gpuscan
-from host_as_device import HostAsDevice
+from fakes import DLPackOnly, HostAsDevice
 from reference import (DTYPES, check, check_segments, ops_of, random_init, random_input,
                        random_offsets)
 
@@ -208,17 +208,7 @@ def test_host_memory_posing_as_a_cuda_array_is_refused():
 
 
 def test_dlpack_host_arrays_are_scanned_as_numpy():
-    class Exporter:  # host memory through DLPack only
-        def __init__(self, a):
-            self.a = a
-
-        def __dlpack__(self, stream=None):
-            return self.a.__dlpack__()
-
-        def __dlpack_device__(self):
-            return self.a.__dlpack_device__()
-
-    got = gpuscan.cumsum(Exporter(np.arange(5, dtype=np.int64)))
+    got = gpuscan.cumsum(DLPackOnly(np.arange(5, dtype=np.int64)))
     assert isinstance(got, np.ndarray) and got.tolist() == [0, 1, 3, 6, 10]
 
 

@@ -1,8 +1,13 @@
-"""HostAsDevice: the array adapter interface the CUDA paths use (gpuscan._cuda's TorchArrays
+"""Stand-ins the Python tests share.
+
+HostAsDevice: the array adapter interface the CUDA paths use (gpuscan._cuda's TorchArrays
 and CupyArrays), over NumPy arrays standing in for memory of "device 0", so that the
 device-side paths' logic (_cuda.scan, _segments.on_device, _compaction.on_cuda) runs where CI
 has no GPU. Outputs from empty_of come poisoned, so that an element past a count would show;
-read_count counts its calls."""
+read_count counts its calls.
+
+DLPackOnly: host memory that shows itself through DLPack alone (no buffer protocol, no
+__array__), as a framework's CPU tensor may."""
 import numpy as np
 
 
@@ -61,3 +66,14 @@ class HostAsDevice:
     def read_count(self, count, ordinal):
         self.counts_read += 1
         return int(count[0])
+
+
+class DLPackOnly:
+    def __init__(self, a):
+        self.a = a
+
+    def __dlpack__(self, stream=None):
+        return self.a.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self.a.__dlpack_device__()
