@@ -6,9 +6,8 @@ where no n exceeds 2^22, the small-n sweeps), the ratio to memcpy from the same 
 A --blocking sweep: the four panels of the paper (fallbacks, spins, look-back steps per
 run, and throughput against the unblocked run of the same file) against the blocking rate.
 A compaction file (`bench --operation`, kind select, unique, partition, rle...): each
-operation and data (op column) against n as its share of the operation's memory-bound limit
-(the of_limit column; files written before it existed are refused), blocked runs dashed,
-CUB's dotted, a panel per backend with its target (CUDA 0.90, Vulkan 0.85).
+operation and data (op column) against n as its ratio to memcpy, blocked runs dashed, CUB's
+dotted, a panel per backend.
 A batched file (`bench --shape`, n column BxN; several files may be given): each
 implementation's ratio to the copy of the same bytes, shape by shape.
 
@@ -61,7 +60,8 @@ def main() -> int:
         print("plot.py: several files only for batched results (n = BxN)", file=sys.stderr)
         return 2
     if any(row["kind"] in COMPACTIONS for row in rows):
-        return plot_compaction(rows, output)
+        plot_compaction(rows, output)
+        return 0
     blocked = [row for row in rows if row["blocking_mask"]]
     if blocked:
         plot_blocking(rows, blocked, output)
@@ -126,21 +126,9 @@ def plot_batched(rows, output: pathlib.Path) -> None:
     print(f"plot.py: wrote {output}")
 
 
-def plot_compaction(rows, output: pathlib.Path) -> int:
-    """One panel per backend in the file (a CUDA and a Vulkan record side by side); rows
-    without an of_limit value are left out, a file with none is refused (status 2)."""
+def plot_compaction(rows, output: pathlib.Path) -> None:
+    """One panel per backend in the file (a CUDA and a Vulkan record side by side)."""
     rows = [row for row in rows if row["kind"] in COMPACTIONS]
-    measured = [row for row in rows if row.get("of_limit")]
-    if not measured:
-        what = "no of_limit column" if "of_limit" not in rows[0] else "no of_limit values"
-        print(f"plot.py: the compaction rows have {what} (the share of each operation's memory-bound "
-              "limit, written by gpuscan bench --operation since the column was added): nothing to plot",
-              file=sys.stderr)
-        return 2
-    if len(measured) < len(rows):
-        print(f"plot.py: {len(rows) - len(measured)} of {len(rows)} compaction rows have no of_limit: "
-              "left out", file=sys.stderr)
-    rows = measured
     backends = sorted({row["backend"] for row in rows})
     fig, axes = plt.subplots(1, len(backends), figsize=(9 * len(backends), 7.5), squeeze=False, sharey=True)
     for axis, backend in zip(axes[0], backends):
@@ -151,17 +139,13 @@ def plot_compaction(rows, output: pathlib.Path) -> int:
             # CUDA files also hold CUB's counterpart of each operation (algorithm cub), dotted.
             baseline = " (CUB)" if row["algorithm"] == "cub" else ""
             label = f"{row['kind']} {row['op']}{baseline}" + (f", 1 in {int(mask) + 1} blocked" if mask else "")
-            series[(row["kind"], label)].append((int(row["n"]), float(row["of_limit"])))
+            series[(row["kind"], label)].append((int(row["n"]), float(row["vs_memcpy"])))
         # One colour an operation in every panel; its CUB and blocked runs in the same colour.
         for (kind, label), points in sorted(series.items()):
             points.sort()
             axis.plot([p[0] for p in points], [p[1] for p in points], marker="o",
                       color=f"C{sorted(COMPACTIONS).index(kind)}",
                       linestyle="--" if "blocked" in label else ":" if "(CUB)" in label else "-", label=label)
-        # Issue 25's targets: 0.90 of the limit on CUDA, 0.85 on Vulkan.
-        target = {"cuda": 0.90, "vulkan": 0.85}.get(backend)
-        if target is not None:
-            axis.axhline(target, color="gray", linewidth=1, linestyle="-.", label=f"target {target:.2f}")
         commits = ", ".join(sorted({row["commit"][:7] for row in panel}))
         axis.set_xscale("log", base=2)
         axis.set_xlabel("n (elements)")
@@ -169,11 +153,10 @@ def plot_compaction(rows, output: pathlib.Path) -> int:
                        fontsize=10)
         axis.grid(True, alpha=0.3)
         axis.legend(fontsize=8, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.1))
-    axes[0][0].set_ylabel("throughput / memory-bound limit (same run)")
+    axes[0][0].set_ylabel("throughput / memcpy (same run)")
     fig.tight_layout()
     fig.savefig(output, dpi=110)
     print(f"plot.py: wrote {output}")
-    return 0
 
 
 def plot_blocking(rows, blocked, output: pathlib.Path) -> None:

@@ -414,27 +414,6 @@ echo "ok: bench --shape with the default algorithms"
   --algorithms csdldf >stdout 2>stderr || fail "bench --row-claims round: $(cat stderr)"
 grep -q "3x24580 csdldf .* 2/2" stdout || fail "bench --row-claims round: $(cat stdout)"
 echo "ok: bench --row-claims round validates every run"
-# bench --csv: DESIGN's 19 columns and the trailing of_limit, the row's throughput over its
-# operation's memory-bound limit: memcpy 1, a scan (its bytes a copy's) vs_memcpy, a
-# reduction (reads n, writes one: half a copy's time) vs_memcpy / 2.
-"$gpuscan" bench --sizes 4096 --runs 1 --csv scan.csv >stdout 2>stderr || fail "bench --csv: $(cat stderr)"
-"$gpuscan" bench --kind reduce --sizes 4096 --runs 1 --csv reduce.csv >stdout 2>stderr ||
-  fail "bench --kind reduce --csv: $(cat stderr)"
-"$python" - scan.csv reduce.csv <<'EOF' || fail "bench --csv: the of_limit column"
-import csv, sys
-for path in sys.argv[1:]:
-    text = open(path).read()
-    header = text.splitlines()[0]
-    assert header.endswith(",insertions,of_limit") and header.count(",") == 19, header
-    rows = list(csv.DictReader(text.splitlines()))
-    assert rows and all(None not in row and len(row) == 20 for row in rows), text
-    for row in rows:
-        vs, share = float(row["vs_memcpy"]), float(row["of_limit"])
-        limit = 2 if row["kind"] == "reduce" and row["algorithm"] != "memcpy" else 1
-        expected = 1.0 if row["algorithm"] == "memcpy" else vs / limit
-        assert share > 0 and abs(share - expected) <= 1e-4, (path, row)
-EOF
-echo "ok: bench --csv ends with of_limit (scans: vs_memcpy, reductions: vs_memcpy / 2)"
 
 # refused_from_pipe STATUS WHAT FILE ARGS...: as refused, with FILE's bytes on a pipe as
 # standard input (no size to check up front).

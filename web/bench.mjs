@@ -4,10 +4,7 @@
 // the L2 flushed before each run (a clear of a buffer larger than any L2), the output cleared
 // before each run and every run validated on the device; the median of the runs, and each
 // algorithm's throughput over memcpy's at the same n. CSV in the DESIGN schema with
-// backend = webgpu and a trailing of_limit column (the row's throughput over the memory-bound
-// limit of its operation: a scan moves the bytes of a copy, so vs_memcpy again; a reduction,
-// which the validator refuses today, would read n and write one, half a copy's time),
-// progress and a table on stderr.
+// backend = webgpu, progress and a table on stderr.
 //
 //   node web/bench.mjs [--algorithms csdldf,rts,memcpy,csdl] [--sizes 16:28] [--runs 20]
 //                      [--dtype u32] [--op add] [--kind inclusive] [--blocking-mask M]
@@ -24,7 +21,7 @@ import { DTYPES } from "./src/monoid.mjs";
 Object.assign(globalThis, globals);
 
 const HEADER =
-  "date,commit,device,backend,algorithm,dtype,op,kind,n,runs,median_ms,gelems_per_s,vs_memcpy,validated,blocking_mask,spins,lookback_steps,fallbacks,insertions,of_limit";
+  "date,commit,device,backend,algorithm,dtype,op,kind,n,runs,median_ms,gelems_per_s,vs_memcpy,validated,blocking_mask,spins,lookback_steps,fallbacks,insertions";
 const FLUSH_BYTES = 256 << 20; // larger than the L2 of any GPU in sight (H100: 50 MB)
 const WARMUP = 3;
 
@@ -204,13 +201,10 @@ async function main() {
       const r = results[label];
       const s = r.statistics;
       const vs = copy ? (r.gelems / copy).toFixed(4) : "";
-      const limit = args.kind === "reduce" && algorithm !== "memcpy" ? 2 : 1;
-      const ofLimit = copy ? (r.gelems / copy / limit).toFixed(4) : "";
       rows.push([
         date, args.commit, deviceName, "webgpu", algorithm, args.dtype, args.op, args.kind, n, args.runs,
         r.ms.toFixed(6), r.gelems.toFixed(4), vs, r.validated, r.blocking,
         s ? s.spins : "", s ? s.lookbackSteps : "", s ? s.fallbacks : "", s ? s.insertions : "",
-        ofLimit,
       ].join(","));
       console.error(`n=2^${Math.log2(n)} ${label.padEnd(14)} ${r.ms.toFixed(4).padStart(9)} ms ${r.gelems.toFixed(2).padStart(8)} G/s  vs memcpy ${vs}  validated ${r.validated}/${args.runs}${s ? " " + JSON.stringify(s) : ""}`);
     }

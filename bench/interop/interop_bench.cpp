@@ -177,15 +177,14 @@ int main(int argc, char** argv) {
       std::perror(argv[1]);
       return 1;
     }
-    // The DESIGN schema with the trailing of_limit; `algorithm` names the implementation and
-    // the measure (the bench/results README says which is which). Loop and graph rows give
-    // the time of one scan of the loop (the median loop over its 1000 scans); validated
-    // counts the checked last outputs. Every row is an inclusive scan, whose memory-bound
-    // limit is the copy of its bytes: of_limit is vs_memcpy, empty where that is.
+    // The DESIGN schema; `algorithm` names the implementation and the measure (the
+    // bench/results README says which is which). Loop and graph rows give the time of one
+    // scan of the loop (the median loop over its 1000 scans); validated counts the checked
+    // last outputs.
     std::fprintf(csv,
                  "date,commit,device,backend,algorithm,dtype,op,kind,n,runs,median_ms,"
                  "gelems_per_s,vs_memcpy,validated,blocking_mask,spins,lookback_steps,"
-                 "fallbacks,insertions,of_limit\n");
+                 "fallbacks,insertions\n");
     char date[32];
     const std::time_t now = std::time(nullptr);
     std::strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
@@ -195,9 +194,7 @@ int main(int argc, char** argv) {
                    gpuscan_build_commit, properties.name, algorithm, n, runs, ms,
                    static_cast<double>(n) / (ms * 1e-3) * 1e-9);
       if (vs > 0) std::fprintf(csv, "%.4f", vs);
-      std::fprintf(csv, ",%d,,,,,,", validated ? runs : 0);
-      if (vs > 0) std::fprintf(csv, "%.4f", vs);
-      std::fprintf(csv, "\n");
+      std::fprintf(csv, ",%d,,,,,\n", validated ? runs : 0);
     };
     row("csdldf-enqueue-host", small, loop, enqueue_us / 1000, 0, ok);
     row("csdldf-stream-loop", small, 5, gpuscan_loop / loop, 0, gpuscan_loop_ok);

@@ -22,9 +22,8 @@ of each row of a B x N array instead (``cumsum(x, axis=-1)``, torch's ``dim=-1``
 
 ``--overhead N`` measures the host time of one call on a 2^16-element tensor (median of N
 calls, nothing synchronised between them). Rows go to stdout and ``--csv`` in the DESIGN
-section 7 schema with a trailing ``of_limit`` column, the row's throughput over the
-memory-bound limit of its operation (``of_limit()``); ``algorithm`` names the implementation
-(``-host`` rows: median_ms is host time per call).
+section 7 schema; ``algorithm`` names the implementation (``-host`` rows: median_ms is host
+time per call).
 """
 import argparse
 import datetime
@@ -38,7 +37,7 @@ import numpy as np
 import gpuscan
 
 HEADER = ("date,commit,device,backend,algorithm,dtype,op,kind,n,runs,median_ms,gelems_per_s,"
-          "vs_memcpy,validated,blocking_mask,spins,lookback_steps,fallbacks,insertions,of_limit")
+          "vs_memcpy,validated,blocking_mask,spins,lookback_steps,fallbacks,insertions")
 SHORT = {"int32": "i32", "float32": "f32", "uint32": "u32", "int64": "i64", "uint64": "u64",
          "float64": "f64"}
 L2_FLUSH_BYTES = 256 << 20
@@ -52,37 +51,6 @@ def parse_shapes(text):
     if text == "table":
         text = TABLE_SHAPES
     return [tuple(int(v) for v in item.split("x")) for item in text.split(",")]
-
-
-def of_limit(algorithm, dtype, vs_memcpy):
-    """The row's throughput over the memory-bound limit of its operation, timed in the same
-    run as the copy (memcpy reads and writes n elements of dtype): memcpy 1; a same-dtype
-    cumsum moves the copy's bytes, so vs_memcpy; a ``[numpy rules]`` cumsum writes numpy's
-    result dtype (int32 -> int64: 4 + 8 bytes an element against the copy's 4 + 4, a limit
-    of 2/3 of the copy's throughput). None (empty) where vs_memcpy is."""
-    if vs_memcpy is None:
-        return None
-    if algorithm == "memcpy":
-        return 1.0
-    if algorithm.endswith("[numpy rules]"):
-        read = np.dtype(dtype).itemsize
-        written = np.cumsum(np.zeros(1, dtype=dtype)).dtype.itemsize
-        return vs_memcpy * (read + written) / (2 * read)
-    return vs_memcpy
-
-
-def csv_row(date, commit, device, algorithm, dtype, shape, runs, median_ms, vs_memcpy,
-            validated):
-    """One CSV line under HEADER: an inclusive sum of `shape` (n, or B x N rows) of `dtype`
-    (a numpy name); vs_memcpy None leaves it and of_limit empty."""
-    n = int(np.prod(shape))
-    label = str(n) if len(shape) == 1 else "x".join(str(v) for v in shape)
-    gelems = n / (median_ms * 1e6) if median_ms > 0 else 0.0
-    ratio = f"{vs_memcpy:.4f}" if vs_memcpy is not None else ""
-    limit = of_limit(algorithm, dtype, vs_memcpy)
-    share = f"{limit:.4f}" if limit is not None else ""
-    return (f"{date},{commit},{device},cuda,{algorithm},{SHORT[dtype]},add,inclusive,{label},{runs},"
-            f"{median_ms:.6f},{gelems:.4f},{ratio},{validated},,,,,,{share}")
 
 
 def parse_sizes(text):
@@ -207,8 +175,12 @@ def main(argv=None):
     rows = []
 
     def emit(algorithm, dtype, shape, runs, median_ms, vs_memcpy, validated):
-        row = csv_row(date, args.commit, device, algorithm, dtype, shape, runs, median_ms,
-                      vs_memcpy, validated)
+        n = int(np.prod(shape))
+        label = str(n) if len(shape) == 1 else "x".join(str(v) for v in shape)
+        gelems = n / (median_ms * 1e6) if median_ms > 0 else 0.0
+        ratio = f"{vs_memcpy:.4f}" if vs_memcpy is not None else ""
+        row = (f"{date},{args.commit},{device},cuda,{algorithm},{SHORT[dtype]},add,inclusive,{label},{runs},"
+               f"{median_ms:.6f},{gelems:.4f},{ratio},{validated},,,,,")
         rows.append(row)
         print(row, flush=True)
 

@@ -22,15 +22,8 @@ bool is_bitwise(Op op) {
   return op == Op::bit_and || op == Op::bit_or || op == Op::bit_xor;
 }
 
-// The memory-bound limit of a run of `kind`, as a time ratio over memcpy's (which reads
-// and writes n elements): a scan moves the same bytes as the copy, a reduction reads n
-// elements and writes one, so at best takes half its time.
-double limit_over_memcpy(Implementation implementation, Kind kind) {
-  return implementation != Implementation::memcpy && kind == Kind::reduce ? 2.0 : 1.0;
-}
-
 // One CSV/table row: `common` (date, commit, device, ...) completed with a result.
-BenchRow make_row(const BenchRow& common, const BenchResult& r, Kind kind, std::size_t n, int runs,
+BenchRow make_row(const BenchRow& common, const BenchResult& r, std::size_t n, int runs,
                   double memcpy_ms, std::optional<std::uint32_t> mask) {
   BenchRow row = common;
   row.algorithm = std::string(to_string(r.implementation));
@@ -39,7 +32,6 @@ BenchRow make_row(const BenchRow& common, const BenchResult& r, Kind kind, std::
   row.median_ms = median(r.ms);
   row.gelems_per_s = static_cast<double>(n) / (row.median_ms * 1e-3) * 1e-9;
   row.vs_memcpy = memcpy_ms > 0 ? memcpy_ms / row.median_ms : 0;
-  row.of_limit = row.vs_memcpy / limit_over_memcpy(r.implementation, kind);
   row.validated = r.validated;
   row.blocking_mask = mask;
   row.statistics = mean_statistics(r.statistics);
@@ -163,7 +155,7 @@ int run_bench(const BenchOptions& options) {
     const auto add_rows = [&](const std::vector<BenchResult>& measured,
                               std::optional<std::uint32_t> mask) {
       for (const auto& r : measured) {
-        rows.push_back(make_row(common, r, options.kind, n, runs, memcpy_ms, mask));
+        rows.push_back(make_row(common, r, n, runs, memcpy_ms, mask));
         rows.back().shape = point.shape;
         failed_runs += runs - r.validated - r.abandoned;
         if (r.abandoned > 0) {

@@ -238,11 +238,9 @@ int run_compaction_bench(const CompactionBenchOptions& options) {
     }
   }
   const std::string operation(to_string(spec.compaction));
-  // The CSV keeps DESIGN section 7's columns and the trailing of_limit: `kind` names the
-  // operation and `op` its data, e.g. lt@54% (x < a threshold 54% of the values lie below),
-  // flags@54% (u32 flags, 54% nonzero), runs1-16 (run lengths uniform in [1, 16]). The
-  // limit itself is in the table only; of_limit is each row's vs_memcpy over it (memcpy's:
-  // 1).
+  // The CSV keeps DESIGN section 7's columns: `kind` names the operation and `op` its data,
+  // e.g. lt@54% (x < a threshold 54% of the values lie below), flags@54% (u32 flags, 54%
+  // nonzero), runs1-16 (run lengths uniform in [1, 16]). The limit is in the table only.
   const std::string percent = "@" + std::to_string(options.selected_percent) + "%";
   const std::string op_column =
       spec.compaction == Compaction::select_if || spec.compaction == Compaction::partition
@@ -322,7 +320,6 @@ int run_compaction_bench(const CompactionBenchOptions& options) {
       copy.median_ms = memcpy_ms;
       copy.gelems_per_s = gelems(memcpy_ms);
       copy.vs_memcpy = 1;
-      copy.of_limit = 1;
       copy.validated = runs;
       rows.push_back(copy);
       BenchRow row = copy;
@@ -332,7 +329,6 @@ int run_compaction_bench(const CompactionBenchOptions& options) {
       row.median_ms = op_ms;
       row.gelems_per_s = gelems(op_ms);
       row.vs_memcpy = vs_memcpy;
-      row.of_limit = of_limit;
       row.validated = validated;
       row.blocking_mask = blocking_mask;
       row.statistics = mean_statistics(r.statistics);
@@ -343,7 +339,6 @@ int run_compaction_bench(const CompactionBenchOptions& options) {
         baseline.median_ms = cub_ms;
         baseline.gelems_per_s = gelems(cub_ms);
         baseline.vs_memcpy = memcpy_ms / cub_ms;
-        baseline.of_limit = baseline.vs_memcpy / limit;
         baseline.validated = r.cub_validated;
         baseline.blocking_mask = std::nullopt;
         baseline.statistics = {};

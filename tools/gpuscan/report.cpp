@@ -13,7 +13,7 @@ namespace {
 const char* const csv_header =
     "date,commit,device,backend,algorithm,dtype,op,kind,n,runs,median_ms,gelems_per_s,vs_memcpy,"
     "validated,"
-    "blocking_mask,spins,lookback_steps,fallbacks,insertions,of_limit";
+    "blocking_mask,spins,lookback_steps,fallbacks,insertions";
 
 // Device names may contain commas.
 std::string csv_field(const std::string& text) {
@@ -54,12 +54,12 @@ std::string format_csv(const std::vector<BenchRow>& rows) {
         r.statistics ? fmt::format("{:.1f},{:.1f},{:.1f},{:.1f}", (*r.statistics)[0],
                                    (*r.statistics)[1], (*r.statistics)[2], (*r.statistics)[3])
                      : ",,,";
-    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{:.6f},{:.4f},{},{},{},{},{}\n", r.date,
+    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{:.6f},{:.4f},{},{},{},{}\n", r.date,
                        r.commit, csv_field(r.device), r.backend, r.algorithm, r.dtype, r.op, r.kind,
                        r.shape.empty() ? std::to_string(r.n) : r.shape, r.runs, r.median_ms,
                        r.gelems_per_s, r.vs_memcpy > 0 ? fmt::format("{:.4f}", r.vs_memcpy) : "",
                        r.validated, r.blocking_mask ? std::to_string(*r.blocking_mask) : "",
-                       statistics, r.of_limit > 0 ? fmt::format("{:.4f}", r.of_limit) : "");
+                       statistics);
   }
   return csv;
 }

@@ -1,5 +1,5 @@
-// Benchmark rows and how they are written: the CSV schema of DESIGN.md section 7 with a
-// trailing of_limit column, and a table for people.
+// Benchmark rows and how they are written: the CSV schema of DESIGN.md section 7 and a
+// table for people.
 #pragma once
 
 #include <array>
@@ -20,10 +20,6 @@ struct BenchRow {
   double median_ms = 0;
   double gelems_per_s = 0;
   double vs_memcpy = 0;  // 0: no memcpy row at this n
-  // This row's throughput over the memory-bound limit of its operation (the time of its
-  // bytes read and written at memcpy's rate in the same run): memcpy 1, scans vs_memcpy,
-  // reductions vs_memcpy / 2, compaction vs_memcpy / its limit; 0: empty, as vs_memcpy.
-  double of_limit = 0;
   int validated = 0;
   std::optional<std::uint32_t> blocking_mask;  // simulated blocking, if on
   // Mean per run of spins, look-back steps, fallbacks and insertions (with --stats).
@@ -36,7 +32,7 @@ std::string utc_now();
 // statistics.
 std::optional<std::array<double, 4>> mean_statistics(const std::vector<Statistics>& runs);
 
-// The rows as CSV, the header first: DESIGN section 7's 19 columns, then of_limit.
+// The rows as CSV, DESIGN section 7's header first.
 std::string format_csv(const std::vector<BenchRow>& rows);
 std::string format_table(const std::vector<BenchRow>& rows);
 
