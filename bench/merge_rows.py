@@ -52,7 +52,7 @@ def main(argv) -> int:
         if new_header != header:
             print(f"merge_rows.py: {name} has another header than {base}", file=sys.stderr)
             return 2
-        kept += [row for row in new_rows if row["blocking_mask"] or not blocked_only]
+        kept += [row for row in new_rows if row.get("blocking_mask") or not blocked_only]
     if header is None:
         print("merge_rows.py: no rows to write", file=sys.stderr)
         return 2
