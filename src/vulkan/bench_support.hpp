@@ -18,10 +18,13 @@ std::size_t flush_bytes(const DeviceInfo& info);
 
 // Untimed runs before the timed ones, each batch `record_batch` once or more times: the
 // first builds the pipelines; then, on a GPU, runs go on until the device has been busy for
-// a while after it (the clock ramps up within about 0.2 s of steady work). A GPU left idle
-// (as it is while the host makes and uploads the input) lowers its shader clock, and the
-// NVIDIA driver was seen to time whole Vulkan batches at 345 MHz instead of 1980 MHz, which
-// slows the latency-bound kernels far more than memcpy. (A CUDA context keeps the clocks up.)
+// a second and a run takes as long as in the batch before (at most 3 s). A GPU left idle (as
+// it is for the seconds the host takes to make, upload and check each size's data) lowers its
+// shader clock: an NVIDIA H200 went down to 345 MHz and took 0.2-0.3 s of steady work to
+// climb back to 1980 MHz; waiting a fixed 0.3 s, some processes timed a whole size as at a
+// low clock (Vulkan memcpy 2.4x and compaction 4x slower than in the others; docs/
+// performance.md, "How it is measured"). The slow clock costs the latency-bound kernels far
+// more than memcpy. (A CUDA context keeps the clocks up.)
 void warm_up(const Context& context, const std::function<void(VkCommandBuffer)>& record_batch);
 
 }  // namespace gpuscan::vulkan
