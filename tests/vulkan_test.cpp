@@ -1,11 +1,13 @@
 // What only the Vulkan backend has: logical subgroups narrower than the hardware's, and its
 // range of tile shapes and look-back depths, one case per tuning. (The checks every backend
 // shares are in scan_suite_test.cpp; the validation kernel in validation_test.cpp.)
+#include <chrono>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "scan_check.hpp"
+#include "vulkan/bench_support.hpp"
 
 namespace gpuscan::testing {
 namespace {
@@ -118,6 +120,20 @@ TEST_F(VulkanTest, LargeMaxSpinsStayExactOnCpuDrivers) {
 }
 
 // Shapes the Vulkan backend refuses.
+// The benchmarks' warm-up stops once the clock has stopped climbing (bench_support.hpp): a
+// second busy and a run's time in two batches within 2%, or three seconds whatever they are.
+TEST(VulkanBenchWarmUp, StopsOnceTheClockHasStoppedClimbing) {
+  using seconds = std::chrono::duration<double>;
+  EXPECT_FALSE(vulkan::warmed_up(seconds{0.5}, 1.0, 1.0)) << "under a second busy";
+  EXPECT_TRUE(vulkan::warmed_up(seconds{1.2}, 1.0, 1.0));
+  EXPECT_TRUE(vulkan::warmed_up(seconds{1.2}, 1.015, 1.0)) << "within 2%";
+  EXPECT_TRUE(vulkan::warmed_up(seconds{1.2}, 0.985, 1.0)) << "within 2%";
+  EXPECT_FALSE(vulkan::warmed_up(seconds{1.2}, 0.7, 1.0)) << "runs still getting faster";
+  EXPECT_FALSE(vulkan::warmed_up(seconds{1.2}, 1.03, 1.0)) << "runs 3% slower";
+  EXPECT_FALSE(vulkan::warmed_up(seconds{1.2}, 1.0, 0.0)) << "no batch before";
+  EXPECT_TRUE(vulkan::warmed_up(seconds{3.0}, 0.5, 1.0)) << "three seconds whatever the runs";
+}
+
 TEST_F(VulkanTest, RefusesShapesItCannotRun) {
   const auto make = [&](const Options& options) {
     make_scanner(device(), {DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, options);

@@ -4,6 +4,7 @@
 
 #include "vulkan/vk.hpp"
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 
@@ -26,5 +27,10 @@ std::size_t flush_bytes(const DeviceInfo& info);
 // performance.md, "How it is measured"). The slow clock costs the latency-bound kernels far
 // more than memcpy. (A CUDA context keeps the clocks up.)
 void warm_up(const Context& context, const std::function<void(VkCommandBuffer)>& record_batch);
+
+// warm_up's rule for stopping: after `busy` of steady work, with a run taking `run_seconds` in
+// the last batch and `previous_seconds` in the one before (0: no batch before), whether the
+// clock is up: busy at least 1 s and the two within 2%, or busy 3 s whatever they are.
+bool warmed_up(std::chrono::duration<double> busy, double run_seconds, double previous_seconds);
 
 }  // namespace gpuscan::vulkan
