@@ -54,4 +54,17 @@ InputFacts input_facts(const BenchCase& c, std::span<const std::byte> input) {
   });
 }
 
+std::optional<CopyRateWatch::SlowCopy> CopyRateWatch::note(std::size_t n, double ms) {
+  if (!(ms > 0)) return std::nullopt;
+  const double rate = static_cast<double>(n) / ms;
+  std::optional<SlowCopy> slow;
+  for (const auto& [m, earlier] : rates_) {
+    if (m < n && rate < kSlowest * earlier && (!slow || rate / earlier < slow->share)) {
+      slow = SlowCopy{m, rate / earlier};
+    }
+  }
+  rates_.emplace_back(n, rate);
+  return slow;
+}
+
 }  // namespace gpuscan::detail

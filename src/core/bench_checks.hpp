@@ -5,7 +5,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
+#include <utility>
+#include <vector>
 
 #include "gpuscan/testing.hpp"
 
@@ -39,5 +42,25 @@ inline void count_run(BenchResult& result, const BenchCase& c, const InputFacts&
     ++result.validated;
   }
 }
+
+// Watches memcpy over a sweep for a size the device ran slow for as a whole. A copy of fewer
+// bytes is never much faster: over every committed sweep, memcpy's rate at an n stayed above
+// 0.86 of its best at a smaller n of the same run. Below kSlowest of it, the device was slow for
+// that size (its clock not yet up after the host's idle spell, throttling; docs/performance.md,
+// "How it is measured"), and every ratio at that size with it.
+class CopyRateWatch {
+ public:
+  static constexpr double kSlowest = 0.75;
+  struct SlowCopy {
+    std::size_t faster_n;  // the smaller n whose rate this one falls short of
+    double share;          // this rate over that one
+  };
+  // Notes memcpy's median time `ms` at `n` elements; a SlowCopy if its rate is below kSlowest
+  // of the best rate noted at a smaller n.
+  std::optional<SlowCopy> note(std::size_t n, double ms);
+
+ private:
+  std::vector<std::pair<std::size_t, double>> rates_;  // n, elements a millisecond
+};
 
 }  // namespace gpuscan::detail

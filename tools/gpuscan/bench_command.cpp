@@ -127,6 +127,7 @@ int run_bench(const BenchOptions& options) {
                         std::string(to_string(options.kind))};
   std::vector<BenchRow> rows;
   int failed_runs = 0;
+  detail::CopyRateWatch copy_rates;
   for (const SweepCase& point : sweep) {
     const std::size_t n = point.n;
     if (point.shape.empty()) {
@@ -152,6 +153,7 @@ int run_bench(const BenchOptions& options) {
     for (const auto& r : results) {
       if (r.implementation == Implementation::memcpy) memcpy_ms = median(r.ms);
     }
+    if (memcpy_ms > 0 && point.shape.empty()) warn_if_copy_slow(info, copy_rates, n, memcpy_ms);
     const auto add_rows = [&](const std::vector<BenchResult>& measured,
                               std::optional<std::uint32_t> mask) {
       for (const auto& r : measured) {

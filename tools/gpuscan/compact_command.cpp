@@ -260,6 +260,7 @@ int run_compaction_bench(const CompactionBenchOptions& options) {
   if (cub) std::printf(" %10s %9s %9s", "cub ms", "x cub", "cub valid");
   std::printf("\n");
   int failures = 0;
+  detail::CopyRateWatch copy_rates;
   std::mt19937_64 rng(options.seed);
   for (std::size_t n : sizes) {
     const std::size_t element = size_of(spec.dtype);
@@ -286,6 +287,7 @@ int run_compaction_bench(const CompactionBenchOptions& options) {
       const testing::CompactionBenchResult r =
           testing::benchmark_compaction(device, c, input, flags, kept, expected);
       const double memcpy_ms = testing::median(r.memcpy_ms);
+      warn_if_copy_slow(info, copy_rates, n, memcpy_ms);
       const double op_ms = testing::median(r.compaction_ms);
       // The memory-bound limit: this run's bytes read and written at memcpy's rate (memcpy
       // moves 2 n elements).

@@ -90,4 +90,16 @@ std::string format_table(const std::vector<BenchRow>& rows) {
   return table;
 }
 
+void warn_if_copy_slow(const DeviceInfo& info, detail::CopyRateWatch& watch, std::size_t n,
+                       double memcpy_ms) {
+  if (info.is_cpu()) return;
+  if (const auto slow = watch.note(n, memcpy_ms)) {
+    std::fprintf(stderr,
+                 "bench: warning: n = %zu: memcpy ran at %.2f of its rate at n = %zu in this run: "
+                 "the device was slow for this size (its clock not yet up, or throttling), so its "
+                 "ratios are suspect; run it again\n",
+                 n, slow->share, slow->faster_n);
+  }
+}
+
 }  // namespace gpuscan::cli

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/bench_checks.hpp"
+#include "gpuscan/device.hpp"
 #include "gpuscan/scanner.hpp"
 
 namespace gpuscan::cli {
@@ -35,5 +37,11 @@ std::optional<std::array<double, 4>> mean_statistics(const std::vector<Statistic
 // The rows as CSV, DESIGN section 7's header first.
 std::string format_csv(const std::vector<BenchRow>& rows);
 std::string format_table(const std::vector<BenchRow>& rows);
+
+// Notes memcpy's median time at n elements in `watch` and, if a GPU ran slow for that size
+// (detail::CopyRateWatch), says so on stderr: the size's ratios are suspect. Nothing on CPU
+// drivers, whose times move with the host's other work.
+void warn_if_copy_slow(const DeviceInfo& info, detail::CopyRateWatch& watch, std::size_t n,
+                       double memcpy_ms);
 
 }  // namespace gpuscan::cli
