@@ -24,12 +24,12 @@
 #                          (CrossBackend), scans recorded into an application's command
 #                          buffers (gpuscan/vulkan.hpp), the type matrix with logical
 #                          subgroups of 4, the CLI test
-#   vulkan-bench  ~3 min   u32, f32, u64 at 2^16..2^28; blocking and small n as on CUDA
+#   vulkan-bench  ~4.5 min u32, f32, u64 at 2^16..2^28; blocking and small n as on CUDA
 #   cuda-compaction      ~8 min  the six compaction operations, u32 at 2^26..2^30 (CUB and
 #                                memcpy in each run, 10 runs), 1 in 2 blocked select and rle
 #                                at 2^26..2^28
 #   cuda-compaction-u64  ~2 min  the six, u64 at 2^26..2^28
-#   vulkan-compaction    ~5 min  the six, u32 at 2^26..2^28 unblocked and 1 in 2 blocked, u64
+#   vulkan-compaction    ~6 min  the six, u32 at 2^26..2^28 unblocked and 1 in 2 blocked, u64
 #                                at 2^26..2^28
 # The compaction phases keep one record a GPU, GPU-compaction.csv/.png: the rows of the
 # backend and dtype a phase measures replace those of bench/results/GPU-compaction.csv (or of
