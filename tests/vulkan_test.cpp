@@ -119,7 +119,6 @@ TEST_F(VulkanTest, LargeMaxSpinsStayExactOnCpuDrivers) {
   }
 }
 
-// Shapes the Vulkan backend refuses.
 // The benchmarks' warm-up stops once the clock has stopped climbing (bench_support.hpp): a
 // second busy and a run's time in two batches within 2%, or three seconds whatever they are.
 TEST(VulkanBenchWarmUp, StopsOnceTheClockHasStoppedClimbing) {
@@ -134,6 +133,7 @@ TEST(VulkanBenchWarmUp, StopsOnceTheClockHasStoppedClimbing) {
   EXPECT_TRUE(vulkan::warmed_up(seconds{3.0}, 0.5, 1.0)) << "three seconds whatever the runs";
 }
 
+// Shapes the Vulkan backend refuses.
 TEST_F(VulkanTest, RefusesShapesItCannotRun) {
   const auto make = [&](const Options& options) {
     make_scanner(device(), {DType::u32, Op::add, Kind::inclusive, Algorithm::csdldf}, options);

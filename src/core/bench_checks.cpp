@@ -57,14 +57,14 @@ InputFacts input_facts(const BenchCase& c, std::span<const std::byte> input) {
 std::optional<CopyRateWatch::SlowCopy> CopyRateWatch::note(std::size_t n, double ms) {
   if (!(ms > 0)) return std::nullopt;
   const double rate = static_cast<double>(n) / ms;
-  std::optional<SlowCopy> slow;
+  // The fastest rate noted at a smaller n.
+  std::optional<std::pair<std::size_t, double>> fastest;
   for (const auto& [m, earlier] : rates_) {
-    if (m < n && rate < kSlowest * earlier && (!slow || rate / earlier < slow->share)) {
-      slow = SlowCopy{m, rate / earlier};
-    }
+    if (m < n && (!fastest || earlier > fastest->second)) fastest = {m, earlier};
   }
   rates_.emplace_back(n, rate);
-  return slow;
+  if (!fastest || rate >= kSlowest * fastest->second) return std::nullopt;
+  return SlowCopy{fastest->first, rate / fastest->second};
 }
 
 }  // namespace gpuscan::detail

@@ -153,7 +153,7 @@ int run_bench(const BenchOptions& options) {
     for (const auto& r : results) {
       if (r.implementation == Implementation::memcpy) memcpy_ms = median(r.ms);
     }
-    if (memcpy_ms > 0 && point.shape.empty()) warn_if_copy_slow(info, copy_rates, n, memcpy_ms);
+    if (point.shape.empty()) warn_if_copy_slow(info, copy_rates, n, memcpy_ms);
     const auto add_rows = [&](const std::vector<BenchResult>& measured,
                               std::optional<std::uint32_t> mask) {
       for (const auto& r : measured) {
