@@ -44,8 +44,9 @@ struct CompactArgs {
   std::uint32_t block_size = 256;
   std::uint32_t rows = 4;           // 16-byte vectors a thread: the policy's
   std::uint64_t constant_bits = 0;  // select-if's and partition's constant
-  // How many tiles ahead of its own a block starts a tile's input on its way into L2 (0: none;
-  // persistent blocks: nonzero, their own next tile). launch_tiles sets it from the policy.
+  // How many tiles ahead of its own a block starts a tile's input on its way into L2 (0: none).
+  // launch_tiles sets it from the policy; persistent blocks prefetch their own next tile where
+  // the policy prefetches, and do not read it.
   std::uint32_t prefetch_distance = 0;
   // A chunk of a longer input: `in` and `flags` point at its first element, the element
   // `chunk_start` of the whole (so in[-1] is the chunk before's last); `out`, `second` and

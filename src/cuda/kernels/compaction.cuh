@@ -637,9 +637,12 @@ __global__ void __launch_bounds__(kCompactBlockLimit) __maxnreg__(compaction_pol
   std::uint32_t tile = blockIdx.x;
   Vector<T> rows[VPT];
   typename S::Word window{};  // NOT_READY
-  // A block a tile prefetches the tile prefetch_distance after its own (warp 1: the look-back
-  // warp has the turn to take), before its loads in dispatch order.
-  const bool prefetches = !kPersistent && a.prefetch_distance != 0 && threadIdx.x == kWarpSize;
+  // Whether the policy prefetches at all is known here; a block a tile prefetches the tile
+  // prefetch_distance after its own (warp 1: the look-back warp has the turn to take), before
+  // its loads in dispatch order, where the device holds enough blocks for a distance.
+  constexpr bool kPrefetch = compaction_policy(kOp).prefetch_eighths != 0;
+  const bool prefetches =
+      kPrefetch && !kPersistent && a.prefetch_distance != 0 && threadIdx.x == kWarpSize;
   if (chain.dispatch_order) {
     if (prefetches) prefetch_tile<T, VPT>(a, tile + a.prefetch_distance);
     load_tile<T, VPT>(in, a.n, tile, T{}, rows);
@@ -678,9 +681,7 @@ __global__ void __launch_bounds__(kCompactBlockLimit) __maxnreg__(compaction_pol
       next_tile = atomicAdd(&chain.state->control[run_half()].tile_counter, 1u);
       shared.next = next_tile;
     }
-    if (kPersistent && a.prefetch_distance != 0 && threadIdx.x == 0) {
-      prefetch_next_tile<T, VPT>(a, next_tile);
-    }
+    if (kPersistent && kPrefetch && threadIdx.x == 0) prefetch_next_tile<T, VPT>(a, next_tile);
     std::uint32_t masks[VPT];
     keep_masks<T, kOp, VPT>(a, tile, rows, masks, pred);
     // ChainCount: the count; KeptRuns: as it is.
@@ -698,7 +699,7 @@ __global__ void __launch_bounds__(kCompactBlockLimit) __maxnreg__(compaction_pol
     }
     const std::uint32_t kept = local_count(aggregate);
     const std::uint32_t next = !kPersistent           ? kNoTile
-                               : chain.dispatch_order ? tile + gridDim.x
+                               : chain.dispatch_order ? next_tile
                                                       : shared.next;
     const std::uint64_t before = look_back_tile<T, kOp, VPT>(a, chain, look, shared, tile,
                                                              aggregate, window, looks_back, pred);
