@@ -218,6 +218,12 @@ if [[ $backend == vulkan ]]; then
   grep -Eq "^partition +70001 .* 2/2$" stdout || fail "bench --staged-positions words: $(cat stdout)"
   echo "ok: bench --staged-positions words --tile-state split validates every run"
 fi
+# --sizes N is N elements here too, with the note on how to ask for 2^N.
+"$gpuscan" bench --backend "$backend" --operation unique --sizes 12 --runs 1 >stdout 2>stderr ||
+  fail "bench --operation unique --sizes 12: $(cat stderr)"
+grep -Eq "^unique +12 .* 1/1$" stdout || fail "bench --operation --sizes 12: $(cat stdout)"
+grep -q "for 2^12 write --sizes 12:12" stderr || fail "bench --operation --sizes 12: $(cat stderr)"
+echo "ok: bench --operation notes --sizes N that reads like an exponent"
 # bench --operation --csv: DESIGN section 7's header and nothing else, a row per run and
 # size with its 19 fields (the limit and its share are in the table only).
 header="date,commit,device,backend,algorithm,dtype,op,kind,n,runs,median_ms,gelems_per_s,vs_memcpy,"

@@ -415,6 +415,19 @@ echo "ok: bench --shape with the default algorithms"
 grep -q "3x24580 csdldf .* 2/2" stdout || fail "bench --row-claims round: $(cat stdout)"
 echo "ok: bench --row-claims round validates every run"
 
+# --sizes N is N elements; where N could be LO:HI's exponent bench says how to ask for 2^N,
+# and nowhere else.
+"$gpuscan" bench --sizes 5 --runs 1 --algorithms memcpy >stdout 2>stderr ||
+  fail "bench --sizes 5: $(cat stderr)"
+grep -q "^ *5 memcpy" stdout || fail "bench --sizes 5: not n = 5: $(cat stdout)"
+grep -q "for 2^5 write --sizes 5:5" stderr || fail "bench --sizes 5: no note: $(cat stderr)"
+for sizes in 5:5 41 5,6; do
+  "$gpuscan" bench --sizes $sizes --runs 1 --algorithms memcpy >stdout 2>stderr ||
+    fail "bench --sizes $sizes: $(cat stderr)"
+  ! grep -q "note:" stderr || fail "bench --sizes $sizes: a note: $(cat stderr)"
+done
+echo "ok: bench notes --sizes N that reads like an exponent"
+
 # refused_from_pipe STATUS WHAT FILE ARGS...: as refused, with FILE's bytes on a pipe as
 # standard input (no size to check up front).
 refused_from_pipe() {

@@ -6,7 +6,7 @@
 // algorithm's throughput over memcpy's at the same n. CSV in the DESIGN schema with
 // backend = webgpu, progress and a table on stderr.
 //
-//   node web/bench.mjs [--algorithms csdldf,rts,memcpy,csdl] [--sizes 16:28] [--runs 20]
+//   node web/bench.mjs [--algorithms csdldf,rts,memcpy,csdl] [--sizes 16:28 | N1,N2,...] [--runs 20]
 //                      [--dtype u32] [--op add] [--kind inclusive] [--blocking-mask M]
 //                      [--stats] [--tile-order dispatch|counter] [--vectors-per-thread V]
 //                      [--lookback-lanes subgroup|single] [--dawn-toggles a,-b]
@@ -25,6 +25,20 @@ const HEADER =
 const FLUSH_BYTES = 256 << 20; // larger than the L2 of any GPU in sight (H100: 50 MB)
 const WARMUP = 3;
 
+// --sizes as the gpuscan CLI reads it: LO:HI for 2^LO..2^HI, or N1,N2,... elements.
+function parseSizes(text) {
+  const range = /^(\d+):(\d+)$/.exec(text);
+  if (range) {
+    const [lo, hi] = [Number(range[1]), Number(range[2])];
+    if (lo <= hi && hi <= 40) return Array.from({ length: hi - lo + 1 }, (_, k) => 2 ** (lo + k));
+  } else if (/^\d+(,\d+)*$/.test(text)) {
+    const sizes = text.split(",").map(Number);
+    if (sizes.every((n) => n >= 1 && n <= 2 ** 40)) return sizes;
+  }
+  throw new UsageError(
+    `--sizes '${text}' is neither LO:HI (powers of two, LO <= HI <= 40) nor N1,N2,... (whole numbers from 1)`);
+}
+
 function parseArgs(argv) {
   const args = {
     algorithms: "csdldf,rts,memcpy", sizes: "16:28", runs: 20, dtype: "u32", op: "add",
@@ -37,10 +51,12 @@ function parseArgs(argv) {
     if (key === "stats") args.stats = true;
     else args[key] = argv[++i];
   }
-  const [lo, hi] = String(args.sizes).split(":").map(Number);
-  args.sizes = [];
-  for (let k = lo; k <= (hi ?? lo); k++) args.sizes.push(2 ** k);
+  args.sizesText = String(args.sizes);
+  args.sizes = parseSizes(args.sizesText);
   args.runs = Number(args.runs);
+  if (!Number.isInteger(args.runs) || args.runs < 1) {
+    throw new UsageError(`--runs '${argv[argv.indexOf("--runs") + 1]}' is not a whole number from 1`);
+  }
   args.algorithms = args.algorithms.split(",");
   if (args.blockingMask !== undefined) args.blockingMask = Number(args.blockingMask);
   if (args.vectorsPerThread !== undefined) args.vectorsPerThread = Number(args.vectorsPerThread);
@@ -97,6 +113,10 @@ async function main() {
   // Dawn's description of an NVIDIA adapter names only the driver: --device names the GPU.
   const deviceName = (args.device || info.description || `${info.vendor} ${info.architecture}`).replace(/,/g, " ");
   console.error(`device: ${deviceName} (${info.vendor} ${info.architecture}), subgroups ${info.subgroupMinSize}..${info.subgroupMaxSize}, features ${features.join(" ")}`);
+  if (/^\d{1,2}$/.test(args.sizesText) && Number(args.sizesText) <= 40) {
+    const k = args.sizesText;
+    console.error(`bench: note: --sizes ${k} times n = ${k} elements; for 2^${k} write --sizes ${k}:${k}`);
+  }
 
   const U = GPUBufferUsage;
   const A = DTYPES[args.dtype].array;
@@ -206,7 +226,8 @@ async function main() {
         r.ms.toFixed(6), r.gelems.toFixed(4), vs, r.validated, r.blocking,
         s ? s.spins : "", s ? s.lookbackSteps : "", s ? s.fallbacks : "", s ? s.insertions : "",
       ].join(","));
-      console.error(`n=2^${Math.log2(n)} ${label.padEnd(14)} ${r.ms.toFixed(4).padStart(9)} ms ${r.gelems.toFixed(2).padStart(8)} G/s  vs memcpy ${vs}  validated ${r.validated}/${args.runs}${s ? " " + JSON.stringify(s) : ""}`);
+      const size = Number.isInteger(Math.log2(n)) ? `2^${Math.log2(n)}` : `${n}`;
+      console.error(`n=${size} ${label.padEnd(14)} ${r.ms.toFixed(4).padStart(9)} ms ${r.gelems.toFixed(2).padStart(8)} G/s  vs memcpy ${vs}  validated ${r.validated}/${args.runs}${s ? " " + JSON.stringify(s) : ""}`);
     }
   }
   const csv = [HEADER, ...rows].join("\n") + "\n";

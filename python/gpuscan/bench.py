@@ -54,10 +54,28 @@ def parse_shapes(text):
 
 
 def parse_sizes(text):
-    if ":" in text:
-        low, high = (int(v) for v in text.split(":"))
-        return [1 << k for k in range(low, high + 1)]
-    return [int(v) for v in text.split(",")]
+    """"LOW:HIGH" -> 2^LOW..2^HIGH, "N1,N2,..." -> those sizes, as ``gpuscan bench --sizes``."""
+    try:
+        if ":" in text:
+            low, high = (int(v) for v in text.split(":"))
+            if 0 <= low <= high <= 40:
+                return [1 << k for k in range(low, high + 1)]
+        else:
+            sizes = [int(v) for v in text.split(",")]
+            if all(1 <= n <= 1 << 40 for n in sizes):
+                return sizes
+    except ValueError:
+        pass
+    raise ValueError(f"--sizes '{text}' is neither LOW:HIGH (powers of two, LOW <= HIGH <= 40) "
+                     "nor N1,N2,... (whole numbers from 1)")
+
+
+def sizes_note(text):
+    """What to say about --sizes given as one whole number up to 40 (N elements, which reads
+    like the exponent of LOW:HIGH); None otherwise."""
+    if text.isdigit() and len(text) <= 2 and int(text) <= 40:
+        return f"--sizes {text} times n = {text} elements; for 2^{text} write --sizes {text}:{text}"
+    return None
 
 
 class Torch:
@@ -154,6 +172,12 @@ def main(argv=None):
     parser.add_argument("--commit", default=os.environ.get("GPUSCAN_COMMIT", ""))
     parser.add_argument("--csv")
     args = parser.parse_args(argv)
+    try:
+        sizes = None if args.shapes else parse_sizes(args.sizes)
+    except ValueError as e:
+        parser.error(str(e))
+    if not args.shapes and sizes_note(args.sizes):
+        print(f"gpuscan.bench: note: {sizes_note(args.sizes)}", file=sys.stderr)
 
     try:
         import torch
@@ -185,7 +209,7 @@ def main(argv=None):
         print(row, flush=True)
 
     print(HEADER, flush=True)
-    shapes = parse_shapes(args.shapes) if args.shapes else [(n,) for n in parse_sizes(args.sizes)]
+    shapes = parse_shapes(args.shapes) if args.shapes else [(n,) for n in sizes]
     for dtype in args.dtypes.split(","):
         for shape in shapes:
             n = int(np.prod(shape))

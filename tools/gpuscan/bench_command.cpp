@@ -116,6 +116,8 @@ int run_bench(const BenchOptions& options) {
                options.hot         ? ", hot cache"
                : options.warm_code ? ", code warmed"
                                    : "");
+  if (const auto note = sizes_note(options.sizes))
+    std::fprintf(stderr, "bench: note: %s\n", note->c_str());
 
   const BenchRow common{utc_now(),
                         gpuscan_build_commit,

@@ -253,6 +253,8 @@ int run_compaction_bench(const CompactionBenchOptions& options) {
   std::vector<BenchRow> rows;
   std::fprintf(stderr, "%s (%s) on %s, %d runs each, %s\n", operation.c_str(), op_column.c_str(),
                info.name.c_str(), runs, options.hot ? "hot" : "L2 flushed");
+  if (const auto note = sizes_note(options.sizes))
+    std::fprintf(stderr, "bench: note: %s\n", note->c_str());
   // CUDA also times CUB's counterpart: its time, ours over it, and its validation.
   const bool cub = info.backend == Backend::cuda;
   std::printf("%-21s %12s %10s %10s %10s %10s %9s %9s", "operation", "n", "memcpy ms", "op ms",

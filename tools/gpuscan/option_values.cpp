@@ -127,6 +127,16 @@ std::vector<std::size_t> parse_sizes(const std::string& text) {
   return sizes;
 }
 
+std::optional<std::string> sizes_note(const std::string& text) {
+  if (text.empty() || text.size() > 2 ||
+      text.find_first_not_of("0123456789") != std::string::npos ||
+      parse_count(text) > max_size_log2) {
+    return std::nullopt;
+  }
+  return "--sizes " + text + " times n = " + text + " elements; for 2^" + text + " write --sizes " +
+         text + ":" + text;
+}
+
 std::vector<Shape> parse_shapes(const std::string& text) {
   if (text == "table") {
     // DESIGN section 8 (issue: batched scans): one long row to a million short ones.

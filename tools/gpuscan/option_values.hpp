@@ -20,6 +20,10 @@ std::optional<Value> parse_value(DType dtype, const std::string& text);
 // over 2^40 elements is a UsageError.
 std::vector<std::size_t> parse_sizes(const std::string& text);
 
+// What to say about --sizes given as one whole number up to 40: it asks for that many
+// elements, and reads like the exponent of LO:HI. nullopt for any other request.
+std::optional<std::string> sizes_note(const std::string& text);
+
 // bench's --shape: rows x row length of a batched benchmark.
 struct Shape {
   std::size_t rows = 0, row_length = 0;
