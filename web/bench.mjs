@@ -53,9 +53,10 @@ function parseArgs(argv) {
   }
   args.sizesText = String(args.sizes);
   args.sizes = parseSizes(args.sizesText);
-  args.runs = Number(args.runs);
-  if (!Number.isInteger(args.runs) || args.runs < 1) {
-    throw new UsageError(`--runs '${argv[argv.indexOf("--runs") + 1]}' is not a whole number from 1`);
+  const runsText = String(args.runs);
+  args.runs = Number(runsText);
+  if (!/^\d+$/.test(runsText) || args.runs < 1) {
+    throw new UsageError(`--runs '${runsText}' is not a whole number from 1`);
   }
   args.algorithms = args.algorithms.split(",");
   if (args.blockingMask !== undefined) args.blockingMask = Number(args.blockingMask);

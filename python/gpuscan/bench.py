@@ -176,8 +176,9 @@ def main(argv=None):
         sizes = None if args.shapes else parse_sizes(args.sizes)
     except ValueError as e:
         parser.error(str(e))
-    if not args.shapes and sizes_note(args.sizes):
-        print(f"gpuscan.bench: note: {sizes_note(args.sizes)}", file=sys.stderr)
+    note = None if args.shapes else sizes_note(args.sizes)
+    if note:
+        print(f"gpuscan.bench: note: {note}", file=sys.stderr)
 
     try:
         import torch
