@@ -47,10 +47,16 @@ TABLE_SHAPES = "1x268435456,64x128256,256x128256,1024x32000,8x16777216,65536x102
 
 
 def parse_shapes(text):
-    """"BxN,..." (or "table") -> [(B, N), ...]."""
-    if text == "table":
-        text = TABLE_SHAPES
-    return [tuple(int(v) for v in item.split("x")) for item in text.split(",")]
+    """"BxN,..." (or "table") -> [(B, N), ...], B and N whole numbers from 1."""
+    items = (TABLE_SHAPES if text == "table" else text).split(",")
+    try:
+        shapes = [tuple(int(v) for v in item.split("x")) for item in items]
+        if all(len(shape) == 2 and min(shape) >= 1 for shape in shapes):
+            return shapes
+    except ValueError:
+        pass
+    raise ValueError(f"--shapes '{text}' is neither 'table' nor BxN,... (rows x row length, "
+                     "whole numbers from 1)")
 
 
 def parse_sizes(text):
@@ -173,9 +179,12 @@ def main(argv=None):
     parser.add_argument("--csv")
     args = parser.parse_args(argv)
     try:
-        sizes = None if args.shapes else parse_sizes(args.sizes)
+        shapes = parse_shapes(args.shapes) if args.shapes else [(n,) for n in parse_sizes(args.sizes)]
     except ValueError as e:
         parser.error(str(e))
+    for name, least in (("runs", 1), ("warmup", 0), ("overhead", 0)):
+        if getattr(args, name) < least:
+            parser.error(f"--{name} must be at least {least}")
     note = None if args.shapes else sizes_note(args.sizes)
     if note:
         print(f"gpuscan.bench: note: {note}", file=sys.stderr)
@@ -210,7 +219,6 @@ def main(argv=None):
         print(row, flush=True)
 
     print(HEADER, flush=True)
-    shapes = parse_shapes(args.shapes) if args.shapes else [(n,) for n in sizes]
     for dtype in args.dtypes.split(","):
         for shape in shapes:
             n = int(np.prod(shape))
