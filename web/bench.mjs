@@ -39,6 +39,13 @@ function parseSizes(text) {
     `--sizes '${text}' is neither LO:HI (powers of two, LO <= HI <= 40) nor N1,N2,... (whole numbers from 1)`);
 }
 
+// What to say about --sizes given as one whole number up to 40 (that many elements, which reads
+// like LO:HI's exponent), as the gpuscan CLI says it; undefined for any other request.
+function sizesNote(text) {
+  if (!/^\d{1,2}$/.test(text) || Number(text) > 40) return undefined;
+  return `--sizes ${text} times n = ${text} elements; for 2^${text} write --sizes ${text}:${text}`;
+}
+
 function parseArgs(argv) {
   const args = {
     algorithms: "csdldf,rts,memcpy", sizes: "16:28", runs: 20, dtype: "u32", op: "add",
@@ -51,8 +58,8 @@ function parseArgs(argv) {
     if (key === "stats") args.stats = true;
     else args[key] = argv[++i];
   }
-  args.sizesText = String(args.sizes);
-  args.sizes = parseSizes(args.sizesText);
+  args.sizesNote = sizesNote(String(args.sizes));
+  args.sizes = parseSizes(String(args.sizes));
   const runsText = String(args.runs);
   args.runs = Number(runsText);
   if (!/^\d+$/.test(runsText) || args.runs < 1) {
@@ -114,10 +121,7 @@ async function main() {
   // Dawn's description of an NVIDIA adapter names only the driver: --device names the GPU.
   const deviceName = (args.device || info.description || `${info.vendor} ${info.architecture}`).replace(/,/g, " ");
   console.error(`device: ${deviceName} (${info.vendor} ${info.architecture}), subgroups ${info.subgroupMinSize}..${info.subgroupMaxSize}, features ${features.join(" ")}`);
-  if (/^\d{1,2}$/.test(args.sizesText) && Number(args.sizesText) <= 40) {
-    const k = args.sizesText;
-    console.error(`bench: note: --sizes ${k} times n = ${k} elements; for 2^${k} write --sizes ${k}:${k}`);
-  }
+  if (args.sizesNote) console.error(`bench: note: ${args.sizesNote}`);
 
   const U = GPUBufferUsage;
   const A = DTYPES[args.dtype].array;
