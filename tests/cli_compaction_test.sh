@@ -20,8 +20,9 @@ cat >npy.py <<'PY'
 import ast, random, struct, sys
 FORMATS = {'u4': 'I', 'i4': 'i', 'f4': 'f', 'u8': 'Q', 'i8': 'q', 'f8': 'd'}
 
-def write(path, code, values):
-    text = "{'descr': '<%s', 'fortran_order': False, 'shape': (%d,), }" % (code, len(values))
+def write(path, code, values, rows=None):
+    shape = '(%d,)' % len(values) if rows is None else '(%d, %d)' % (rows, len(values) // rows)
+    text = "{'descr': '<%s', 'fortran_order': False, 'shape': %s, }" % (code, shape)
     text += ' ' * ((64 - (10 + len(text) + 1) % 64) % 64) + '\n'
     with open(path, 'wb') as f:
         f.write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(text)) + text.encode('latin1'))
@@ -46,6 +47,16 @@ def make(seed):
             write('in/%s_%d.npy' % (code, n), code, values[:n])
             write('in/%s_%d_flags.npy' % (code, n), 'u8' if code[1] == '8' else 'i4',
                   [rng.choice([0, 0, 1, 7, -1 if code[1] == '4' else 1 << 40]) for _ in range(n)])
+    # 2-D inputs (7 rows of 599) and flags (599 x 7), read flattened, row-major; their 1-D
+    # twins hold the same elements in the same order.
+    for code in ('i8', 'f4'):
+        values = read('in/%s_70001.npy' % code)[1]
+        values = values[:4193]
+        write('in/%s_flat.npy' % code, code, values)
+        write('in/%s_2d.npy' % code, code, values, rows=7)
+        flags = [rng.choice([0, 1]) for _ in range(4193)]
+        write('in/%s_flat_flags.npy' % code, 'i4', flags)
+        write('in/%s_2d_flags.npy' % code, 'i4', flags, rows=599)
 
 def check_rle(input_path, values_path, lengths_path):
     code, x = read(input_path)
@@ -164,6 +175,16 @@ for code in u4 i4 f4 u8 i8 f8; do
   done
 done
 echo "ok: rle of every dtype at 0, 1, 4099, 70001"
+# A 2-D input (and flags) is read flattened, row-major, as numpy's x[mask] reads it.
+for code in i8 f4; do
+  ok lt in/${code}_flat.npy 10 -- select in/${code}_2d.npy out/o.npy --lt 10
+  ok flags in/${code}_flat.npy in/${code}_flat_flags.npy -- select in/${code}_2d.npy out/o.npy --flags in/${code}_2d_flags.npy
+  ok unique in/${code}_flat.npy -- unique in/${code}_2d.npy out/o.npy
+  "$gpuscan" rle in/${code}_2d.npy out/v.npy out/l.npy || fail "rle ${code}_2d: exit status $?"
+  "$python" npy.py check rle in/${code}_flat.npy out/v.npy out/l.npy || fail "rle ${code}_2d"
+  rm out/v.npy out/l.npy
+done
+echo "ok: select (lt, flags), unique and rle of 2-D inputs, flattened"
 ok lt in/f4_4099.npy -2.5 -- select in/f4_4099.npy out/o.npy --lt -2.5 --algorithm csdl
 # GPUSCAN_TEST_CLI_BACKEND=cuda: the named backend of this check (and the default device of
 # the others) is CUDA's, on a machine without a Vulkan driver.

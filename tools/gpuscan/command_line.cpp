@@ -104,12 +104,14 @@ std::variant<Command, int> parse_command_line(int argc, const char* const* argv,
                        "Scan each segment of a 1-D array on its own: an int64 .npy of CSR "
                        "offsets (S + 1 values from 0 to n, not decreasing)");
 
-  // The compaction family (DESIGN 3e, section 4): select, partition, unique and rle.
+  // The compaction family (DESIGN 3e, section 4): select, partition, unique and rle. A 2-D
+  // input is read flattened, as numpy's x[mask] reads it.
+  const std::string compact_input =
+      "Input .npy file (1-D, or 2-D read flattened; any gpuscan dtype)";
   CompactOptions select;
   CLI::App* select_cmd = app.add_subcommand(
       "select", "Keep the elements that satisfy a predicate or whose flag is nonzero, in order");
-  select_cmd->add_option("IN", select.input, "Input .npy file (1-D, any gpuscan dtype)")
-      ->required();
+  select_cmd->add_option("IN", select.input, compact_input)->required();
   select_cmd->add_option("OUT", select.output, "Output .npy file: the kept elements")->required();
   std::array<std::string, 6> predicate_values;
   std::array<CLI::Option*, 6> predicate_options{};
@@ -126,8 +128,7 @@ std::variant<Command, int> parse_command_line(int argc, const char* const* argv,
       "partition",
       "Write the elements that satisfy a predicate or whose flag is nonzero, then the others, "
       "each in order; print \"selected: K\"");
-  partition_cmd->add_option("IN", partition.input, "Input .npy file (1-D, any gpuscan dtype)")
-      ->required();
+  partition_cmd->add_option("IN", partition.input, compact_input)->required();
   partition_cmd->add_option("OUT", partition.output, "Output .npy file, as long as IN")->required();
   std::array<std::string, 6> partition_values;
   std::array<CLI::Option*, 6> partition_options{};
@@ -143,14 +144,13 @@ std::variant<Command, int> parse_command_line(int argc, const char* const* argv,
   unique_options.compaction = Compaction::unique;
   CLI::App* unique_cmd = app.add_subcommand(
       "unique", "Keep the first element of each run of equal elements, in order");
-  unique_cmd->add_option("IN", unique_options.input, "Input .npy file (1-D, any gpuscan dtype)")
-      ->required();
+  unique_cmd->add_option("IN", unique_options.input, compact_input)->required();
   unique_cmd->add_option("OUT", unique_options.output, "Output .npy file")->required();
   CompactOptions rle;
   rle.compaction = Compaction::run_length_encode;
   CLI::App* rle_cmd = app.add_subcommand(
       "rle", "Run-length encode: the first element of each run of equal elements, and its length");
-  rle_cmd->add_option("IN", rle.input, "Input .npy file (1-D, any gpuscan dtype)")->required();
+  rle_cmd->add_option("IN", rle.input, compact_input)->required();
   rle_cmd->add_option("VALUES", rle.output, "Output .npy file: each run's value (IN's dtype)")
       ->required();
   rle_cmd->add_option("LENGTHS", rle.lengths_output, "Output .npy file: each run's length (u8)")
