@@ -62,9 +62,22 @@ def checked_dtype(name, dtype):
     if not dtype.isnative:
         dtype = dtype.newbyteorder("=")
     if dtype not in DTYPES:
-        raise UsageError(f"gpuscan.{name} takes x of {SUPPORTED}; x is {dtype} (convert it "
-                         "first, e.g. x.astype(numpy.int32) or x.to(torch.int32))")
+        wider = _holding(dtype)
+        hint = (f" (convert it first, e.g. x.astype(numpy.{wider}) or x.to(torch.{wider}))"
+                if wider else " (no gpuscan dtype holds its values)")
+        raise UsageError(f"gpuscan.{name} takes x of {SUPPORTED}; x is {dtype}{hint}")
     return dtype
+
+
+def _holding(dtype):
+    """The gpuscan dtype that holds every value of `dtype` (bool, narrow integers and floats),
+    or None (complex, object, strings)."""
+    if dtype.kind == "b":
+        return "int32"
+    if dtype.kind in "iuf" and dtype.itemsize <= 8:
+        name = {"i": "int", "u": "uint", "f": "float"}[dtype.kind]
+        return f"{name}{32 if dtype.itemsize <= 4 else 64}"
+    return None
 
 
 def request(name, dtype, comparisons=None, flags=None, counts=False):

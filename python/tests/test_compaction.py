@@ -342,14 +342,21 @@ def test_a_condition_is_needed_and_only_one():
         gpuscan.select(x, between=(1, 3))
 
 
-@pytest.mark.parametrize("dtype", [bool, np.int8, np.uint8, np.int16, np.uint16, np.float16,
-                                   np.complex64, object, "U3"], ids=name_of)
-def test_unsupported_dtypes_name_what_works(dtype):
+UNSUPPORTED = [(bool, "int32"), (np.int8, "int32"), (np.uint8, "uint32"), (np.int16, "int32"),
+               (np.uint16, "uint32"), (np.float16, "float32"), (np.complex64, None),
+               (object, None), ("U3", None)]
+
+
+@pytest.mark.parametrize("dtype, holding", UNSUPPORTED, ids=[name_of(d) for d, _ in UNSUPPORTED])
+def test_unsupported_dtypes_name_what_works(dtype, holding):
     x = np.zeros(4, dtype=dtype)
+    # The dtype to convert to is one that holds x's values (float16 -> float32, not int32).
+    hint = (f"convert it first, e.g. x.astype\\(numpy.{holding}\\) or x.to\\(torch.{holding}\\)"
+            if holding else "no gpuscan dtype holds its values")
     for call in (lambda: gpuscan.select(x, eq=0), lambda: gpuscan.partition(x, flags=[1, 0, 1, 0]),
                  lambda: gpuscan.unique_consecutive(x), lambda: gpuscan.run_length_encode(x)):
         with pytest.raises(gpuscan.UsageError, match="x of uint32, int32, float32, uint64, int64 "
-                           f"and float64; x is {np.dtype(dtype)}"):
+                           f"and float64; x is {np.dtype(dtype)} \\({hint}\\)"):
             call()
 
 
