@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _host, _library
 from ._segments import _is_cuda_array
-from ._types import DTYPES, SUPPORTED, dtype_code
+from ._types import DTYPES, SUPPORTED, dtype_code, holding_dtype
 from .errors import UsageError
 
 COMPARISONS = tuple(_library.PREDICATES)  # the keywords: lt, le, gt, ge, eq, ne
@@ -62,22 +62,11 @@ def checked_dtype(name, dtype):
     if not dtype.isnative:
         dtype = dtype.newbyteorder("=")
     if dtype not in DTYPES:
-        wider = _holding(dtype)
+        wider = holding_dtype(dtype)
         hint = (f" (convert it first, e.g. x.astype(numpy.{wider}) or x.to(torch.{wider}))"
                 if wider else " (no gpuscan dtype holds its values)")
         raise UsageError(f"gpuscan.{name} takes x of {SUPPORTED}; x is {dtype}{hint}")
     return dtype
-
-
-def _holding(dtype):
-    """The gpuscan dtype that holds every value of `dtype` (bool, narrow integers and floats),
-    or None (complex, object, strings)."""
-    if dtype.kind == "b":
-        return "int32"
-    if dtype.kind in "iuf" and dtype.itemsize <= 8:
-        name = {"i": "int", "u": "uint", "f": "float"}[dtype.kind]
-        return f"{name}{32 if dtype.itemsize <= 4 else 64}"
-    return None
 
 
 def request(name, dtype, comparisons=None, flags=None, counts=False):

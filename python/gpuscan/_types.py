@@ -20,14 +20,28 @@ OPS = {"add": 0, "mul": 1, "min": 2, "max": 3, "and": 4, "or": 5, "xor": 6}
 BITWISE = ("and", "or", "xor")
 
 
+def holding_dtype(dtype):
+    """The name of a gpuscan dtype that holds every value of `dtype` (bool, narrower integers
+    and floats: what to convert to), or None (complex, objects, strings)."""
+    if dtype.kind == "b":
+        return "int32"
+    if dtype.kind in "iuf" and dtype.itemsize <= 8:
+        name = {"i": "int", "u": "uint", "f": "float"}[dtype.kind]
+        return f"{name}{32 if dtype.itemsize <= 4 else 64}"
+    return None
+
+
 def dtype_code(dtype, what="x"):
     """gpuscan_dtype of a NumPy dtype, or a UsageError naming the dtypes that work."""
     entry = DTYPES.get(dtype)
     if entry is None:
         hint = ""
+        wider = holding_dtype(dtype)
         if dtype.kind in "biu":
             hint = (" (cumsum also takes bool and smaller integers, which it widens to 64 bits"
-                    " like numpy.cumsum; or convert x with astype)")
+                    f" like numpy.cumsum; or convert x first, e.g. x.astype(numpy.{wider}))")
+        elif wider:
+            hint = f" (convert x first, e.g. x.astype(numpy.{wider}))"
         raise UsageError(f"gpuscan scans {SUPPORTED}; {what} is {dtype}{hint}")
     return entry[0]
 

@@ -138,12 +138,23 @@ def test_cumsum_dtype_and_out(rng):
     np.testing.assert_allclose(f, np.cumsum(x.astype(np.float64)), rtol=1e-12)
 
 
-@pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.float16, np.complex64, bool, object],
-                         ids=lambda d: np.dtype(d).name)
-def test_unsupported_dtypes_name_what_works(dtype):
+UNSUPPORTED = [(np.int8, "int32"), (np.uint16, "uint32"), (np.float16, "float32"),
+               (np.complex64, None), (bool, "int32"), (object, None)]
+
+
+@pytest.mark.parametrize("dtype, holding", UNSUPPORTED,
+                         ids=[np.dtype(d).name for d, _ in UNSUPPORTED])
+def test_unsupported_dtypes_name_what_works(dtype, holding):
     x = np.zeros(4, dtype=dtype)
-    with pytest.raises(gpuscan.UsageError, match="uint32, int32, float32, uint64, int64 and float64"):
+    with pytest.raises(gpuscan.UsageError, match="uint32, int32, float32, uint64, int64 and float64"
+                       ) as refused:
         gpuscan.inclusive_scan(x)
+    # What to convert to holds x's values (float16 -> float32); none holds complex or objects.
+    message = str(refused.value)
+    if holding:
+        assert f"x.astype(numpy.{holding})" in message, message
+    else:
+        assert "astype" not in message, message
 
 
 def test_cumsum_refuses_a_dtype_it_cannot_produce():
