@@ -347,6 +347,7 @@ refused 2 "dtype >u4" scan in/big_endian.npy out/o.npy
 refused 2 "dtype |O" scan in/object.npy out/o.npy
 refused 2 "dtype |b1" scan in/bool.npy out/o.npy
 refused 2 "3-D shape" scan in/three_d.npy out/o.npy
+grep -q "a.reshape(-1)" stderr || fail "3-D shape: no reshape hint: $(cat stderr)"
 refused 2 "--axis 0 of a 2-D array" scan in/u32_rows.npy out/o.npy --axis 0
 refused 2 "--axis 2 of a 2-D array" scan in/u32_rows.npy out/o.npy --axis 2
 refused 2 "--axis 1 of a 1-D array" scan in/u32.npy out/o.npy --axis 1
@@ -361,6 +362,7 @@ refused 2 "--segments of a 2-D input" scan in/u32_rows.npy out/o.npy --segments 
 refused 2 "--segments with rts" scan in/u32.npy out/o.npy --segments in/segments.npy --algorithm rts
 refused 2 "shape ()" scan in/scalar.npy out/o.npy
 refused 2 "Fortran order" scan in/fortran.npy out/o.npy
+grep -q "np.ascontiguousarray(a)" stderr || fail "Fortran order: no C-order hint: $(cat stderr)"
 refused 2 "truncated data" scan in/truncated.npy out/o.npy
 refused 2 "unknown --kind" scan in/u32_small.npy out/o.npy --kind sideways
 refused 2 "unknown --op" scan in/u32_small.npy out/o.npy --op sub

@@ -248,11 +248,14 @@ NpyArray read_npy(std::FILE* stream, const std::string& path) {
   NpyArray array;
   array.dtype = parse_descr(*header.descr, path);
   if (*header.fortran_order) {
-    throw UsageError(path + ": Fortran-order arrays are not supported");
+    throw UsageError(path +
+                     ": Fortran-order arrays are not supported (save a C-order copy: numpy's "
+                     "np.ascontiguousarray(a))");
   }
   if (header.shape->empty() || header.shape->size() > 2) {
     throw UsageError(path + ": shape " + shape_text(*header.shape) +
-                     " is not 1-D or 2-D (the arrays gpuscan scans: a vector, or rows)");
+                     " is not 1-D or 2-D (gpuscan reads a vector or rows; reshape it first, "
+                     "e.g. numpy's a.reshape(-1))");
   }
   array.shape = *header.shape;
   const std::size_t element = size_of(array.dtype);
