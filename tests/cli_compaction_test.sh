@@ -50,8 +50,7 @@ def make(seed):
     # 2-D inputs (7 rows of 599) and flags (599 x 7), read flattened, row-major; their 1-D
     # twins hold the same elements in the same order.
     for code in ('i8', 'f4'):
-        values = read('in/%s_70001.npy' % code)[1]
-        values = values[:4193]
+        values = read('in/%s_70001.npy' % code)[1][:4193]
         write('in/%s_flat.npy' % code, code, values)
         write('in/%s_2d.npy' % code, code, values, rows=7)
         flags = [rng.choice([0, 1]) for _ in range(4193)]
